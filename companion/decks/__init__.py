@@ -1,0 +1,249 @@
+"""Decks as data: every deck is a TOML file, one ``[[cards]]`` table per card.
+
+The built-in decks ship with the package (``spanish-40``, ``spanish-48``, ``squadratik``); a user's file is
+loaded by path. A file is checked whole before anything is returned, so a malformed deck is refused with a
+message that names the file, the card and the field, and is never half-loaded::
+
+    >>> deck = load_deck("spanish-40")
+    >>> len(deck), deck["6O"].name("es")
+    (40, '6 de oros')
+"""
+
+from __future__ import annotations
+
+import re
+import tomllib
+from collections.abc import Iterator
+from dataclasses import dataclass
+from enum import StrEnum
+from importlib import resources
+from pathlib import Path
+
+__all__ = [
+    "BUILTIN_DECKS",
+    "SUITS",
+    "Card",
+    "Deck",
+    "DeckError",
+    "Kind",
+    "load_deck",
+]
+
+BUILTIN_DECKS = ("spanish-40", "spanish-48", "squadratik")
+
+# Suit letter -> (Spanish name, English name).
+SUITS: dict[str, tuple[str, str]] = {
+    "O": ("oros", "coins"),
+    "C": ("copas", "cups"),
+    "E": ("espadas", "swords"),
+    "B": ("bastos", "clubs"),
+}
+_RANK_NAMES: dict[int, tuple[str, str]] = {
+    1: ("as", "ace"),
+    10: ("sota", "jack"),
+    11: ("caballo", "knight"),
+    12: ("rey", "king"),
+}
+_COLORS = {"red": "R", "black": "B"}
+_END = re.compile(r"^(0|[1-9][0-9]*[RB])$")
+
+
+class Kind(StrEnum):
+    MASTER = "master"
+    NORMAL = "normal"
+    EMPTY = "empty"
+    CENTRAL = "central"
+    SPANISH = "spanish"
+
+
+class DeckError(ValueError):
+    """A deck file that cannot be used; the message names the file, the card and the field."""
+
+
+@dataclass(frozen=True, slots=True)
+class Card:
+    """One card of a deck. Which fields are set depends on ``kind``.
+
+    ``ends`` are the two ends of a Squadratik card along a line: ``"2R"`` (two red dots), ``"1B"``
+    (one black dot) or ``"0"`` (blank). A master card's single end is its own dots and colour.
+    """
+
+    id: str
+    kind: Kind
+    points: int = 0
+    ends: tuple[str, str] | None = None
+    dots: int | None = None
+    color: str | None = None  # "red" | "black"
+    suit: str | None = None  # O C E B
+    rank: int | None = None
+
+    @property
+    def master_end(self) -> str:
+        """The open end a master card gives its line, e.g. ``"3B"``."""
+        assert self.kind is Kind.MASTER and self.dots is not None and self.color is not None
+        return f"{self.dots}{_COLORS[self.color]}"
+
+    def name(self, lang: str = "es") -> str:
+        """The card as players say it: ``6 de oros``, ``rey de copas``, ``maestra 3 negra``."""
+        es = lang != "en"
+        if self.kind is Kind.SPANISH:
+            assert self.rank is not None and self.suit is not None
+            rank_es, rank_en = _RANK_NAMES.get(self.rank, (str(self.rank), str(self.rank)))
+            suit_es, suit_en = SUITS[self.suit]
+            return f"{rank_es} de {suit_es}" if es else f"{rank_en} of {suit_en}"
+        if self.kind is Kind.MASTER:
+            colour = {"red": ("roja", "red"), "black": ("negra", "black")}[self.color or "red"]
+            return f"maestra {self.dots} {colour[0]}" if es else f"master {self.dots} {colour[1]}"
+        if self.kind is Kind.EMPTY:
+            return f"carta vacía {self.id}" if es else f"empty card {self.id}"
+        if self.kind is Kind.CENTRAL:
+            return "carta central" if es else "central card"
+        assert self.ends is not None
+        return f"carta {self.id} ({self.ends[0]}|{self.ends[1]})"
+
+
+@dataclass(frozen=True)
+class Deck:
+    name: str
+    cards: tuple[Card, ...]
+    source: str  # the built-in name or the file path it came from
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "_by_id", {card.id: card for card in self.cards})
+
+    def __len__(self) -> int:
+        return len(self.cards)
+
+    def __iter__(self) -> Iterator[Card]:
+        return iter(self.cards)
+
+    def __contains__(self, card_id: object) -> bool:
+        return card_id in self._by_id  # type: ignore[attr-defined]
+
+    def __getitem__(self, card_id: str) -> Card:
+        by_id: dict[str, Card] = self._by_id  # type: ignore[attr-defined]
+        return by_id[card_id]
+
+    def get(self, card_id: str) -> Card | None:
+        by_id: dict[str, Card] = self._by_id  # type: ignore[attr-defined]
+        return by_id.get(card_id)
+
+    def of_kind(self, kind: Kind) -> tuple[Card, ...]:
+        return tuple(card for card in self.cards if card.kind is kind)
+
+
+def load_deck(name_or_path: str | Path) -> Deck:
+    """Load a built-in deck by name, or a deck file by path."""
+    text: str
+    if isinstance(name_or_path, str) and name_or_path in BUILTIN_DECKS:
+        source = name_or_path
+        text = resources.files(__package__).joinpath(f"{name_or_path}.toml").read_text("utf-8")
+    else:
+        path = Path(name_or_path)
+        source = str(path)
+        if not path.exists():
+            raise DeckError(
+                f"{source}: no such deck. Give a built-in deck ({', '.join(BUILTIN_DECKS)}) or the path of a "
+                "deck file."
+            )
+        try:
+            text = path.read_text("utf-8")
+        except (OSError, UnicodeDecodeError) as exc:
+            raise DeckError(f"{source}: cannot read the deck file ({exc})") from exc
+    return parse_deck(text, source)
+
+
+def parse_deck(text: str, source: str) -> Deck:
+    """Check and build a deck from TOML text; ``source`` names it in error messages."""
+    try:
+        data = tomllib.loads(text)
+    except tomllib.TOMLDecodeError as exc:
+        raise DeckError(f"{source}: not valid TOML ({exc})") from exc
+    name = data.get("name")
+    if not isinstance(name, str) or not name:
+        raise DeckError(f'{source}: the deck needs a name (name = "my deck")')
+    raw_cards = data.get("cards")
+    if not isinstance(raw_cards, list) or not raw_cards:
+        raise DeckError(f"{source}: the deck has no cards (add one [[cards]] table per card)")
+    cards: list[Card] = []
+    seen: set[str] = set()
+    for index, raw in enumerate(raw_cards, start=1):
+        card = _parse_card(raw, f"{source}: card #{index}")
+        if card.id in seen:
+            raise DeckError(f"{source}: card #{index} ({card.id}): field 'id': duplicate id {card.id!r}")
+        seen.add(card.id)
+        cards.append(card)
+    return Deck(name=name, cards=tuple(cards), source=source)
+
+
+def _parse_card(raw: object, where: str) -> Card:
+    if not isinstance(raw, dict):
+        raise DeckError(f"{where}: a card must be a [[cards]] table")
+    card_id = raw.get("id")
+    if not isinstance(card_id, str) or not card_id.strip() or card_id != card_id.strip():
+        raise DeckError(f"{where}: field 'id': a card needs a non-empty id without spaces around it")
+    where = f"{where} ({card_id})"
+
+    def field(key: str, kind: type) -> object:
+        if key not in raw:
+            raise DeckError(f"{where}: field {key!r} is missing")
+        value = raw[key]
+        if kind is int and (isinstance(value, bool) or not isinstance(value, int)):
+            raise DeckError(f"{where}: field {key!r} must be a whole number, not {value!r}")
+        if not isinstance(value, kind):
+            raise DeckError(f"{where}: field {key!r} must be a {kind.__name__}, not {value!r}")
+        return value
+
+    kind_name = field("kind", str)
+    try:
+        kind = Kind(str(kind_name))
+    except ValueError:
+        choices = " | ".join(k.value for k in Kind)
+        raise DeckError(f"{where}: field 'kind': unknown kind {kind_name!r} (use {choices})") from None
+    allowed = {"id", "kind"} | _FIELDS[kind]
+    extra = sorted(set(raw) - allowed)
+    if extra:
+        raise DeckError(f"{where}: field {extra[0]!r} does not belong to a {kind} card")
+
+    if kind is Kind.SPANISH:
+        suit = field("suit", str)
+        rank = field("rank", int)
+        if suit not in SUITS:
+            raise DeckError(f"{where}: field 'suit': {suit!r} is not a suit (use O, C, E or B)")
+        assert isinstance(rank, int)
+        if not 1 <= rank <= 12:
+            raise DeckError(f"{where}: field 'rank': {rank} is not between 1 and 12")
+        if card_id != f"{rank}{suit}":
+            raise DeckError(f"{where}: field 'id': a Spanish card's id is <rank><suit>, here {rank}{suit}")
+        return Card(id=card_id, kind=kind, suit=str(suit), rank=rank)
+    if kind is Kind.MASTER:
+        dots = field("dots", int)
+        color = field("color", str)
+        assert isinstance(dots, int)
+        if not 1 <= dots <= 4:
+            raise DeckError(f"{where}: field 'dots': a master card has 1 to 4 dots, not {dots}")
+        if color not in _COLORS:
+            raise DeckError(f"{where}: field 'color': {color!r} is not red or black")
+        return Card(id=card_id, kind=kind, dots=dots, color=str(color), points=dots)
+    if kind is Kind.NORMAL:
+        ends = field("ends", list)
+        points = field("points", int)
+        assert isinstance(ends, list) and isinstance(points, int)
+        if len(ends) != 2 or not all(isinstance(end, str) and _END.match(end) for end in ends):
+            raise DeckError(
+                f'{where}: field \'ends\': {ends!r} is not two ends like "2R", "1B" or "0" (blank)'
+            )
+        if points < 0:
+            raise DeckError(f"{where}: field 'points': {points} is negative")
+        return Card(id=card_id, kind=kind, ends=(ends[0], ends[1]), points=points)
+    # empty and central cards carry nothing but their id.
+    return Card(id=card_id, kind=kind)
+
+
+_FIELDS: dict[Kind, set[str]] = {
+    Kind.SPANISH: {"suit", "rank"},
+    Kind.MASTER: {"dots", "color"},
+    Kind.NORMAL: {"ends", "points"},
+    Kind.EMPTY: set(),
+    Kind.CENTRAL: set(),
+}
