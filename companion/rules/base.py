@@ -1,0 +1,261 @@
+"""What both games share: actions, the reasons a play is refused, outcomes and the game protocol.
+
+Modelled on python-chess's ``Board``: a game keeps a stack of actions, ``push()`` applies one (checking it
+first) and ``pop()`` takes it back, restoring exactly the previous state. Time, randomness and I/O stay outside.
+"""
+
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+from collections.abc import Iterable, Iterator, Mapping
+from dataclasses import dataclass
+from enum import StrEnum
+from typing import Any, ClassVar
+
+__all__ = [
+    "Action",
+    "Game",
+    "IllegalPlay",
+    "Outcome",
+    "Pass",
+    "Pay",
+    "Play",
+    "Reason",
+    "SetupError",
+    "check_options",
+    "either",
+]
+
+
+@dataclass(frozen=True, slots=True)
+class Play:
+    """Lay ``card`` on the table; in 6º SET, at the end of the line headed by master card ``line``."""
+
+    card: str
+    line: str | None = None
+
+    def __str__(self) -> str:
+        return f"play {self.line} {self.card}" if self.line else f"play {self.card}"
+
+
+@dataclass(frozen=True, slots=True)
+class Pay:
+    """Seises: the seat whose turn it is cannot play and pays one chip (a "prenda") into the pot."""
+
+    def __str__(self) -> str:
+        return "pay"
+
+
+@dataclass(frozen=True, slots=True)
+class Pass:
+    """6º SET: the pair whose turn it is cannot link any card, and so loses the set."""
+
+    def __str__(self) -> str:
+        return "pass"
+
+
+Action = Play | Pay | Pass
+
+
+class Reason(StrEnum):
+    """Why a play is refused. Each has a sentence in Spanish and English in ``SENTENCES``."""
+
+    GAME_OVER = "game_over"
+    SET_OVER = "set_over"
+    WRONG_ACTION = "wrong_action"
+    UNKNOWN_CARD = "unknown_card"
+    ON_TABLE = "on_table"
+    # Seises
+    FIRST_PLAY_SIX_OF_OROS = "first_play_six_of_oros"
+    FIRST_PLAY_NO_PAY = "first_play_no_pay"
+    HAND_OPENS_WITH_SIX = "hand_opens_with_six"
+    SUIT_NOT_STARTED = "suit_not_started"
+    NOT_NEXT_IN_ROW = "not_next_in_row"
+    # 6º SET
+    UNKNOWN_LINE = "unknown_line"
+    MASTER_CARD = "master_card"
+    CENTRAL_CARD = "central_card"
+    NO_EMPTY_LEFT = "no_empty_left"
+    NO_LINK = "no_link"
+    FIRST_ON_MASTER = "first_on_master"
+
+
+# Sentences say what happened and what the player must do. Fields come from IllegalPlay.details.
+SENTENCES: dict[Reason, tuple[str, str]] = {
+    Reason.GAME_OVER: (
+        "La partida ha terminado: empezad una nueva.",
+        "The game is over: start a new one.",
+    ),
+    Reason.SET_OVER: (
+        "El set ha terminado: recoged las cartas; la primera carta que se coloque empieza el siguiente.",
+        "The set is over: gather the cards; the first card placed starts the next set.",
+    ),
+    Reason.WRONG_ACTION: (
+        "En {game} no se puede «{verb}»: {hint_es}.",
+        "{game} has no «{verb}»: {hint_en}.",
+    ),
+    Reason.UNKNOWN_CARD: (
+        "{card} no es una carta de la baraja {deck}: retírala y revisa la baraja o el registro.",
+        "{card} is not a card of the {deck} deck: take it back and check the deck or the registry.",
+    ),
+    Reason.ON_TABLE: (
+        "{name_es} ya está en la mesa: retírala y juega otra carta.",
+        "The {name_en} is already on the table: take it back and play another card.",
+    ),
+    Reason.FIRST_PLAY_SIX_OF_OROS: (
+        "La partida empieza con el 6 de oros: retira {name_es}; quien tenga el 6 de oros, que lo ponga.",
+        "The game opens with the 6 of coins: take back the {name_en}; whoever holds the 6 of coins plays it.",
+    ),
+    Reason.FIRST_PLAY_NO_PAY: (
+        "Nadie paga antes del 6 de oros: quien lo tenga, que lo ponga.",
+        "Nobody pays before the 6 of coins: whoever holds it plays it.",
+    ),
+    Reason.HAND_OPENS_WITH_SIX: (
+        "La mano se abre con un seis: retira {name_es}; juega un seis o paga una ficha.",
+        "A hand opens with a six: take back the {name_en}; play a six or pay one chip.",
+    ),
+    Reason.SUIT_NOT_STARTED: (
+        "Aún no hay hilera de {suit_es}: retira {name_es}; sólo el 6 de {suit_es} la abre.",
+        "No row of {suit_en} yet: take back the {name_en}; only the 6 of {suit_en} starts it.",
+    ),
+    Reason.NOT_NEXT_IN_ROW: (
+        "{name_es} no sigue a la hilera de {suit_es} ({row}): retírala; juega {needed_es}, otra carta o paga.",
+        "The {name_en} does not follow the row of {suit_en} ({row}): take it back; play {needed_en}, "
+        "another card, or pay.",
+    ),
+    Reason.UNKNOWN_LINE: (
+        "No hay línea de la maestra {line}: coloca la carta en una de las 8 líneas.",
+        "There is no line of master card {line}: place the card on one of the 8 lines.",
+    ),
+    Reason.MASTER_CARD: (
+        "{name_es} es una carta maestra: encabeza su línea y no se juega; retírala.",
+        "The {name_en} is a master card: it heads its line and is not played; take it back.",
+    ),
+    Reason.CENTRAL_CARD: (
+        "La carta central no se juega en el set: retírala.",
+        "The central card is not played in a set: take it back.",
+    ),
+    Reason.NO_EMPTY_LEFT: (
+        "Ya se han jugado las {allowed} cartas vacías del set: retírala.",
+        "All {allowed} empty cards of this set are already played: take it back.",
+    ),
+    Reason.NO_LINK: (
+        "{name_es} no enlaza con {open_es} de la línea {line}: retírala; busca otra línea o pasa si no podéis.",
+        "The {name_en} does not link with {open_en} on line {line}: take it back; try another line, or pass "
+        "if your pair cannot link.",
+    ),
+    Reason.FIRST_ON_MASTER: (
+        "En su primer turno del set, cada pareja coloca sobre una carta maestra: retira {name_es} y ponla en "
+        "una línea que sólo tenga su maestra.",
+        "In its first turn of a set, a pair places on a master card: take back the {name_en} and put it on a "
+        "line that holds only its master card.",
+    ),
+}
+
+
+class SetupError(ValueError):
+    """A game that cannot be set up as asked (wrong deck, wrong number of players, unknown option)."""
+
+
+class IllegalPlay(ValueError):
+    """A refused action: ``reason`` (a :class:`Reason`) and a sentence in Spanish and in English."""
+
+    def __init__(self, action: Action, reason: Reason, **details: Any) -> None:
+        super().__init__(action, reason)
+        self.action = action
+        self.reason = reason
+        self.details = details
+
+    def __str__(self) -> str:
+        return self.sentence("en")
+
+    def sentence(self, lang: str = "es") -> str:
+        spanish, english = SENTENCES[self.reason]
+        return (english if lang == "en" else spanish).format(**self.details)
+
+
+@dataclass(frozen=True, slots=True)
+class Outcome:
+    """How a game (Seises) or a set (6º SET) ended: ``winner`` is a seat number, a pair, or None (a draw)."""
+
+    termination: str
+    winner: int | str | None
+
+
+class Game(ABC):
+    """The protocol both games follow. ``push`` checks; ``_apply`` trusts."""
+
+    name: ClassVar[str]
+
+    def __init__(self) -> None:
+        self.actions: list[Action] = []
+        self._undo: list[Any] = []
+
+    @abstractmethod
+    def refusal(self, action: Action) -> IllegalPlay | None:
+        """Why ``action`` is not legal now, or None when it is."""
+
+    @abstractmethod
+    def _apply(self, action: Action) -> Any:
+        """Apply a legal action; return what ``_revert`` needs to take it back (only what changed)."""
+
+    @abstractmethod
+    def _revert(self, undo: Any) -> None: ...
+
+    @abstractmethod
+    def legal_actions(self) -> Iterator[Action]:
+        """Every action that is legal now, for any card not yet on the table."""
+
+    @abstractmethod
+    def outcome(self) -> Outcome | None: ...
+
+    @abstractmethod
+    def snapshot(self) -> dict[str, Any]:
+        """The whole state as plain JSON data; ``from_snapshot`` rebuilds it."""
+
+    @classmethod
+    @abstractmethod
+    def from_snapshot(cls, data: Mapping[str, Any]) -> Game: ...
+
+    def is_legal(self, action: Action) -> bool:
+        return self.refusal(action) is None
+
+    def check(self, action: Action) -> None:
+        """Raise :class:`IllegalPlay` if ``action`` is not legal now."""
+        refusal = self.refusal(action)
+        if refusal is not None:
+            raise refusal
+
+    def push(self, action: Action) -> None:
+        self.check(action)
+        self._undo.append(self._apply(action))
+        self.actions.append(action)
+
+    def pop(self) -> Action:
+        """Take back the last action; raises ``IndexError`` when there is none."""
+        if not self.actions:
+            raise IndexError("nothing to undo")
+        self._revert(self._undo.pop())
+        return self.actions.pop()
+
+
+def either(choices: Iterable[object]) -> str:
+    """``"4, 5 or 8"``: choices as a sentence says them."""
+    words = [str(c) for c in choices]
+    return words[0] if len(words) == 1 else f"{', '.join(words[:-1])} or {words[-1]}"
+
+
+def check_options(
+    game: str, known: Mapping[str, tuple[tuple[str, ...], str]], given: Mapping[str, str]
+) -> dict[str, str]:
+    """The game's options with defaults filled in; an unknown option or value is refused, naming it."""
+    checked = {name: default for name, (_, default) in known.items()}
+    for name, value in given.items():
+        if name not in known:
+            have = f"its options are {either(known)}" if known else "it has no options"
+            raise SetupError(f"{game} has no option {name!r}: {have}.")
+        allowed = known[name][0]
+        if value not in allowed:
+            raise SetupError(f"Option {name} takes {either(allowed)}, not {value!r}.")
+        checked[name] = value
+    return checked

@@ -1,0 +1,357 @@
+"""Seises: rows built up and down from the sixes, a chip pot, games to 50 points.
+
+The companion cannot see hands: it knows how many cards each seat holds and what is on the table. Seats are
+numbered 1..N in playing order; seat 1 is whoever plays the 6 of oros in the first hand. A hand ends the moment a
+seat lays its last card; that seat takes the pot and leads (is "mano" of) the next hand. Attributes count seats
+from 0 (``turn``, ``mano``, list indexes); ``snapshot()`` and ``outcome()`` count from 1, as players do::
+
+    >>> game = Seises(players=4)
+    >>> game.push(Play("6O")); game.push(Play("7O")); game.push(Pay())
+    >>> game.pot, game.reserve, game.snapshot()["turn"]
+    (1, 49, 4)
+    >>> game.is_legal(Play("9O"))
+    False
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Mapping
+from typing import Any, ClassVar
+
+from companion.decks import SUITS, Deck, Kind, load_deck
+from companion.rules.base import (
+    Action,
+    Game,
+    IllegalPlay,
+    Outcome,
+    Pay,
+    Play,
+    Reason,
+    SetupError,
+    check_options,
+    either,
+)
+
+__all__ = ["CHIPS", "GOAL", "OPTIONS", "Seises"]
+
+CHIPS = 50  # the reserve holds 50 chips at the start of every hand (§3)
+GOAL = 50  # the game is won at 50 points or more (§1, §5)
+FIRST_CARD = "6O"  # the first hand opens with the 6 of oros (§4)
+
+# option -> (allowed values, default); see docs/RULES.md
+OPTIONS: dict[str, tuple[tuple[str, ...], str]] = {
+    "renege_penalty": (("flag", "chip"), "flag"),
+    "reserve_exhausted": (("cap", "unlimited"), "cap"),
+}
+
+
+class _Payment:
+    """A chip paid by ``seat``: the claim that none of the cards in ``legal`` was in its hand."""
+
+    __slots__ = ("legal", "proven", "seat")
+
+    def __init__(self, seat: int, legal: frozenset[str], proven: bool = False) -> None:
+        self.seat = seat
+        self.legal = legal
+        self.proven = proven
+
+
+class Seises(Game):
+    name: ClassVar[str] = "seises"
+
+    def __init__(
+        self, players: int = 4, deck: Deck | str = "spanish-40", options: Mapping[str, str] | None = None
+    ) -> None:
+        super().__init__()
+        self.deck = load_deck(deck) if isinstance(deck, str) else deck
+        self.options = check_options("Seises", OPTIONS, options or {})
+        self._ranks = _rank_order(self.deck)
+        self._six = self._ranks.index(6)
+        # card id -> (suit, position of its rank in the row order); (suit, position) -> card id
+        self._cards: dict[str, tuple[str, int]] = {}
+        self._ids: dict[tuple[str, int], str] = {}
+        for card in self.deck:
+            assert card.suit is not None and card.rank is not None
+            key = (card.suit, self._ranks.index(card.rank))
+            self._cards[card.id] = key
+            self._ids[key] = card.id
+        works = player_counts(self.deck)
+        if players not in works:
+            raise SetupError(
+                f"Seises with the {self.deck.name} deck ({len(self.deck)} cards) is played by "
+                f"{either(works)} players, so that every hand gets the same number of cards; "
+                f"not by {players}."
+            )
+        self.players = players
+        self.hand_size = len(self.deck) // players
+        self.scores = [0] * players
+        self.hand = 1
+        self.mano = 0  # seats are 0-based inside, 1-based outside
+        self.winner: int | None = None
+        self.reneges: list[dict[str, Any]] = []  # over the whole game
+        self._new_hand(mano=0)
+
+    def _new_hand(self, mano: int) -> None:
+        self.mano = mano
+        self.turn: int | None = mano
+        self.pot = 0
+        self.reserve = CHIPS
+        self.owed = [0] * self.players
+        self.hand_sizes = [self.hand_size] * self.players
+        self.rows: dict[str, tuple[int, int] | None] = dict.fromkeys(SUITS)
+        self.payments: list[_Payment] = []  # this hand's, for the renege check
+
+    # ---- legality -------------------------------------------------------------------------------------
+
+    def refusal(self, action: Action) -> IllegalPlay | None:
+        if self.winner is not None:
+            return IllegalPlay(action, Reason.GAME_OVER)
+        if type(action) is Play:
+            if action.line is not None:
+                return self._wrong_action(action)
+            return self._card_refusal(action)
+        if type(action) is Pay:
+            if self.hand == 1 and self.rows[FIRST_CARD[-1]] is None:
+                return IllegalPlay(action, Reason.FIRST_PLAY_NO_PAY)
+            return None
+        return self._wrong_action(action)
+
+    def _card_refusal(self, action: Play) -> IllegalPlay | None:
+        key = self._cards.get(action.card)
+        if key is None:
+            return IllegalPlay(action, Reason.UNKNOWN_CARD, card=action.card, deck=self.deck.name)
+        suit, position = key
+        row = self.rows[suit]
+        if self.hand == 1 and self.rows[FIRST_CARD[-1]] is None and action.card != FIRST_CARD:
+            return self._refuse(action, Reason.FIRST_PLAY_SIX_OF_OROS)
+        if row is None:
+            if position == self._six:
+                return None
+            if not any(self.rows.values()):
+                return self._refuse(action, Reason.HAND_OPENS_WITH_SIX)
+            return self._refuse(action, Reason.SUIT_NOT_STARTED)
+        low, high = row
+        if position == high + 1 or position == low - 1:
+            return None
+        if low <= position <= high:
+            return self._refuse(action, Reason.ON_TABLE)
+        return self._refuse(action, Reason.NOT_NEXT_IN_ROW)
+
+    def _refuse(self, action: Play, reason: Reason) -> IllegalPlay:
+        card = self.deck[action.card]
+        suit = card.suit or ""
+        details: dict[str, Any] = {
+            "name_es": card.name("es"),
+            "name_en": card.name("en"),
+            "suit_es": SUITS[suit][0],
+            "suit_en": SUITS[suit][1],
+        }
+        row = self.rows[suit]
+        if row is not None:
+            low, high = row
+            details["row"] = f"{self._ranks[low]}–{self._ranks[high]}"
+            needed = [self._ids[suit, p] for p in (low - 1, high + 1) if (suit, p) in self._ids]
+            details["needed_es"] = " o ".join(self.deck[c].name("es") for c in needed) or "otra carta"
+            details["needed_en"] = " or the ".join(self.deck[c].name("en") for c in needed) or "another card"
+            if needed:
+                details["needed_en"] = "the " + details["needed_en"]
+        return IllegalPlay(action, reason, **details)
+
+    def _wrong_action(self, action: Action) -> IllegalPlay:
+        return IllegalPlay(
+            action,
+            Reason.WRONG_ACTION,
+            game="Seises",
+            verb=str(action),
+            hint_es="se juega una carta o se paga una ficha",
+            hint_en="play a card, or pay one chip",
+        )
+
+    def legal_cards(self) -> list[str]:
+        """The cards that could be played now (whoever holds them), in suit order."""
+        if self.winner is not None:
+            return []
+        if self.hand == 1 and self.rows[FIRST_CARD[-1]] is None:
+            return [FIRST_CARD]
+        ids = self._ids
+        cards = []
+        for suit, row in self.rows.items():
+            if row is None:
+                cards.append(ids[suit, self._six])
+            else:
+                low, high = row
+                below = ids.get((suit, low - 1))
+                if below is not None:
+                    cards.append(below)
+                above = ids.get((suit, high + 1))
+                if above is not None:
+                    cards.append(above)
+        return cards
+
+    def legal_actions(self) -> Iterator[Action]:
+        for card in self.legal_cards():
+            yield Play(card)
+        if self.is_legal(Pay()):
+            yield Pay()
+
+    # ---- applying and taking back ---------------------------------------------------------------------
+
+    def _apply(self, action: Action) -> Any:
+        seat = self.turn
+        assert seat is not None
+        if type(action) is Pay:
+            self.payments.append(_Payment(seat, frozenset(self.legal_cards())))
+            chip = self._pay_chip(seat)
+            self.turn = (seat + 1) % self.players
+            return ("pay", seat, chip)
+        assert type(action) is Play
+        if self.hand_sizes[seat] == 1:
+            before = self.snapshot()  # the hand ends: everything changes
+            self._play(seat, action.card)
+            self._check_renege(seat, action.card)  # a penalty chip goes in before the pot is scored
+            self._end_hand(seat)
+            return ("hand", before)
+        row_before = self._play(seat, action.card)
+        renege = self._check_renege(seat, action.card)
+        self.turn = (seat + 1) % self.players
+        return ("play", seat, action.card, row_before, renege)
+
+    def _play(self, seat: int, card: str) -> tuple[int, int] | None:
+        suit, position = self._cards[card]
+        row = self.rows[suit]
+        self.rows[suit] = (position, position) if row is None else (min(row[0], position), max(row[1], position))
+        self.hand_sizes[seat] -= 1
+        return row
+
+    def _pay_chip(self, seat: int) -> str:
+        """One chip from ``seat`` into the pot; ``"owed"`` when the reserve is empty and the pot is capped."""
+        if self.reserve > 0:
+            self.reserve -= 1
+            self.pot += 1
+            return "pot"
+        if self.options["reserve_exhausted"] == "unlimited":
+            self.pot += 1
+            return "extra"
+        self.owed[seat] += 1
+        return "owed"
+
+    def _check_renege(self, seat: int, card: str) -> tuple[int, str | None] | None:
+        """A card that was legal when ``seat`` paid proves that payment false (the first one it proves).
+
+        Returns the payment's index and where the penalty chip went, for undo.
+        """
+        for index, payment in enumerate(self.payments):
+            if payment.seat == seat and not payment.proven and card in payment.legal:
+                payment.proven = True
+                self.reneges.append({"seat": seat + 1, "card": card, "hand": self.hand})
+                chip = self._pay_chip(seat) if self.options["renege_penalty"] == "chip" else None
+                return (index, chip)
+        return None
+
+    def _end_hand(self, seat: int) -> None:
+        self.scores[seat] += self.pot
+        if self.scores[seat] >= GOAL:
+            self.winner = seat
+            self.turn = None
+            self.pot, self.reserve = 0, CHIPS
+            return
+        self.hand += 1
+        self._new_hand(mano=seat)
+
+    def _revert(self, undo: Any) -> None:
+        kind = undo[0]
+        if kind == "hand":
+            self._restore(undo[1])
+            return
+        seat = undo[1]
+        self.turn = seat
+        if kind == "pay":
+            self.payments.pop()
+            self._unpay_chip(seat, undo[2])
+            return
+        _, _, card, row_before, renege = undo
+        if renege is not None:
+            index, chip = renege
+            self.payments[index].proven = False
+            self.reneges.pop()
+            if chip is not None:
+                self._unpay_chip(seat, chip)
+        self.rows[self._cards[card][0]] = row_before
+        self.hand_sizes[seat] += 1
+
+    def _unpay_chip(self, seat: int, chip: str) -> None:
+        if chip == "pot":
+            self.reserve += 1
+            self.pot -= 1
+        elif chip == "extra":
+            self.pot -= 1
+        else:
+            self.owed[seat] -= 1
+
+    # ---- outcome and snapshot -------------------------------------------------------------------------
+
+    def outcome(self) -> Outcome | None:
+        if self.winner is None:
+            return None
+        return Outcome("goal", self.winner + 1)
+
+    def snapshot(self) -> dict[str, Any]:
+        ranks = self._ranks
+        return {
+            "game": self.name,
+            "deck": self.deck.source,
+            "options": dict(self.options),
+            "players": self.players,
+            "hand": self.hand,
+            "mano": self.mano + 1,
+            "turn": None if self.turn is None else self.turn + 1,
+            "pot": self.pot,
+            "reserve": self.reserve,
+            "owed": list(self.owed),
+            "scores": list(self.scores),
+            "hand_sizes": list(self.hand_sizes),
+            "rows": {s: None if r is None else [ranks[r[0]], ranks[r[1]]] for s, r in self.rows.items()},
+            "payments": [{"seat": p.seat + 1, "legal": sorted(p.legal), "proven": p.proven} for p in self.payments],
+            "reneges": [dict(r) for r in self.reneges],
+            "winner": None if self.winner is None else self.winner + 1,
+        }
+
+    @classmethod
+    def from_snapshot(cls, data: Mapping[str, Any]) -> Seises:
+        game = cls(players=data["players"], deck=data["deck"], options=data["options"])
+        game._restore(data)
+        return game
+
+    def _restore(self, data: Mapping[str, Any]) -> None:
+        position = self._ranks.index
+        self.hand = data["hand"]
+        self.mano = data["mano"] - 1
+        self.turn = None if data["turn"] is None else data["turn"] - 1
+        self.pot = data["pot"]
+        self.reserve = data["reserve"]
+        self.owed = list(data["owed"])
+        self.scores = list(data["scores"])
+        self.hand_sizes = list(data["hand_sizes"])
+        self.rows = {s: None if r is None else (position(r[0]), position(r[1])) for s, r in data["rows"].items()}
+        self.payments = [_Payment(p["seat"] - 1, frozenset(p["legal"]), p["proven"]) for p in data["payments"]]
+        self.reneges = [dict(r) for r in data["reneges"]]
+        self.winner = None if data["winner"] is None else data["winner"] - 1
+
+
+def player_counts(deck: Deck) -> list[int]:
+    """The numbers of players (4 to 8, §2) among whom the whole deck deals evenly."""
+    return [n for n in range(4, 9) if len(deck) % n == 0]
+
+
+def _rank_order(deck: Deck) -> list[int]:
+    """The ranks in "orden correlativo": the deck's ranks in order, so 7 and 10 are neighbours in 40 cards."""
+    if any(card.kind is not Kind.SPANISH for card in deck):
+        raise SetupError(f"Seises is played with a Spanish deck; {deck.name} has cards of another kind.")
+    by_suit: dict[str, set[int]] = {suit: set() for suit in SUITS}
+    for card in deck:
+        assert card.suit is not None and card.rank is not None
+        by_suit[card.suit].add(card.rank)
+    ranks = by_suit["O"]
+    if any(r != ranks for r in by_suit.values()) or 6 not in ranks:
+        raise SetupError(f"Seises needs every suit of the {deck.name} deck to have the same ranks, the six among them.")
+    return sorted(ranks)

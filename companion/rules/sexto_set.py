@@ -1,0 +1,323 @@
+"""6º SET a dobles: two pairs link cards on the 8 lines headed by the master cards.
+
+Pairs ``"A"`` and ``"B"`` take turns, A first. A placement puts a card at the end of one line; it must link with
+the line's open end: same dots and colour, blank to blank, and an empty card links both ways. A card may be
+laid either way round, so a line keeps every end that could be open until a later card settles it::
+
+    >>> game = SextoSet()
+    >>> game.push(Play("N01", line="M1R"))     # 1R|2R on master card 1 red: 2R is open
+    >>> sorted(game.open_ends["M1R"]), game.turn
+    (['2R'], 'B')
+    >>> game.is_legal(Play("N14", line="M1R"))  # 2R|2R links
+    True
+
+When the set ends, each master card goes to the pair with more cards on its line (then more points; else
+nobody), and the pair with more master cards wins the set. A pair that cannot link passes and loses the set.
+The first card placed after a set has ended starts the next one, led by the other pair.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Mapping
+from typing import Any, ClassVar
+
+from companion.decks import Card, Deck, Kind, load_deck
+from companion.rules.base import (
+    Action,
+    Game,
+    IllegalPlay,
+    Outcome,
+    Pass,
+    Play,
+    Reason,
+    SetupError,
+    check_options,
+)
+
+__all__ = ["ANY", "DEALT", "OPTIONS", "PAIRS", "REMOVED_EMPTIES", "SextoSet"]
+
+PAIRS = ("A", "B")
+DEALT = 16  # 4 players, 4 cards each (§4)
+REMOVED_EMPTIES = 5  # with the central card, 5 empty cards leave the game ("Cartas que se eliminan")
+ANY = "*"  # the open end of an empty card: anything links to it (§9)
+_ANY_ONLY = frozenset((ANY,))
+_OTHER = {"A": "B", "B": "A"}
+
+# option -> (allowed values, default); see docs/RULES.md
+OPTIONS: dict[str, tuple[tuple[str, ...], str]] = {
+    # §6: in its first turn of a set, a pair lays its card on a master card, not on the other pair's card.
+    "first_turn_on_master": (("true", "false"), "true"),
+}
+
+
+class SextoSet(Game):
+    name: ClassVar[str] = "sexto-set"
+
+    def __init__(self, deck: Deck | str = "squadratik", options: Mapping[str, str] | None = None) -> None:
+        super().__init__()
+        self.options = check_options("6º SET", OPTIONS, options or {})
+        self._first_on_master = self.options["first_turn_on_master"] == "true"
+        self.deck = load_deck(deck) if isinstance(deck, str) else deck
+        self.masters: tuple[str, ...] = tuple(c.id for c in self.deck.of_kind(Kind.MASTER))
+        if len(self.masters) != 8:
+            raise SetupError(f"6º SET needs 8 master cards; the {self.deck.name} deck has {len(self.masters)}.")
+        self._master_end = {m: frozenset((self.deck[m].master_end,)) for m in self.masters}
+        empties = len(self.deck.of_kind(Kind.EMPTY))
+        self.empty_allowance = max(0, empties - REMOVED_EMPTIES)
+        self.in_play = len(self.deck.of_kind(Kind.NORMAL)) + self.empty_allowance
+        if self.in_play < DEALT:
+            raise SetupError(f"6º SET deals {DEALT} cards; the {self.deck.name} deck has {self.in_play} in play.")
+        self.sets_won = dict.fromkeys(PAIRS, 0)
+        self.set_number = 0
+        self._new_set()
+
+    def _new_set(self) -> None:
+        self.set_number += 1
+        self.starter = PAIRS[(self.set_number - 1) % 2]  # sets alternate which pair leads
+        self.turn: str | None = self.starter
+        self.lines: dict[str, list[tuple[str, str]]] = {m: [] for m in self.masters}
+        self.open_ends: dict[str, frozenset[str]] = dict(self._master_end)
+        # per line: cards and points of pair A, cards and points of pair B
+        self._tally: dict[str, list[int]] = {m: [0, 0, 0, 0] for m in self.masters}
+        self.placed: set[str] = set()
+        self._placements = dict.fromkeys(PAIRS, 0)
+        self.empties_played = 0
+        self.result: dict[str, Any] | None = None
+
+    @property
+    def draw_pile(self) -> int:
+        """Each placement is followed by a draw while the pile lasts (§7)."""
+        return max(0, self.in_play - DEALT - len(self.placed))
+
+    # ---- legality -------------------------------------------------------------------------------------
+
+    def refusal(self, action: Action) -> IllegalPlay | None:
+        if type(action) is Play:
+            return self._placement_refusal(action)
+        if type(action) is Pass:
+            if self.result is not None:
+                return IllegalPlay(action, Reason.SET_OVER)
+            return None
+        return IllegalPlay(
+            action,
+            Reason.WRONG_ACTION,
+            game="6º SET",
+            verb=str(action),
+            hint_es="se coloca una carta en una línea, o la pareja pasa si no puede enlazar",
+            hint_en="place a card on a line, or pass if your pair cannot link",
+        )
+
+    def _placement_refusal(self, action: Play) -> IllegalPlay | None:
+        card = self.deck.get(action.card)
+        if card is None:
+            return IllegalPlay(action, Reason.UNKNOWN_CARD, card=action.card, deck=self.deck.name)
+        line = action.line
+        if line not in self._master_end:
+            return IllegalPlay(action, Reason.UNKNOWN_LINE, line=line)
+        kind = card.kind
+        if (
+            self._first_on_master
+            and self.result is None
+            and self.lines[line]
+            and not self._placements[self.turn or "A"]
+            and kind in (Kind.NORMAL, Kind.EMPTY)
+        ):
+            return self._refuse(action, card, Reason.FIRST_ON_MASTER)
+        if kind is Kind.NORMAL:
+            fresh = self.result is not None  # this card would start the next set
+            if not fresh and action.card in self.placed:
+                return self._refuse(action, card, Reason.ON_TABLE)
+            opens = self._master_end[line] if fresh else self.open_ends[line]
+            ends = card.ends
+            assert ends is not None
+            if ANY in opens or ends[0] in opens or ends[1] in opens:
+                return None
+            return self._refuse(action, card, Reason.NO_LINK, opens=opens)
+        if kind is Kind.EMPTY:
+            if self.result is None:
+                if action.card in self.placed:
+                    return self._refuse(action, card, Reason.ON_TABLE)
+                if self.empties_played >= self.empty_allowance:
+                    return IllegalPlay(action, Reason.NO_EMPTY_LEFT, allowed=self.empty_allowance)
+            elif self.empty_allowance == 0:
+                return IllegalPlay(action, Reason.NO_EMPTY_LEFT, allowed=0)
+            return None
+        if kind is Kind.MASTER:
+            return self._refuse(action, card, Reason.MASTER_CARD)
+        if kind is Kind.CENTRAL:
+            return IllegalPlay(action, Reason.CENTRAL_CARD)
+        return IllegalPlay(action, Reason.UNKNOWN_CARD, card=action.card, deck=self.deck.name)
+
+    def _refuse(self, action: Play, card: Card, reason: Reason, opens: frozenset[str] = _ANY_ONLY) -> IllegalPlay:
+        shown = " | ".join(sorted(opens))
+        return IllegalPlay(
+            action,
+            reason,
+            name_es=card.name("es"),
+            name_en=card.name("en"),
+            line=action.line,
+            open_es=f"el extremo abierto {shown}",
+            open_en=f"the open end {shown}",
+        )
+
+    def legal_actions(self) -> Iterator[Action]:
+        if self.result is not None:
+            return
+        empty_left = self.empties_played < self.empty_allowance
+        for card in self.deck:
+            if card.id in self.placed:
+                continue
+            if card.kind is Kind.NORMAL:
+                assert card.ends is not None
+                first, second = card.ends
+                for line, opens in self.open_ends.items():
+                    if ANY in opens or first in opens or second in opens:
+                        yield Play(card.id, line)
+            elif card.kind is Kind.EMPTY and empty_left:
+                for line in self.masters:
+                    yield Play(card.id, line)
+        yield Pass()
+
+    # ---- applying and taking back ---------------------------------------------------------------------
+
+    def _apply(self, action: Action) -> Any:
+        if type(action) is Pass or self.result is not None or len(self.placed) + 1 == self.in_play:
+            before = self.snapshot()  # the set ends or starts: everything changes
+            if type(action) is Pass:
+                assert self.turn is not None
+                self._end_set(winner=_OTHER[self.turn], reason="pass")
+            else:
+                assert type(action) is Play
+                if self.result is not None:
+                    self._new_set()
+                self._place(action)
+                if len(self.placed) == self.in_play:
+                    self._end_set(winner=self._set_leader(), reason="all_placed")
+            return ("whole", before)
+        assert type(action) is Play
+        return self._place(action)
+
+    def _place(self, action: Play) -> tuple[str, str, frozenset[str]]:
+        line = action.line
+        assert line is not None and self.turn is not None
+        card = self.deck[action.card]
+        pair = self.turn
+        opens = self.open_ends[line]
+        self.open_ends[line] = _after(opens, card)
+        self.lines[line].append((card.id, pair))
+        self.placed.add(card.id)
+        tally = self._tally[line]
+        offset = 0 if pair == "A" else 2
+        tally[offset] += 1
+        tally[offset + 1] += card.points
+        self._placements[pair] += 1
+        if card.kind is Kind.EMPTY:
+            self.empties_played += 1
+        self.turn = _OTHER[pair]
+        return ("place", line, opens)
+
+    def _revert(self, undo: Any) -> None:
+        if undo[0] == "whole":
+            self._restore(undo[1])
+            return
+        _, line, opens = undo
+        card_id, pair = self.lines[line].pop()
+        card = self.deck[card_id]
+        self.open_ends[line] = opens
+        self.placed.discard(card_id)
+        tally = self._tally[line]
+        offset = 0 if pair == "A" else 2
+        tally[offset] -= 1
+        tally[offset + 1] -= card.points
+        self._placements[pair] -= 1
+        if card.kind is Kind.EMPTY:
+            self.empties_played -= 1
+        self.turn = pair
+
+    def _end_set(self, winner: str | None, reason: str) -> None:
+        self.result = {"winner": winner, "reason": reason}
+        if winner is not None:
+            self.sets_won[winner] += 1
+        self.turn = None
+
+    # ---- who leads ------------------------------------------------------------------------------------
+
+    def leader(self, line: str) -> str | None:
+        """The pair with more cards on ``line``; on a tie, more points (§10-11); else nobody."""
+        cards_a, points_a, cards_b, points_b = self._tally[line]
+        if cards_a != cards_b:
+            return "A" if cards_a > cards_b else "B"
+        if points_a != points_b:
+            return "A" if points_a > points_b else "B"
+        return None
+
+    def masters_won(self) -> dict[str, int]:
+        won = dict.fromkeys(PAIRS, 0)
+        for line in self.masters:
+            pair = self.leader(line)
+            if pair is not None:
+                won[pair] += 1
+        return won
+
+    def _set_leader(self) -> str | None:
+        """The pair with more master cards (§12); equal counts are a drawn set."""
+        won = self.masters_won()
+        if won["A"] == won["B"]:
+            return None
+        return "A" if won["A"] > won["B"] else "B"
+
+    def outcome(self) -> Outcome | None:
+        if self.result is None:
+            return None
+        return Outcome(self.result["reason"], self.result["winner"])
+
+    # ---- snapshot -------------------------------------------------------------------------------------
+
+    def snapshot(self) -> dict[str, Any]:
+        return {
+            "game": self.name,
+            "deck": self.deck.source,
+            "options": dict(self.options),
+            "set": self.set_number,
+            "starter": self.starter,
+            "turn": self.turn,
+            "draw_pile": self.draw_pile,
+            "lines": {m: [{"card": c, "pair": p} for c, p in cards] for m, cards in self.lines.items()},
+            "open_ends": {m: sorted(ends) for m, ends in self.open_ends.items()},
+            "masters": {m: self.leader(m) for m in self.masters},
+            "masters_won": self.masters_won(),
+            "result": None if self.result is None else dict(self.result),
+            "sets_won": dict(self.sets_won),
+        }
+
+    @classmethod
+    def from_snapshot(cls, data: Mapping[str, Any]) -> SextoSet:
+        game = cls(deck=data["deck"], options=data["options"])
+        game._restore(data)
+        return game
+
+    def _restore(self, data: Mapping[str, Any]) -> None:
+        """Rebuild a set from its lines: open ends and tallies follow from the cards and who placed them."""
+        self.set_number = data["set"] - 1
+        self._new_set()
+        self.starter = data["starter"]
+        for line, cards in data["lines"].items():
+            for entry in cards:
+                self.turn = entry["pair"]
+                self._place(Play(entry["card"], line))
+        self.turn = data["turn"]
+        self.result = None if data["result"] is None else dict(data["result"])
+        self.sets_won = dict(data["sets_won"])
+
+
+def _after(opens: frozenset[str], card: Card) -> frozenset[str]:
+    """The ends a line may show once ``card`` is laid on a line showing ``opens``."""
+    if card.kind is Kind.EMPTY:
+        return _ANY_ONLY
+    assert card.ends is not None
+    first, second = card.ends
+    if ANY in opens:
+        return frozenset(card.ends)
+    if first in opens:
+        return frozenset((second, first)) if second in opens else frozenset((second,))
+    return frozenset((first,))
