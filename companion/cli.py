@@ -9,7 +9,7 @@ from collections.abc import Sequence
 
 # Each module defines ``register(subparsers)``, which adds its subcommand and sets ``func`` to
 # a callable taking the parsed arguments and returning the exit status.
-COMMANDS: tuple[str, ...] = ()
+COMMANDS: tuple[str, ...] = ("companion.commands.play", "companion.commands.screens")
 
 
 def build_parser() -> argparse.ArgumentParser:

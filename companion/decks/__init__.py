@@ -99,7 +99,7 @@ class Card:
         if self.kind is Kind.CENTRAL:
             return "carta central" if es else "central card"
         assert self.ends is not None
-        return f"carta {self.id} ({self.ends[0]}|{self.ends[1]})"
+        return f"{'carta' if es else 'card'} {self.id} ({self.ends[0]}|{self.ends[1]})"
 
 
 @dataclass(frozen=True)
@@ -143,8 +143,7 @@ def load_deck(name_or_path: str | Path) -> Deck:
         source = str(path)
         if not path.exists():
             raise DeckError(
-                f"{source}: no such deck. Give a built-in deck ({', '.join(BUILTIN_DECKS)}) or the path of a "
-                "deck file."
+                f"{source}: no such deck. Give a built-in deck ({', '.join(BUILTIN_DECKS)}) or the path of a deck file."
             )
         try:
             text = path.read_text("utf-8")
@@ -230,9 +229,7 @@ def _parse_card(raw: object, where: str) -> Card:
         points = field("points", int)
         assert isinstance(ends, list) and isinstance(points, int)
         if len(ends) != 2 or not all(isinstance(end, str) and _END.match(end) for end in ends):
-            raise DeckError(
-                f'{where}: field \'ends\': {ends!r} is not two ends like "2R", "1B" or "0" (blank)'
-            )
+            raise DeckError(f'{where}: field \'ends\': {ends!r} is not two ends like "2R", "1B" or "0" (blank)')
         if points < 0:
             raise DeckError(f"{where}: field 'points': {points} is negative")
         return Card(id=card_id, kind=kind, ends=(ends[0], ends[1]), points=points)

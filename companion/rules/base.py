@@ -12,6 +12,8 @@ from dataclasses import dataclass
 from enum import StrEnum
 from typing import Any, ClassVar
 
+from companion.decks import Deck
+
 __all__ = [
     "Action",
     "Game",
@@ -171,7 +173,8 @@ class IllegalPlay(ValueError):
 
     def sentence(self, lang: str = "es") -> str:
         spanish, english = SENTENCES[self.reason]
-        return (english if lang == "en" else spanish).format(**self.details)
+        text = (english if lang == "en" else spanish).format(**self.details)
+        return text[:1].upper() + text[1:]
 
 
 @dataclass(frozen=True, slots=True)
@@ -186,14 +189,19 @@ class Game(ABC):
     """The protocol both games follow. ``push`` checks; ``_apply`` trusts."""
 
     name: ClassVar[str]
+    deck: Deck
 
     def __init__(self) -> None:
         self.actions: list[Action] = []
         self._undo: list[Any] = []
 
     @abstractmethod
-    def refusal(self, action: Action) -> IllegalPlay | None:
-        """Why ``action`` is not legal now, or None when it is."""
+    def reason(self, action: Action) -> Reason | None:
+        """Why ``action`` is not legal now, or None when it is. Fast: no sentence is built."""
+
+    @abstractmethod
+    def _details(self, action: Action, reason: Reason) -> dict[str, Any]:
+        """What the sentence of ``reason`` needs to say about ``action``."""
 
     @abstractmethod
     def _apply(self, action: Action) -> Any:
@@ -218,13 +226,20 @@ class Game(ABC):
     def from_snapshot(cls, data: Mapping[str, Any]) -> Game: ...
 
     def is_legal(self, action: Action) -> bool:
-        return self.refusal(action) is None
+        return self.reason(action) is None
+
+    def refusal(self, action: Action) -> IllegalPlay | None:
+        """The :class:`IllegalPlay` that ``push`` would raise, or None when ``action`` is legal."""
+        reason = self.reason(action)
+        if reason is None:
+            return None
+        return IllegalPlay(action, reason, **self._details(action, reason))
 
     def check(self, action: Action) -> None:
         """Raise :class:`IllegalPlay` if ``action`` is not legal now."""
-        refusal = self.refusal(action)
-        if refusal is not None:
-            raise refusal
+        reason = self.reason(action)
+        if reason is not None:
+            raise IllegalPlay(action, reason, **self._details(action, reason))
 
     def push(self, action: Action) -> None:
         self.check(action)

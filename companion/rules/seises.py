@@ -22,7 +22,6 @@ from companion.decks import SUITS, Deck, Kind, load_deck
 from companion.rules.base import (
     Action,
     Game,
-    IllegalPlay,
     Outcome,
     Pay,
     Play,
@@ -103,43 +102,53 @@ class Seises(Game):
 
     # ---- legality -------------------------------------------------------------------------------------
 
-    def refusal(self, action: Action) -> IllegalPlay | None:
+    def reason(self, action: Action) -> Reason | None:
         if self.winner is not None:
-            return IllegalPlay(action, Reason.GAME_OVER)
+            return Reason.GAME_OVER
         if type(action) is Play:
-            if action.line is not None:
-                return self._wrong_action(action)
-            return self._card_refusal(action)
+            return self._card_reason(action) if action.line is None else Reason.WRONG_ACTION
         if type(action) is Pay:
-            if self.hand == 1 and self.rows[FIRST_CARD[-1]] is None:
-                return IllegalPlay(action, Reason.FIRST_PLAY_NO_PAY)
+            if self.hand == 1 and self.rows["O"] is None:
+                return Reason.FIRST_PLAY_NO_PAY
             return None
-        return self._wrong_action(action)
+        return Reason.WRONG_ACTION
 
-    def _card_refusal(self, action: Play) -> IllegalPlay | None:
+    def _card_reason(self, action: Play) -> Reason | None:
         key = self._cards.get(action.card)
         if key is None:
-            return IllegalPlay(action, Reason.UNKNOWN_CARD, card=action.card, deck=self.deck.name)
+            return Reason.UNKNOWN_CARD
         suit, position = key
-        row = self.rows[suit]
-        if self.hand == 1 and self.rows[FIRST_CARD[-1]] is None and action.card != FIRST_CARD:
-            return self._refuse(action, Reason.FIRST_PLAY_SIX_OF_OROS)
+        rows = self.rows
+        if self.hand == 1 and rows["O"] is None and action.card != FIRST_CARD:
+            return Reason.FIRST_PLAY_SIX_OF_OROS
+        row = rows[suit]
         if row is None:
             if position == self._six:
                 return None
-            if not any(self.rows.values()):
-                return self._refuse(action, Reason.HAND_OPENS_WITH_SIX)
-            return self._refuse(action, Reason.SUIT_NOT_STARTED)
+            if not any(rows.values()):
+                return Reason.HAND_OPENS_WITH_SIX
+            return Reason.SUIT_NOT_STARTED
         low, high = row
         if position == high + 1 or position == low - 1:
             return None
         if low <= position <= high:
-            return self._refuse(action, Reason.ON_TABLE)
-        return self._refuse(action, Reason.NOT_NEXT_IN_ROW)
+            return Reason.ON_TABLE
+        return Reason.NOT_NEXT_IN_ROW
 
-    def _refuse(self, action: Play, reason: Reason) -> IllegalPlay:
-        card = self.deck[action.card]
-        suit = card.suit or ""
+    def _details(self, action: Action, reason: Reason) -> dict[str, Any]:
+        if reason is Reason.WRONG_ACTION:
+            return {
+                "game": "Seises",
+                "verb": str(action),
+                "hint_es": "se juega una carta o se paga una ficha",
+                "hint_en": "play a card, or pay one chip",
+            }
+        if not isinstance(action, Play):
+            return {}
+        card = self.deck.get(action.card)
+        if card is None or card.suit is None:
+            return {"card": action.card, "deck": self.deck.name}
+        suit = card.suit
         details: dict[str, Any] = {
             "name_es": card.name("es"),
             "name_en": card.name("en"),
@@ -150,28 +159,16 @@ class Seises(Game):
         if row is not None:
             low, high = row
             details["row"] = f"{self._ranks[low]}–{self._ranks[high]}"
-            needed = [self._ids[suit, p] for p in (low - 1, high + 1) if (suit, p) in self._ids]
-            details["needed_es"] = " o ".join(self.deck[c].name("es") for c in needed) or "otra carta"
-            details["needed_en"] = " or the ".join(self.deck[c].name("en") for c in needed) or "another card"
-            if needed:
-                details["needed_en"] = "the " + details["needed_en"]
-        return IllegalPlay(action, reason, **details)
-
-    def _wrong_action(self, action: Action) -> IllegalPlay:
-        return IllegalPlay(
-            action,
-            Reason.WRONG_ACTION,
-            game="Seises",
-            verb=str(action),
-            hint_es="se juega una carta o se paga una ficha",
-            hint_en="play a card, or pay one chip",
-        )
+            needed = [self.deck[self._ids[suit, p]] for p in (low - 1, high + 1) if (suit, p) in self._ids]
+            details["needed_es"] = " o ".join(c.name("es") for c in needed) or "otra carta"
+            details["needed_en"] = " or ".join(f"the {c.name('en')}" for c in needed) or "another card"
+        return details
 
     def legal_cards(self) -> list[str]:
         """The cards that could be played now (whoever holds them), in suit order."""
         if self.winner is not None:
             return []
-        if self.hand == 1 and self.rows[FIRST_CARD[-1]] is None:
+        if self.hand == 1 and self.rows["O"] is None:
             return [FIRST_CARD]
         ids = self._ids
         cards = []

@@ -25,7 +25,6 @@ from companion.decks import Card, Deck, Kind, load_deck
 from companion.rules.base import (
     Action,
     Game,
-    IllegalPlay,
     Outcome,
     Pass,
     Play,
@@ -77,6 +76,12 @@ class SextoSet(Game):
         self.turn: str | None = self.starter
         self.lines: dict[str, list[tuple[str, str]]] = {m: [] for m in self.masters}
         self.open_ends: dict[str, frozenset[str]] = dict(self._master_end)
+        # end -> the lines now showing it, and the lines holding only their master card: for lines_for()
+        self._open_to: dict[str, set[str]] = {}
+        for line, ends in self.open_ends.items():
+            for end in ends:
+                self._open_to.setdefault(end, set()).add(line)
+        self._bare: set[str] = set(self.masters)
         # per line: cards and points of pair A, cards and points of pair B
         self._tally: dict[str, list[int]] = {m: [0, 0, 0, 0] for m in self.masters}
         self.placed: set[str] = set()
@@ -91,74 +96,97 @@ class SextoSet(Game):
 
     # ---- legality -------------------------------------------------------------------------------------
 
-    def refusal(self, action: Action) -> IllegalPlay | None:
+    def reason(self, action: Action) -> Reason | None:
         if type(action) is Play:
-            return self._placement_refusal(action)
+            return self._placement_reason(action)
         if type(action) is Pass:
-            if self.result is not None:
-                return IllegalPlay(action, Reason.SET_OVER)
-            return None
-        return IllegalPlay(
-            action,
-            Reason.WRONG_ACTION,
-            game="6º SET",
-            verb=str(action),
-            hint_es="se coloca una carta en una línea, o la pareja pasa si no puede enlazar",
-            hint_en="place a card on a line, or pass if your pair cannot link",
-        )
+            return Reason.SET_OVER if self.result is not None else None
+        return Reason.WRONG_ACTION
 
-    def _placement_refusal(self, action: Play) -> IllegalPlay | None:
+    def _placement_reason(self, action: Play) -> Reason | None:
         card = self.deck.get(action.card)
         if card is None:
-            return IllegalPlay(action, Reason.UNKNOWN_CARD, card=action.card, deck=self.deck.name)
+            return Reason.UNKNOWN_CARD
         line = action.line
         if line not in self._master_end:
-            return IllegalPlay(action, Reason.UNKNOWN_LINE, line=line)
+            return Reason.UNKNOWN_LINE
         kind = card.kind
-        if (
-            self._first_on_master
-            and self.result is None
-            and self.lines[line]
-            and not self._placements[self.turn or "A"]
-            and kind in (Kind.NORMAL, Kind.EMPTY)
-        ):
-            return self._refuse(action, card, Reason.FIRST_ON_MASTER)
+        fresh = self.result is not None  # this card would start the next set
         if kind is Kind.NORMAL:
-            fresh = self.result is not None  # this card would start the next set
-            if not fresh and action.card in self.placed:
-                return self._refuse(action, card, Reason.ON_TABLE)
-            opens = self._master_end[line] if fresh else self.open_ends[line]
-            ends = card.ends
-            assert ends is not None
-            if ANY in opens or ends[0] in opens or ends[1] in opens:
-                return None
-            return self._refuse(action, card, Reason.NO_LINK, opens=opens)
-        if kind is Kind.EMPTY:
-            if self.result is None:
+            if fresh:
+                opens = self._master_end[line]
+            else:
                 if action.card in self.placed:
-                    return self._refuse(action, card, Reason.ON_TABLE)
-                if self.empties_played >= self.empty_allowance:
-                    return IllegalPlay(action, Reason.NO_EMPTY_LEFT, allowed=self.empty_allowance)
-            elif self.empty_allowance == 0:
-                return IllegalPlay(action, Reason.NO_EMPTY_LEFT, allowed=0)
+                    return Reason.ON_TABLE
+                if self._first_on_master and self.lines[line] and not self._placements[self.turn or "A"]:
+                    return Reason.FIRST_ON_MASTER
+                opens = self.open_ends[line]
+            first, second = card.ends or ("", "")
+            if ANY in opens or first in opens or second in opens:
+                return None
+            return Reason.NO_LINK
+        if kind is Kind.EMPTY:
+            if fresh:
+                return Reason.NO_EMPTY_LEFT if self.empty_allowance == 0 else None
+            if action.card in self.placed:
+                return Reason.ON_TABLE
+            if self.empties_played >= self.empty_allowance:
+                return Reason.NO_EMPTY_LEFT
+            if self._first_on_master and self.lines[line] and not self._placements[self.turn or "A"]:
+                return Reason.FIRST_ON_MASTER
             return None
         if kind is Kind.MASTER:
-            return self._refuse(action, card, Reason.MASTER_CARD)
+            return Reason.MASTER_CARD
         if kind is Kind.CENTRAL:
-            return IllegalPlay(action, Reason.CENTRAL_CARD)
-        return IllegalPlay(action, Reason.UNKNOWN_CARD, card=action.card, deck=self.deck.name)
+            return Reason.CENTRAL_CARD
+        return Reason.UNKNOWN_CARD  # a Spanish card in a Squadratik game
 
-    def _refuse(self, action: Play, card: Card, reason: Reason, opens: frozenset[str] = _ANY_ONLY) -> IllegalPlay:
+    def _details(self, action: Action, reason: Reason) -> dict[str, Any]:
+        if reason is Reason.WRONG_ACTION:
+            return {
+                "game": "6º SET",
+                "verb": str(action),
+                "hint_es": "se coloca una carta en una línea, o la pareja pasa si no puede enlazar",
+                "hint_en": "place a card on a line, or pass if your pair cannot link",
+            }
+        if not isinstance(action, Play):
+            return {}
+        card = self.deck.get(action.card)
+        if card is None or reason is Reason.UNKNOWN_CARD:
+            return {"card": action.card, "deck": self.deck.name}
+        opens = self.open_ends.get(action.line or "", _ANY_ONLY)
         shown = " | ".join(sorted(opens))
-        return IllegalPlay(
-            action,
-            reason,
-            name_es=card.name("es"),
-            name_en=card.name("en"),
-            line=action.line,
-            open_es=f"el extremo abierto {shown}",
-            open_en=f"the open end {shown}",
-        )
+        return {
+            "name_es": card.name("es"),
+            "name_en": card.name("en"),
+            "line": action.line,
+            "open_es": f"el extremo abierto {shown}",
+            "open_en": f"the open end {shown}",
+            "allowed": self.empty_allowance,
+        }
+
+    def lines_for(self, card_id: str) -> list[str]:
+        """The lines on which ``card_id`` may be placed now, in master-card order.
+
+        The same verdict as ``is_legal(Play(card_id, line))`` for each line, from an index of open ends.
+        """
+        if self.result is not None:
+            return [line for line in self.masters if self.is_legal(Play(card_id, line))]
+        card = self.deck.get(card_id)
+        if card is None or card_id in self.placed:
+            return []
+        if card.kind is Kind.NORMAL:
+            first, second = card.ends or ("", "")
+            open_to = self._open_to
+            empty: set[str] = set()
+            lines = open_to.get(first, empty) | open_to.get(second, empty) | open_to.get(ANY, empty)
+        elif card.kind is Kind.EMPTY and self.empties_played < self.empty_allowance:
+            lines = set(self.masters)
+        else:
+            return []
+        if self._first_on_master and not self._placements[self.turn or "A"]:
+            lines &= self._bare
+        return [line for line in self.masters if line in lines]
 
     def legal_actions(self) -> Iterator[Action]:
         if self.result is not None:
@@ -203,8 +231,9 @@ class SextoSet(Game):
         card = self.deck[action.card]
         pair = self.turn
         opens = self.open_ends[line]
-        self.open_ends[line] = _after(opens, card)
+        self._reopen(line, opens, _after(opens, card))
         self.lines[line].append((card.id, pair))
+        self._bare.discard(line)
         self.placed.add(card.id)
         tally = self._tally[line]
         offset = 0 if pair == "A" else 2
@@ -223,7 +252,9 @@ class SextoSet(Game):
         _, line, opens = undo
         card_id, pair = self.lines[line].pop()
         card = self.deck[card_id]
-        self.open_ends[line] = opens
+        self._reopen(line, self.open_ends[line], opens)
+        if not self.lines[line]:
+            self._bare.add(line)
         self.placed.discard(card_id)
         tally = self._tally[line]
         offset = 0 if pair == "A" else 2
@@ -233,6 +264,14 @@ class SextoSet(Game):
         if card.kind is Kind.EMPTY:
             self.empties_played -= 1
         self.turn = pair
+
+    def _reopen(self, line: str, old: frozenset[str], new: frozenset[str]) -> None:
+        self.open_ends[line] = new
+        open_to = self._open_to
+        for end in old:
+            open_to[end].discard(line)
+        for end in new:
+            open_to.setdefault(end, set()).add(line)
 
     def _end_set(self, winner: str | None, reason: str) -> None:
         self.result = {"winner": winner, "reason": reason}

@@ -1,0 +1,155 @@
+"""``companion play``: run a transcript through a rules engine and say each line's verdict."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from collections.abc import Iterable
+from pathlib import Path
+from typing import Any, Literal, TextIO
+
+from companion.decks import DeckError, load_deck
+from companion.rules import Action, Game, IllegalPlay, Pass, Pay, Seises, SetupError, SextoSet, find_game
+from companion.rules.transcript import UNDO, TranscriptError, parse_line
+
+USAGE_ERROR = 2
+ILLEGAL = 1
+
+
+def register(subparsers: Any) -> None:
+    parser = subparsers.add_parser(
+        "play",
+        help="replay a game transcript through the rules",
+        description="Read one action per line (play/pay/pass/undo) and print each line's verdict.",
+    )
+    parser.add_argument("game", choices=["seises", "sexto-set"])
+    parser.add_argument("file", nargs="?", default="-", help="the transcript, or - for standard input")
+    parser.add_argument("--players", type=int, default=4, help="Seises: number of players (default 4)")
+    parser.add_argument("--deck", help="a built-in deck name or the path of a deck file")
+    parser.add_argument(
+        "--option", action="append", default=[], metavar="KEY=VALUE", help="a rule option (see docs/RULES.md)"
+    )
+    parser.add_argument("--json", action="store_true", help="end with the final state as one JSON object")
+    parser.add_argument("--keep-going", action="store_true", help="skip illegal lines instead of stopping")
+    parser.add_argument("--lang", choices=["es", "en"], default="es", help="language of the verdicts")
+    parser.set_defaults(func=run)
+
+
+def new_game(name: str, players: int, deck: str | None, options: dict[str, str]) -> Game:
+    """A game as the command line and the config name it; raises SetupError or DeckError."""
+    game_class = find_game(name)
+    if game_class is Seises:
+        return Seises(players=players, deck=load_deck(deck or "spanish-40"), options=options)
+    return SextoSet(deck=load_deck(deck or "squadratik"), options=options)
+
+
+def run(args: argparse.Namespace) -> int:
+    out: TextIO = sys.stdout
+    try:
+        options = dict(_option(text) for text in args.option)
+        game = new_game(args.game, args.players, args.deck, options)
+        lines = _read(args.file)
+    except (SetupError, DeckError, OSError, ValueError) as exc:
+        print(f"companion play: {exc}", file=sys.stderr)
+        return USAGE_ERROR
+    status = 0
+    for number, text in enumerate(lines, start=1):
+        try:
+            action = parse_line(args.game, text)
+        except TranscriptError as exc:
+            print(f"companion play: line {number}: {exc}", file=sys.stderr)
+            return USAGE_ERROR
+        if action is None:
+            continue
+        verdict = _step(game, action, args.lang)
+        if verdict.startswith("!"):
+            print(f"{number}: {verdict[1:]}", file=out)
+            status = ILLEGAL
+            if not args.keep_going:
+                break
+        else:
+            print(f"{number}: {verdict}", file=out)
+    if args.json:
+        print(json.dumps(game.snapshot(), ensure_ascii=False), file=out)
+    return status
+
+
+def _step(game: Game, action: Action | Literal["undo"], lang: str) -> str:
+    """Apply one transcript action; the verdict in words, prefixed with ``!`` when it was refused."""
+    es = lang != "en"
+    if action == UNDO:
+        try:
+            undone = game.pop()
+        except IndexError:
+            return "!" + ("nada que deshacer" if es else "nothing to undo")
+        return f"{'deshecho' if es else 'undone'}: {undone}"
+    who = _who(game, es)
+    before = game.snapshot()
+    try:
+        game.push(action)
+    except IllegalPlay as exc:
+        return f"!{who}: {describe(game, action, lang)}: {exc.sentence(lang)}"
+    notes = "".join(f"; {note}" for note in _notes(before, game.snapshot(), es))
+    return f"{who} {describe(game, action, lang)}{notes}"
+
+
+def describe(game: Game, action: Action, lang: str = "es") -> str:
+    """An action in words: ``juega 6 de oros``, ``coloca N07 en la línea de la maestra 2 negra``."""
+    es = lang != "en"
+    if isinstance(action, Pay):
+        return "paga una ficha" if es else "pays one chip"
+    if isinstance(action, Pass):
+        return "pasa: no puede enlazar" if es else "passes: cannot link"
+    card = game.deck.get(action.card)
+    name = card.name(lang) if card is not None else action.card
+    if action.line is None:
+        return f"juega {name}" if es else f"plays the {name}"
+    master = game.deck.get(action.line)
+    line = master.name(lang) if master is not None else action.line
+    return f"coloca {name} en la línea de la {line}" if es else f"places {name} on the line of {line}"
+
+
+def _who(game: Game, es: bool) -> str:
+    turn = game.snapshot()["turn"]
+    if isinstance(game, Seises):
+        return f"{'asiento' if es else 'seat'} {turn}" if turn else ("fin:" if es else "over:")
+    return f"{'pareja' if es else 'pair'} {turn}" if turn else ("set nuevo:" if es else "new set:")
+
+
+def _notes(before: dict[str, Any], after: dict[str, Any], es: bool) -> Iterable[str]:
+    """What else the action did: a hand or set won, a renege caught, a chip owed."""
+    if after["game"] == "seises":
+        if len(after["reneges"]) > len(before["reneges"]):
+            yield "¡renuncio!" if es else "renege!"
+        if sum(after["owed"]) > sum(before["owed"]):
+            yield "bolsa vacía: la ficha queda debida" if es else "reserve empty: the chip is owed"
+        if after["hand"] != before["hand"] or after["winner"] is not None:
+            seat = before["turn"]
+            won = after["scores"][seat - 1] - before["scores"][seat - 1]
+            yield (
+                f"el asiento {seat} gana la mano y el bote ({won} fichas)"
+                if es
+                else f"seat {seat} wins the hand and the pot ({won} chips)"
+            )
+        if after["winner"] is not None:
+            yield f"el asiento {after['winner']} gana la partida" if es else f"seat {after['winner']} wins the game"
+    elif after["result"] is not None and before["result"] is None:
+        winner = after["result"]["winner"]
+        if winner is None:
+            yield "set empatado" if es else "drawn set"
+        else:
+            yield f"la pareja {winner} gana el set" if es else f"pair {winner} wins the set"
+
+
+def _option(text: str) -> tuple[str, str]:
+    key, sep, value = text.partition("=")
+    if not sep or not key:
+        raise ValueError(f"--option takes KEY=VALUE, not {text!r}")
+    return key.strip(), value.strip()
+
+
+def _read(path: str) -> list[str]:
+    if path == "-":
+        return sys.stdin.read().splitlines()
+    return Path(path).read_text("utf-8").splitlines()

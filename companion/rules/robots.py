@@ -1,0 +1,110 @@
+"""Robot players: they deal real hands and choose actions, as people at the table would.
+
+The engines never see hands; robots do. The demo, the benchmarks and the recorded games use them to play
+complete games whose every action goes through an engine's ``push``. All randomness comes from the
+``random.Random`` passed in, so a seed gives the same game every time.
+"""
+
+from __future__ import annotations
+
+import random
+from dataclasses import dataclass, field
+
+from companion.decks import Kind
+from companion.rules.base import Action, Pass, Pay, Play
+from companion.rules.seises import FIRST_CARD, Seises
+from companion.rules.sexto_set import DEALT, PAIRS, SextoSet
+
+__all__ = ["SeisesTable", "SextoSetTable"]
+
+
+@dataclass
+class SeisesTable:
+    """Seises players around ``game``: hands dealt in seat order, seat 1 holding the 6 of oros.
+
+    ``renege`` is the chance that a seat pays although it holds a legal card (to exercise the renuncio check).
+    """
+
+    game: Seises
+    rng: random.Random
+    renege: float = 0.0
+    hands: list[list[str]] = field(default_factory=list)
+    _dealt_hand: int = 0
+
+    def deal(self) -> None:
+        cards = [card.id for card in self.game.deck]
+        self.rng.shuffle(cards)
+        size = self.game.hand_size
+        self.hands = [cards[i * size : (i + 1) * size] for i in range(self.game.players)]
+        if self.game.hand == 1:
+            holder = next(i for i, hand in enumerate(self.hands) if FIRST_CARD in hand)
+            self.hands = self.hands[holder:] + self.hands[:holder]  # seat 1 is whoever holds the 6 of oros
+        self._dealt_hand = self.game.hand
+
+    def choose(self) -> Action:
+        """The action of the seat whose turn it is (dealing first when a new hand has begun)."""
+        game = self.game
+        if self._dealt_hand != game.hand:
+            self.deal()
+        seat = game.turn
+        assert seat is not None
+        hand = self.hands[seat]
+        playable = [card for card in game.legal_cards() if card in hand]
+        if playable and not (self.renege and game.is_legal(Pay()) and self.rng.random() < self.renege):
+            return Play(self.rng.choice(playable))
+        return Pay()
+
+    def step(self) -> Action:
+        """Choose, push, and update the hand that played."""
+        action = self.choose()
+        seat = self.game.turn
+        assert seat is not None
+        self.game.push(action)
+        if isinstance(action, Play) and self._dealt_hand == self.game.hand:
+            self.hands[seat].remove(action.card)
+        return action
+
+
+@dataclass
+class SextoSetTable:
+    """Four players, A1 B1 A2 B2, four cards each, the rest a draw pile; 5 random empty cards set aside."""
+
+    game: SextoSet
+    rng: random.Random
+    hands: dict[str, list[list[str]]] = field(default_factory=dict)  # pair -> the two partners' hands
+    pile: list[str] = field(default_factory=list)
+    _dealt_set: int = 0
+
+    def deal(self) -> None:
+        deck = self.game.deck
+        empties = [card.id for card in deck.of_kind(Kind.EMPTY)]
+        self.rng.shuffle(empties)
+        cards = [card.id for card in deck.of_kind(Kind.NORMAL)] + empties[: self.game.empty_allowance]
+        self.rng.shuffle(cards)
+        deal = [cards[i * 4 : (i + 1) * 4] for i in range(4)]
+        self.hands = {"A": [deal[0], deal[2]], "B": [deal[1], deal[3]]}
+        self.pile = cards[DEALT:]
+        self._dealt_set = self.game.set_number if self.game.result is None else self.game.set_number + 1
+
+    def choose(self) -> tuple[Action, list[str] | None]:
+        """The action of the pair whose turn it is, and the hand it comes from (either partner may place)."""
+        game = self.game
+        pair = game.turn if game.result is None else PAIRS[game.set_number % 2]
+        if self._dealt_set != (game.set_number if game.result is None else game.set_number + 1):
+            self.deal()
+        assert pair is not None
+        options = [
+            (Play(card, line), hand) for hand in self.hands[pair] for card in hand for line in game.lines_for(card)
+        ]
+        if not options:
+            return Pass(), None
+        return self.rng.choice(options)
+
+    def step(self) -> Action:
+        action, hand = self.choose()
+        self.game.push(action)
+        if hand is not None and isinstance(action, Play):
+            hand.remove(action.card)
+            if self.pile:
+                hand.append(self.pile.pop())
+        return action
