@@ -1,0 +1,50 @@
+"""``companion screens --out DIR``: every screen, for example table states, as PNG files."""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+from typing import Any
+
+from PIL import Image
+
+from companion.ui.examples import example_views
+from companion.ui.screen import FakeI2CBus, Screen, make_device
+from companion.ui.text import LANGUAGES
+
+
+def register(subparsers: Any) -> None:
+    parser = subparsers.add_parser(
+        "screens",
+        help="draw every OLED screen for example states into PNG files",
+        description="Draw every OLED screen, in every language, for example table states, through the real "
+        "SSD1306 driver, and write each frame as <language>-<screen>.png.",
+    )
+    parser.add_argument("--out", required=True, type=Path, help="folder for the PNG files (created if missing)")
+    parser.add_argument(
+        "--scale", type=int, default=1, help="pixels per OLED pixel (1 gives the 128x64 frames themselves)"
+    )
+    parser.set_defaults(func=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    if args.scale < 1:
+        raise SystemExit(f"--scale {args.scale}: give a whole number of at least 1")
+    args.out.mkdir(parents=True, exist_ok=True)
+    for name, image in render_examples().items():
+        if args.scale > 1:
+            image = image.resize((image.width * args.scale, image.height * args.scale), Image.Resampling.NEAREST)
+        image.save(args.out / f"{name}.png")
+    return 0
+
+
+def render_examples() -> dict[str, Image.Image]:
+    """Each example screen as the panel shows it: drawn by the ssd1306 driver, decoded from its I2C bytes."""
+    bus = FakeI2CBus()
+    screen = Screen(make_device([], bus=bus))
+    frames: dict[str, Image.Image] = {}
+    for language in LANGUAGES:
+        for name, view in example_views(language).items():
+            screen.show(view, now=0.0)
+            frames[f"{language}-{name}"] = bus.last_image()
+    return frames

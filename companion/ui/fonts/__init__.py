@@ -1,0 +1,1 @@
+"""Bitmap fonts for the OLED (see LICENSE.txt)."""

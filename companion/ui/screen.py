@@ -1,0 +1,246 @@
+"""The OLED as the daemon drives it: a luma device built from luma's own options, redrawn only on a change.
+
+On the table the device is an SSD1306 on I2C bus 1 at 0x3C (luma's defaults); any luma display works through
+luma's command-line options (``--display sh1106``, ``--interface spi``...). In tests and the demo the real
+ssd1306 driver talks to a :class:`FakeI2CBus`, which decodes the bytes it receives back into the picture a real
+panel would show::
+
+    >>> bus = FakeI2CBus()
+    >>> screen = Screen(make_device([], bus=bus))
+    >>> screen.show(TableView(), now=0.0), screen.show(TableView(), now=1.0)
+    (True, False)
+    >>> bus.frames
+    2
+"""
+
+from __future__ import annotations
+
+import argparse
+import errno
+import logging
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+import luma.core.framebuffer
+import luma.oled.device
+from luma.core import cmdline
+from luma.core.interface.serial import i2c
+from luma.core.render import canvas
+from PIL import Image
+
+from companion.ui.screens import HEIGHT, WIDTH, draw_table
+from companion.view import TableView
+
+__all__ = ["FakeI2CBus", "Screen", "frame_to_text", "make_device"]
+
+log = logging.getLogger(__name__)
+
+BRIGHT, DIM = 0xCF, 0x08  # 0xCF is luma's own start-up contrast for the ssd1306
+
+
+class Screen:
+    """The scoreboard on a luma device: draws a :class:`TableView` when it changes, dims when idle.
+
+    ``dim_after_s`` seconds after the last change or :meth:`wake`, :meth:`tick` lowers the contrast; the next
+    change or wake restores it. Time always comes in as an argument (the daemon's monotonic clock).
+    """
+
+    def __init__(self, device: Any, *, dim_after_s: float = 120.0) -> None:
+        if device.width < WIDTH or device.height < HEIGHT:
+            raise ValueError(
+                f"the screens need a display of at least {WIDTH}x{HEIGHT} pixels, this one is "
+                f"{device.width}x{device.height}: pick a larger display (luma option --width/--height)"
+            )
+        self.device = device
+        self.dim_after_s = dim_after_s
+        self._shown: TableView | None = None
+        self._last_event = 0.0
+        self._dimmed = False
+
+    def show(self, view: TableView, now: float) -> bool:
+        """Draw ``view`` unless it is the one on the screen; return whether a frame was sent."""
+        if view == self._shown:
+            return False
+        with canvas(self.device) as draw:
+            draw_table(draw, view)
+        self._shown = view
+        self.wake(now)
+        return True
+
+    def wake(self, now: float) -> None:
+        """Something happened at the table: full brightness, and the idle time starts again."""
+        self._last_event = now
+        if self._dimmed:
+            self.device.contrast(BRIGHT)
+            self._dimmed = False
+
+    def tick(self, now: float) -> None:
+        """Dim the screen once it has been idle for ``dim_after_s`` seconds."""
+        if not self._dimmed and now - self._last_event >= self.dim_after_s:
+            self.device.contrast(DIM)
+            self._dimmed = True
+
+    @property
+    def dimmed(self) -> bool:
+        return self._dimmed
+
+
+def make_device(options: Sequence[str] | Mapping[str, object] = (), *, bus: Any = None) -> Any:
+    """A luma device from luma's own display options, as a list (``["--display", "sh1106"]``) or a mapping
+    (``{"display": "sh1106", "i2c_address": "0x3D"}``); no options give an SSD1306 on I2C bus 1 at 0x3C.
+
+    ``bus`` replaces the I2C bus (any object with ``write_i2c_block_data``, e.g. :class:`FakeI2CBus`) for an
+    OLED on the ``i2c`` interface; without it luma opens the real bus.
+    """
+    args = _parse_options(options)
+    if bus is None:
+        return cmdline.create_device(args)
+    oled_displays = cmdline.get_display_types().get("oled", [])
+    if args.interface != "i2c" or args.display not in oled_displays:
+        raise ValueError(
+            f"a replacement bus fits an OLED on the i2c interface, not {args.display} on {args.interface}: "
+            "drop the bus or the options"
+        )
+    # luma's create_device always opens the real bus; this is its OLED branch with our bus passed in.
+    framebuffer = getattr(luma.core.framebuffer, args.framebuffer)(num_segments=args.num_segments, debug=args.debug)
+    device_class = getattr(luma.oled.device, args.display)
+    serial = i2c(bus=bus, address=args.i2c_address)
+    return device_class(serial_interface=serial, **dict(vars(args), framebuffer=framebuffer))
+
+
+def _parse_options(options: Sequence[str] | Mapping[str, object]) -> argparse.Namespace:
+    if isinstance(options, Mapping):
+        words: list[str] = []
+        for key, value in options.items():
+            words += [f"--{key.replace('_', '-')}", str(value)]
+    else:
+        words = list(options)
+    parser = cmdline.create_parser(
+        "companion display",
+        parser=argparse.ArgumentParser(prog="display", exit_on_error=False, add_help=False),
+        autocomplete=False,
+    )
+    try:
+        args: argparse.Namespace
+        args, unknown = parser.parse_known_args(words)
+    except argparse.ArgumentError as exc:
+        raise ValueError(f"display options {words}: {exc}; see luma's --help for the choices") from None
+    if unknown:
+        raise ValueError(
+            f"display options {words}: luma has no option {unknown[0]!r}; use luma.core.cmdline's options, "
+            "e.g. --display ssd1306 --interface i2c --i2c-port 1 --i2c-address 0x3C"
+        )
+    return args
+
+
+# SSD1306 commands and how many argument bytes follow each; all others in luma's set take none.
+_ARGUMENTS = {0x81: 1, 0x20: 1, 0x21: 2, 0x22: 2, 0xA8: 1, 0xD3: 1, 0xD5: 1, 0x8D: 1, 0xDA: 1, 0xD9: 1, 0xDB: 1}
+_NO_ARGUMENT = {0xAE, 0xAF, 0xA0, 0xA1, 0xC0, 0xC8, 0xA4, 0xA5, 0xA6, 0xA7, 0x2E} | set(range(0x40, 0x80))
+_CONTROL_COMMAND, _CONTROL_DATA = 0x00, 0x40
+
+
+class FakeI2CBus:
+    """An I2C bus with an SSD1306 at ``address``: the panel's memory, filled by the driver's real bytes.
+
+    It models what the picture depends on: horizontal addressing inside the column and page window set by the
+    driver, contrast, and display on/off. Each time the write pointer wraps past the end of the window a frame
+    is complete (``frames`` counts them) and :meth:`last_image` decodes it. A write to another address fails
+    as on a real bus (``OSError`` EREMOTEIO), and a command the model does not know raises ``ValueError``.
+    """
+
+    def __init__(self, address: int = 0x3C, width: int = WIDTH, height: int = HEIGHT) -> None:
+        self.address = address
+        self.width, self.height = width, height
+        self.ram = bytearray(width * height // 8)
+        self.frames = 0
+        self.contrast = 0x7F  # the SSD1306's reset value
+        self.display_on = False
+        self._columns = (0, width - 1)
+        self._pages = (0, height // 8 - 1)
+        self._column, self._page = 0, 0
+        self._last_frame: bytes | None = None
+
+    def write_i2c_block_data(self, address: int, register: int, data: Sequence[int]) -> None:
+        if address != self.address:
+            raise OSError(errno.EREMOTEIO, f"no device answers at 0x{address:02X}")
+        if register == _CONTROL_DATA:
+            for byte in data:
+                self._write_ram(byte)
+        elif register == _CONTROL_COMMAND:
+            self._commands(list(data))
+        else:
+            raise ValueError(f"SSD1306 control byte 0x{register:02X} is neither command (0x00) nor data (0x40)")
+
+    def _commands(self, data: list[int]) -> None:
+        while data:
+            command = data.pop(0)
+            count = _ARGUMENTS.get(command, 0)
+            if command not in _ARGUMENTS and command not in _NO_ARGUMENT:
+                raise ValueError(f"SSD1306 command 0x{command:02X} is not modelled by FakeI2CBus")
+            if len(data) < count:
+                raise ValueError(f"SSD1306 command 0x{command:02X} needs {count} argument bytes")
+            arguments, data = data[:count], data[count:]
+            if command == 0x81:
+                self.contrast = arguments[0]
+            elif command in (0xAE, 0xAF):
+                self.display_on = command == 0xAF
+            elif command == 0x20 and arguments[0] != 0x00:
+                raise ValueError("FakeI2CBus models horizontal addressing (memory mode 0x00) only")
+            elif command == 0x21:
+                self._columns = (arguments[0], arguments[1])
+                self._column = arguments[0]
+            elif command == 0x22:
+                self._pages = (arguments[0], arguments[1])
+                self._page = arguments[0]
+
+    def _write_ram(self, byte: int) -> None:
+        self.ram[self._page * self.width + self._column] = byte
+        if self._column < self._columns[1]:
+            self._column += 1
+            return
+        self._column = self._columns[0]
+        if self._page < self._pages[1]:
+            self._page += 1
+            return
+        self._page = self._pages[0]
+        self.frames += 1
+        self._last_frame = bytes(self.ram)
+
+    def last_image(self) -> Image.Image:
+        """The picture of the last complete frame, white on black, as the panel shows it."""
+        if self._last_frame is None:
+            raise LookupError("no complete frame has been sent to the display yet")
+        image = Image.new("1", (self.width, self.height))
+        pixels = image.load()
+        assert pixels is not None
+        for page in range(self.height // 8):
+            for x in range(self.width):
+                byte = self._last_frame[page * self.width + x]
+                for bit in range(8):
+                    if byte >> bit & 1:
+                        pixels[x, page * 8 + bit] = 1
+        return image
+
+
+# Unicode quadrant blocks indexed by (top-left, top-right, bottom-left, bottom-right) bits.
+_QUADRANTS = " ▘▝▀▖▌▞▛▗▚▐▜▄▙▟█"
+
+
+def frame_to_text(image: Image.Image) -> str:
+    """A 1-bit picture for a terminal: each character shows 2x2 pixels (128x64 becomes 64x32)."""
+    width, height = image.size
+    pixels = image.convert("1").load()
+    assert pixels is not None
+
+    def lit(x: int, y: int) -> int:
+        return 1 if x < width and y < height and pixels[x, y] else 0
+
+    rows = []
+    for y in range(0, height, 2):
+        rows.append(
+            "".join(
+                _QUADRANTS[lit(x, y) | lit(x + 1, y) << 1 | lit(x, y + 1) << 2 | lit(x + 1, y + 1) << 3]
+                for x in range(0, width, 2)
+            )
+        )
+    return "\n".join(rows)

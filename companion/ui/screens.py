@@ -1,0 +1,296 @@
+"""The OLED screens: pure drawing functions from a view to the pixels of a 128x64 1-bit display.
+
+Each ``draw_*`` function takes a Pillow ``ImageDraw`` (luma's ``canvas`` gives one) and a view, and draws
+white on black. Nothing here reads a clock or a device, so the same function draws on the OLED, into a PNG
+for the docs, and in the tests.
+
+A text that does not fit its box raises :class:`TextOverflow` instead of spilling into its neighbour: the
+screen tests draw every screen in both languages with the longest values a game can reach, so a string that
+is too long fails there and never reaches a table. Names chosen by players are shortened on purpose.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from functools import cache
+from importlib import resources
+from typing import Literal
+
+from PIL import Image, ImageDraw, ImageFont
+
+from companion.ui.text import tr
+from companion.view import (
+    MenuView,
+    Message,
+    MessageKind,
+    SeisesView,
+    SextoSetView,
+    TableView,
+)
+
+__all__ = [
+    "HEIGHT",
+    "WIDTH",
+    "TextOverflow",
+    "covers_scoreboard",
+    "draw_menu",
+    "draw_message",
+    "draw_seises",
+    "draw_sexto_set",
+    "draw_table",
+    "render",
+]
+
+WIDTH, HEIGHT = 128, 64
+FontSize = Literal["small", "body", "bold"]
+Align = Literal["left", "right", "center"]
+
+# Three sizes of the public-domain X11 "fixed" fonts: crisp on a 1-bit display at every pixel, unlike a
+# scaled TrueType font, and they cover all of Latin-1 (ñ, á, º, ¿).
+_FONT_FILES: dict[FontSize, str] = {"small": "5x8.pil", "body": "6x10.pil", "bold": "6x13B.pil"}
+LINE_HEIGHT: dict[FontSize, int] = {"small": 8, "body": 10, "bold": 13}
+
+# The scoreboards: a header line, a grid of two columns of up to four cells, a footer line.
+_HEADER_Y, _GRID_Y, _FOOTER_Y = 0, 12, 54
+_CELL_W, _CELL_H = WIDTH // 2, 10
+
+# Messages that need the players' attention cover the scoreboard; the others take its footer line.
+_COVERING = frozenset(MessageKind) - {MessageKind.INFO, MessageKind.RENEGE}
+
+
+class TextOverflow(ValueError):
+    """A text wider than its box, or a message longer than the screen."""
+
+
+@cache
+def font(size: FontSize) -> ImageFont.ImageFont:
+    path = resources.files("companion.ui.fonts").joinpath(_FONT_FILES[size])
+    return ImageFont.load(str(path))
+
+
+def text_width(text: str, size: FontSize) -> int:
+    return int(font(size).getlength(text))
+
+
+def put(
+    draw: ImageDraw.ImageDraw,
+    xy: tuple[int, int],
+    text: str,
+    size: FontSize,
+    width: int,
+    *,
+    align: Align = "left",
+    fill: int = 1,
+) -> None:
+    """Write ``text`` in a box ``width`` pixels wide starting at ``xy``; refuse a text that would not fit."""
+    used = text_width(text, size)
+    if used > width:
+        raise TextOverflow(f"{text!r} is {used} px wide in the {size} font but its box is {width} px: shorten the text")
+    x, y = xy
+    if align == "right":
+        x += width - used
+    elif align == "center":
+        x += (width - used) // 2
+    draw.text((x, y), text, font=font(size), fill=fill)
+
+
+def first_fitting(candidates: Sequence[str], size: FontSize, width: int) -> str:
+    """The first of ``candidates`` (longest wording first) that fits ``width``; the last one otherwise."""
+    for text in candidates:
+        if text_width(text, size) <= width:
+            return text
+    return candidates[-1]
+
+
+def shorten(text: str, size: FontSize, width: int) -> str:
+    """A player's name cut to fit ``width``, marked with a final '.' when cut."""
+    if text_width(text, size) <= width:
+        return text
+    while text and text_width(text + ".", size) > width:
+        text = text[:-1]
+    return text + "."
+
+
+def wrap(text: str, size: FontSize, width: int) -> list[str]:
+    """Break ``text`` at spaces into lines that fit ``width``; a single word too wide raises TextOverflow."""
+    lines: list[str] = []
+    for word in text.split():
+        if lines and text_width(f"{lines[-1]} {word}", size) <= width:
+            lines[-1] = f"{lines[-1]} {word}"
+        else:
+            if text_width(word, size) > width:
+                raise TextOverflow(f"the word {word!r} of {text!r} is wider than the screen: shorten it")
+            lines.append(word)
+    return lines
+
+
+def _header_footer(draw: ImageDraw.ImageDraw, header: tuple[str, str], footer: tuple[str, str]) -> None:
+    """Two short texts left and right on the header line and on the footer line, with rules between."""
+    for y, (left, right) in ((_HEADER_Y, header), (_FOOTER_Y, footer)):
+        right_w = text_width(right, "body")
+        put(draw, (0, y), left, "body", WIDTH - right_w - 4 if right else WIDTH)
+        if right:
+            put(draw, (WIDTH - right_w, y), right, "body", right_w)
+    draw.line((0, _GRID_Y - 2, WIDTH - 1, _GRID_Y - 2), fill=1)
+    draw.line((0, _FOOTER_Y - 2, WIDTH - 1, _FOOTER_Y - 2), fill=1)
+    draw.line((_CELL_W - 1, _GRID_Y - 1, _CELL_W - 1, _FOOTER_Y - 3), fill=1)
+
+
+def _cell_origin(index: int, rows: int) -> tuple[int, int]:
+    """Cells fill the left column top to bottom, then the right one."""
+    column, row = divmod(index, rows)
+    return column * _CELL_W, _GRID_Y + row * _CELL_H
+
+
+def _card_icon(draw: ImageDraw.ImageDraw, x: int, y: int, fill: int) -> None:
+    """A small card outline, so that a number beside it reads as 'cards in hand'."""
+    draw.rectangle((x, y, x + 4, y + 6), outline=fill)
+
+
+def _footer(left: str, right: str, message: str) -> tuple[str, str]:
+    """The footer line: the scoreboard's own two texts, or the last message across the whole line."""
+    return (shorten(message, "body", WIDTH), "") if message else (left, right)
+
+
+def draw_seises(draw: ImageDraw.ImageDraw, view: SeisesView, *, language: str = "es", message: str = "") -> None:
+    """The Seises scoreboard: bote and reserve, then one cell per seat, then whose turn (or the last message).
+
+    A seat's cell shows its name, its cards left and its score, with a bar under it that fills towards the
+    target (50). The seat whose turn it is is drawn inverted; the mano's name is followed by '*'.
+    """
+    if not 1 <= len(view.seats) <= 8:
+        raise ValueError(f"a Seises table has 4 to 8 seats, this view has {len(view.seats)}")
+    pot = f"{tr('pot', language)} {view.pot}"
+    reserve = [f"{tr(key, language)} {view.reserve}" for key in ("reserve", "reserve_short")]
+    if view.owed:
+        owed = f"{tr('owed', language)} {view.owed}"
+        reserve = [*(f"{text} {owed}" for text in reserve), owed]
+    right = first_fitting(reserve, "body", WIDTH - text_width(pot, "body") - 4)
+    hand = f"{tr('hand', language)} {view.hand}"
+    seat = view.seats[view.turn if view.winner is None else view.winner]
+    label = tr("turn" if view.winner is None else "winner", language)
+    whose = shorten(f"{label}: {seat.name}", "body", WIDTH - text_width(hand, "body") - 4)
+    _header_footer(draw, (pot, right), _footer(whose, hand, message))
+
+    rows = (len(view.seats) + 1) // 2
+    highlighted = view.winner if view.winner is not None else view.turn
+    for index, seat in enumerate(view.seats):
+        x, y = _cell_origin(index, rows)
+        fill = 1
+        if index == highlighted:
+            draw.rectangle((x, y, x + _CELL_W - 2, y + _CELL_H - 1), fill=1)
+            fill = 0
+        name = seat.name + ("*" if index == view.mano else "")
+        put(draw, (x + 1, y), shorten(name, "small", 26), "small", 26, fill=fill)
+        _card_icon(draw, x + 29, y, fill)
+        put(draw, (x + 35, y), str(seat.cards_left), "small", 10, align="right", fill=fill)
+        put(draw, (x + 47, y), str(seat.score), "small", 15, align="right", fill=fill)
+        filled = round(min(seat.score, view.target) / view.target * (_CELL_W - 4))
+        if filled:
+            draw.line((x + 1, y + 8, x + filled, y + 8), fill=fill)
+
+
+def draw_sexto_set(draw: ImageDraw.ImageDraw, view: SextoSetView, *, language: str = "es", message: str = "") -> None:
+    """The 6º SET scoreboard: whose turn and the draw pile, then the 8 lines, then masters and sets won
+    (pair A - pair B), or the last message.
+
+    A line's cell shows its master card, the cards each pair placed (A:B) and the pair that leads it; a
+    line led by pair A is drawn inverted, so the split of the table reads at a glance.
+    """
+    if len(view.lines) != 8:
+        raise ValueError(f"6º SET has 8 lines, this view has {len(view.lines)}")
+    pile = f"{tr('draw_pile', language)} {view.draw_pile}"
+    turn = f"{tr('turn', language)}: {view.turn}"
+    sets = f"{tr('sets', language)} {view.sets_won[0]}-{view.sets_won[1]}"
+    if view.result is not None:
+        turn = tr("draw", language) if view.result == "draw" else f"{tr('winner', language)}: {view.result}"
+    masters = f"{tr('masters', language)} {view.masters_won[0]}-{view.masters_won[1]}"
+    _header_footer(draw, (turn, pile), _footer(masters, sets, message))
+
+    for index, line in enumerate(view.lines):
+        x, y = _cell_origin(index, 4)
+        fill = 1
+        if line.leader == "A":
+            draw.rectangle((x, y, x + _CELL_W - 2, y + _CELL_H - 1), fill=1)
+            fill = 0
+        put(draw, (x + 1, y), line.master_id, "small", 16, fill=fill)
+        put(draw, (x + 19, y), f"{line.count_a}:{line.count_b}", "small", 26, align="center", fill=fill)
+        put(draw, (x + 50, y), line.leader or "-", "small", 10, align="right", fill=fill)
+
+
+def draw_message(draw: ImageDraw.ImageDraw, message: Message) -> None:
+    """A message over the whole screen: the title in bold under a bar, then what to do.
+
+    Errors (hub lost, reader down, disk full) get an inverted title bar, so they stand out from the end of a
+    hand at a glance.
+    """
+    title = wrap(message.title, "bold", WIDTH - 2)
+    action = wrap(message.action, "body", WIDTH - 2) if message.action else []
+    height = len(title) * LINE_HEIGHT["bold"] + 2 + len(action) * LINE_HEIGHT["body"]
+    if height > HEIGHT:
+        raise TextOverflow(
+            f"the message {message.title!r} / {message.action!r} needs {height} px of the screen's {HEIGHT}: shorten it"
+        )
+    alarm = message.kind in {MessageKind.HUB_LOST, MessageKind.READER_DOWN, MessageKind.DISK_FULL}
+    fill = 0 if alarm else 1
+    if alarm:
+        draw.rectangle((0, 0, WIDTH - 1, len(title) * LINE_HEIGHT["bold"]), fill=1)
+    y = 0
+    for text in title:
+        put(draw, (1, y), text, "bold", WIDTH - 2, align="center", fill=fill)
+        y += LINE_HEIGHT["bold"]
+    if not alarm:
+        draw.line((0, y, WIDTH - 1, y), fill=1)
+    y += 2
+    for text in action:
+        put(draw, (1, y), text, "body", WIDTH - 2, align="center")
+        y += LINE_HEIGHT["body"]
+
+
+def draw_menu(draw: ImageDraw.ImageDraw, menu: MenuView) -> None:
+    """The menu: an inverted title bar, four items around the highlighted one, and the buttons' hint."""
+    draw.rectangle((0, 0, WIDTH - 1, LINE_HEIGHT["body"]), fill=1)
+    put(draw, (1, 1), menu.title, "body", WIDTH - 2, fill=0)
+    visible = 4
+    first = min(max(menu.selected - visible + 2, 0), max(len(menu.items) - visible, 0))
+    for row, index in enumerate(range(first, min(first + visible, len(menu.items)))):
+        y = 12 + row * LINE_HEIGHT["body"]
+        fill = 1
+        if index == menu.selected:
+            draw.rectangle((0, y, WIDTH - 1, y + LINE_HEIGHT["body"] - 1), fill=1)
+            fill = 0
+        put(draw, (2, y), menu.items[index], "body", WIDTH - 4, fill=fill)
+    if first > 0:
+        draw.polygon(((WIDTH - 6, 16), (WIDTH - 2, 16), (WIDTH - 4, 13)), fill=1 if first != menu.selected else 0)
+    put(draw, (0, HEIGHT - LINE_HEIGHT["small"]), menu.hint, "small", WIDTH, align="center")
+
+
+def covers_scoreboard(message: Message | None) -> bool:
+    """Whether ``message`` takes the whole screen (it needs attention) rather than the footer line."""
+    return message is not None and message.kind in _COVERING
+
+
+def _title(message: Message | None) -> str:
+    return message.title if message else ""
+
+
+def draw_table(draw: ImageDraw.ImageDraw, view: TableView) -> None:
+    """Whatever the table shows now: the menu, else a message that needs attention, else the scoreboard."""
+    if view.menu is not None:
+        draw_menu(draw, view.menu)
+    elif view.message is not None and covers_scoreboard(view.message):
+        draw_message(draw, view.message)
+    elif isinstance(view.game, SeisesView):
+        draw_seises(draw, view.game, language=view.language, message=_title(view.message))
+    elif isinstance(view.game, SextoSetView):
+        draw_sexto_set(draw, view.game, language=view.language, message=_title(view.message))
+    else:
+        title = view.message.title if view.message else tr("no_game", view.language)
+        draw_message(draw, Message(MessageKind.INFO, title, tr("no_game_hint", view.language)))
+
+
+def render(view: TableView) -> Image.Image:
+    """The 128x64 1-bit image of ``view``, as the OLED shows it."""
+    image = Image.new("1", (WIDTH, HEIGHT))
+    draw_table(ImageDraw.Draw(image), view)
+    return image

@@ -1,0 +1,178 @@
+"""The screens through the real ssd1306 driver on a fake I2C bus, against the reference PNGs in reference/.
+
+After a deliberate change of a screen, redraw the references with
+``.venv/bin/companion screens --out tests/ui/reference`` and look at them before committing.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import luma.core.error
+import pytest
+from PIL import Image, ImageChops, ImageDraw
+
+from companion.cli import main
+from companion.ui.examples import example_views
+from companion.ui.screen import FakeI2CBus, Screen, frame_to_text, make_device
+from companion.ui.screens import TextOverflow, draw_menu, draw_message, draw_seises, put, render
+from companion.ui.text import LANGUAGES
+from companion.view import MenuView, Message, MessageKind, Seat, SeisesView, TableView
+
+REFERENCE = Path(__file__).parent / "reference"
+EXAMPLES = [(language, name) for language in LANGUAGES for name in example_views(language)]
+
+
+@pytest.fixture
+def bus() -> FakeI2CBus:
+    return FakeI2CBus()
+
+
+@pytest.fixture
+def screen(bus: FakeI2CBus) -> Screen:
+    return Screen(make_device([], bus=bus), dim_after_s=60.0)
+
+
+def _lit(image: Image.Image) -> Image.Image:
+    """Lit pixels as 255 and dark ones as 0, whatever value a drawing or a PNG file stored for 'lit'."""
+    return image.convert("L").point(lambda value: 255 if value else 0)
+
+
+def _differs(a: Image.Image, b: Image.Image) -> tuple[int, int, int, int] | None:
+    assert a.size == b.size == (128, 64)
+    return ImageChops.difference(_lit(a), _lit(b)).getbbox()
+
+
+@pytest.mark.parametrize(("language", "name"), EXAMPLES)
+def test_each_screen_sent_through_the_driver_matches_its_reference(
+    language: str, name: str, screen: Screen, bus: FakeI2CBus
+) -> None:
+    view = example_views(language)[name]
+    frames = bus.frames
+    assert screen.show(view, now=1.0)
+    assert bus.frames == frames + 1
+    reference = Image.open(REFERENCE / f"{language}-{name}.png")
+    assert _differs(bus.last_image(), reference) is None, f"{language}-{name} differs from its reference PNG"
+
+
+@pytest.mark.parametrize(("language", "name"), EXAMPLES[:: len(EXAMPLES) // 6])
+def test_the_decoded_frame_is_the_drawing_itself(language: str, name: str, screen: Screen, bus: FakeI2CBus) -> None:
+    view = example_views(language)[name]
+    screen.show(view, now=0.0)
+    assert _differs(bus.last_image(), render(view)) is None
+    assert render(view).getbbox() is not None
+
+
+def test_every_reference_belongs_to_a_screen() -> None:
+    expected = {f"{language}-{name}.png" for language, name in EXAMPLES}
+    assert {path.name for path in REFERENCE.glob("*.png")} == expected
+
+
+def test_the_screens_command_writes_the_reference_frames(tmp_path: Path) -> None:
+    assert main(["screens", "--out", str(tmp_path)]) == 0
+    for language, name in EXAMPLES:
+        written = Image.open(tmp_path / f"{language}-{name}.png")
+        assert _differs(written, Image.open(REFERENCE / f"{language}-{name}.png")) is None
+
+
+def test_the_screens_command_scales_for_the_docs(tmp_path: Path) -> None:
+    assert main(["screens", "--out", str(tmp_path), "--scale", "3"]) == 0
+    assert Image.open(tmp_path / "es-menu.png").size == (384, 192)
+
+
+def test_accented_letters_have_their_own_glyphs() -> None:
+    def drawn(text: str) -> Image.Image:
+        image = Image.new("1", (60, 13))
+        put(ImageDraw.Draw(image), (0, 0), text, "bold", 60)
+        return image
+
+    for plain, accented in (("Ano", "Año"), ("6o", "6º"), ("vacia", "vacía"), ("!", "¡")):
+        assert ImageChops.difference(_lit(drawn(plain)), _lit(drawn(accented))).getbbox() is not None, accented
+
+
+def test_a_text_too_wide_for_its_box_is_refused() -> None:
+    image = Image.new("1", (128, 64))
+    menu = MenuView("Menú", ("Jugadores: ocho jugadores en la mesa",), 0, "")
+    with pytest.raises(TextOverflow, match="ocho jugadores en la mesa"):
+        draw_menu(ImageDraw.Draw(image), menu)
+    long_message = Message(MessageKind.ILLEGAL, "Jugada ilegal", " ".join(["Retira la carta de la mesa"] * 4))
+    with pytest.raises(TextOverflow, match=r"needs 7[0-9] px"):
+        draw_message(ImageDraw.Draw(image), long_message)
+    with pytest.raises(TextOverflow, match="wider than the screen"):
+        draw_message(ImageDraw.Draw(image), Message(MessageKind.INFO, "Desconexiónsúbitadelmultiplexor"))
+
+
+def test_long_player_names_are_shortened_not_spilled() -> None:
+    seats = tuple(Seat(f"Maximiliano{i}", 10, 49) for i in range(8))
+    image = Image.new("1", (128, 64))
+    draw_seises(ImageDraw.Draw(image), SeisesView(seats=seats, turn=7, mano=0, pot=50, reserve=0, owed=99))
+    assert image.getbbox() is not None
+
+
+def test_a_seises_view_without_seats_is_refused() -> None:
+    with pytest.raises(ValueError, match="4 to 8 seats"):
+        draw_seises(ImageDraw.Draw(Image.new("1", (128, 64))), SeisesView((), 0, 0, 0, 50))
+
+
+def test_a_frame_is_sent_only_when_the_view_changes(screen: Screen, bus: FakeI2CBus) -> None:
+    views = example_views("es")
+    start = bus.frames
+    assert screen.show(views["sexto-set"], now=0.0) is True
+    assert screen.show(example_views("es")["sexto-set"], now=1.0) is False
+    assert screen.show(views["menu"], now=2.0) is True
+    assert bus.frames == start + 2
+
+
+def test_the_screen_dims_when_idle_and_wakes_on_an_event(screen: Screen, bus: FakeI2CBus) -> None:
+    screen.show(TableView(), now=100.0)
+    bright = bus.contrast
+    screen.tick(159.9)
+    assert bus.contrast == bright and not screen.dimmed
+    screen.tick(160.0)
+    assert bus.contrast < bright and screen.dimmed
+    screen.wake(170.0)
+    assert bus.contrast == bright
+    screen.tick(229.0)
+    assert not screen.dimmed
+    screen.tick(230.0)
+    assert screen.dimmed
+    screen.show(example_views("es")["menu"], now=231.0)
+    assert bus.contrast == bright and not screen.dimmed
+
+
+def test_the_panel_is_switched_on_by_the_driver(bus: FakeI2CBus) -> None:
+    make_device([], bus=bus)
+    assert bus.display_on and bus.frames == 1  # luma clears the panel once at start-up
+
+
+def test_device_options_use_lumas_names_as_a_list_or_a_mapping() -> None:
+    bus = FakeI2CBus(address=0x3D)
+    device = make_device({"display": "ssd1306", "i2c_address": "0x3D", "rotate": 2}, bus=bus)
+    assert (device.width, device.height, device.rotate) == (128, 64, 2)
+    with pytest.raises(luma.core.error.DeviceNotFoundError, match="0x3C"):
+        make_device(["--display", "ssd1306"], bus=bus)
+
+
+def test_bad_device_options_say_what_to_use() -> None:
+    with pytest.raises(ValueError, match="no option '--colour'"):
+        make_device(["--colour", "red"], bus=FakeI2CBus())
+    with pytest.raises(ValueError, match="invalid choice: 'sdd1306'"):
+        make_device(["--display", "sdd1306"], bus=FakeI2CBus())
+    with pytest.raises(ValueError, match="i2c interface"):
+        make_device(["--interface", "spi"], bus=FakeI2CBus())
+
+
+def test_a_display_smaller_than_the_screens_is_refused() -> None:
+    with pytest.raises(ValueError, match=r"128x64.*128x32"):
+        Screen(make_device(["--height", "32"], bus=FakeI2CBus()))
+
+
+def test_a_frame_reads_in_a_terminal_two_pixels_per_character_each_way() -> None:
+    image = Image.new("1", (128, 64))
+    image.putpixel((0, 0), 1)
+    image.putpixel((3, 0), 1)
+    image.putpixel((126, 62), 1)
+    image.putpixel((127, 63), 1)
+    lines = frame_to_text(image).split("\n")
+    assert len(lines) == 32 and {len(line) for line in lines} == {64}
+    assert lines[0][:2] == "▘▝" and lines[-1][-1] == "▚" and set(lines[10]) == {" "}
