@@ -1,0 +1,227 @@
+"""One test per 6º SET behaviour of docs/RULES.md (section numbers are the rule sheet's)."""
+
+from __future__ import annotations
+
+import random
+from pathlib import Path
+
+import pytest
+
+from companion.decks import load_deck
+from companion.rules import IllegalPlay, Pass, Pay, Play, Reason, SetupError, SextoSet
+from companion.rules.robots import SextoSetTable
+
+
+def place(game: SextoSet, *moves: str) -> None:
+    """Push placements written ``"M1R N01"`` (line, card), or ``"pass"``."""
+    for move in moves:
+        if move == "pass":
+            game.push(Pass())
+        else:
+            line, card = move.split()
+            game.push(Play(card, line))
+
+
+def refused(game: SextoSet, move: str) -> Reason:
+    line, card = move.split()
+    with pytest.raises(IllegalPlay) as info:
+        game.push(Play(card, line))
+    return info.value.reason
+
+
+def card_with(ends: tuple[str, str]) -> str:
+    """The id of the squadratik normal card with these ends (either order)."""
+    for card in load_deck("squadratik"):
+        if card.ends in (ends, (ends[1], ends[0])):
+            return card.id
+    raise LookupError(ends)
+
+
+R12, R23, R22, R11 = card_with(("1R", "2R")), card_with(("2R", "3R")), card_with(("2R", "2R")), card_with(("1R", "1R"))
+B13, B34 = card_with(("1B", "3B")), card_with(("3B", "4B"))
+BLANK_R1, BLANK_R2, BLANK_B1 = card_with(("0", "1R")), card_with(("0", "2R")), card_with(("0", "1B"))
+BLANK_BLANK = card_with(("0", "0"))
+
+
+# set-up (§1-4, "Cartas que se eliminan") -----------------------------------------------------------------------
+
+
+def test_the_central_card_and_five_empties_leave_the_game() -> None:
+    game = SextoSet()
+    deck = game.deck
+    empties = sum(1 for c in deck if c.kind == "empty")
+    normals = sum(1 for c in deck if c.kind == "normal")
+    assert game.empty_allowance == empties - 5
+    assert game.in_play == normals + empties - 5
+    assert game.draw_pile == game.in_play - 16
+
+
+def test_eight_lines_each_open_on_its_master_card() -> None:
+    game = SextoSet()
+    assert game.masters == ("M1R", "M2R", "M3R", "M4R", "M1B", "M2B", "M3B", "M4B")
+    assert {m: sorted(e) for m, e in game.open_ends.items()} == {m: [m[1:]] for m in game.masters}
+
+
+def test_a_deck_without_eight_masters_is_refused(tmp_path: Path) -> None:
+    path = tmp_path / "small.toml"
+    path.write_text('name = "small"\n[[cards]]\nid = "M1R"\nkind = "master"\ndots = 1\ncolor = "red"\n')
+    with pytest.raises(SetupError, match="8 master cards"):
+        SextoSet(deck=load_deck(path))
+
+
+# turns and the draw pile (§3, §7) --------------------------------------------------------------------------------
+
+
+def test_pairs_alternate_a_first_and_the_pile_shrinks_per_placement() -> None:
+    game = SextoSet()
+    pile = game.draw_pile
+    assert game.turn == "A"
+    place(game, f"M1R {R12}")
+    assert (game.turn, game.draw_pile) == ("B", pile - 1)
+    place(game, f"M2R {R23}")
+    assert (game.turn, game.draw_pile) == ("A", pile - 2)
+
+
+# linking (§5, §8, §9) ------------------------------------------------------------------------------------------
+
+
+def test_a_card_links_by_dots_and_colour() -> None:
+    game = SextoSet()
+    assert refused(game, f"M1R {R23}") is Reason.NO_LINK  # 2R|3R has no 1R end
+    assert refused(game, f"M1B {R12}") is Reason.NO_LINK  # right dots, wrong colour
+    place(game, f"M1R {R12}")
+    assert sorted(game.open_ends["M1R"]) == ["2R"]
+
+
+def test_a_blank_end_links_only_to_blank_and_is_the_way_to_change_colour() -> None:
+    game = SextoSet(options={"first_turn_on_master": "false"})
+    place(game, f"M1R {BLANK_R1}")  # 0|1R on 1R: the blank end is open
+    assert sorted(game.open_ends["M1R"]) == ["0"]
+    assert refused(game, f"M1R {B13}") is Reason.NO_LINK
+    place(game, f"M1R {BLANK_B1}")  # 0|1B on the blank: the line is black now
+    assert sorted(game.open_ends["M1R"]) == ["1B"]
+    place(game, f"M1R {B13}")
+    assert sorted(game.open_ends["M1R"]) == ["3B"]
+
+
+def test_an_empty_card_links_to_anything_and_anything_links_to_it() -> None:
+    game = SextoSet(options={"first_turn_on_master": "false"})
+    place(game, "M3B V1")
+    assert sorted(game.open_ends["M3B"]) == ["*"]
+    place(game, f"M3B {R23}")  # laid either way round after an empty card
+    assert sorted(game.open_ends["M3B"]) == ["2R", "3R"]
+
+
+def test_a_card_laid_either_way_keeps_both_open_ends_until_a_later_card_settles_it() -> None:
+    game = SextoSet(options={"first_turn_on_master": "false"})
+    place(game, f"M1R {BLANK_R1}", f"M1R {BLANK_BLANK}")  # open: blank
+    place(game, f"M1R {BLANK_R2}")  # 0|2R touching blank: open 2R; 2R cannot touch blank
+    assert sorted(game.open_ends["M1R"]) == ["2R"]
+    game2 = SextoSet(options={"first_turn_on_master": "false"})
+    place(game2, "M2R V1", f"M2R {BLANK_R2}")  # after an empty card: 0 or 2R may be open
+    assert sorted(game2.open_ends["M2R"]) == ["0", "2R"]
+    place(game2, f"M2R {R22}")  # only the 2R end fits 2R|2R: the 0|2R card was laid blank side first
+    assert sorted(game2.open_ends["M2R"]) == ["2R"]
+    game2.pop()
+    place(game2, f"M2R {BLANK_BLANK}")  # or it was laid 2R side first
+    assert sorted(game2.open_ends["M2R"]) == ["0"]
+
+
+# first turn of each pair (§6) -------------------------------------------------------------------------------
+
+
+def test_each_pairs_first_card_goes_on_a_master_card() -> None:
+    game = SextoSet()
+    place(game, f"M1R {R12}")
+    assert refused(game, f"M1R {R22}") is Reason.FIRST_ON_MASTER
+    place(game, f"M2R {R22}")
+    place(game, f"M1R {R23}")  # from then on, any line
+    assert game.lines["M1R"] == [(R12, "A"), (R23, "A")]
+
+
+# refusals --------------------------------------------------------------------------------------------------
+
+
+def test_masters_central_tabled_unknown_and_extra_empties_are_refused_with_their_reason() -> None:
+    game = SextoSet(options={"first_turn_on_master": "false"})
+    assert refused(game, "M1R M2R") is Reason.MASTER_CARD
+    assert refused(game, "M1R CENTRAL") is Reason.CENTRAL_CARD
+    assert refused(game, "M9X V1") is Reason.UNKNOWN_LINE
+    assert refused(game, "M1R 6O") is Reason.UNKNOWN_CARD
+    place(game, f"M1R {R12}")
+    assert refused(game, f"M2R {R12}") is Reason.ON_TABLE
+    place(game, "M2R V1", "M3R V2")
+    assert refused(game, "M4R V3") is Reason.NO_EMPTY_LEFT
+    with pytest.raises(IllegalPlay) as info:
+        game.push(Pay())
+    assert info.value.reason is Reason.WRONG_ACTION
+
+
+def test_refusals_say_what_to_do_in_both_languages() -> None:
+    game = SextoSet()
+    with pytest.raises(IllegalPlay) as info:
+        game.push(Play(R23, "M1R"))
+    assert "no enlaza con el extremo abierto 1R de la línea M1R" in info.value.sentence("es")
+    assert "does not link with the open end 1R on line M1R" in info.value.sentence("en")
+    assert "pass" in info.value.sentence("en")
+
+
+# winning (§10-13) ----------------------------------------------------------------------------------------------
+
+
+def test_each_line_is_led_by_more_cards_then_more_points_else_nobody() -> None:
+    game = SextoSet(options={"first_turn_on_master": "false"})
+    place(game, f"M1R {R12}", f"M1B {B13}")
+    assert (game.leader("M1R"), game.leader("M1B"), game.leader("M2R")) == ("A", "B", None)
+    place(game, f"M1R {R22}", f"M1R {R23}")  # line M1R: A has 2 cards, B 1
+    assert game.leader("M1R") == "A"
+    place(game, "M2R V1", f"M2R {BLANK_BLANK}")  # one card each; empty 0 points vs 0|0's points
+    assert game.deck[BLANK_BLANK].points > 0
+    assert game.leader("M2R") == "B"
+
+
+def test_a_tie_on_cards_and_points_leaves_the_master_unwon() -> None:
+    game = SextoSet(options={"first_turn_on_master": "false"})
+    place(game, "M4B V1", "M4B V2")
+    assert game.leader("M4B") is None
+    assert game.masters_won() == {"A": 0, "B": 0}
+
+
+def test_a_pair_that_cannot_link_passes_and_loses_the_set() -> None:
+    game = SextoSet()
+    place(game, f"M1R {R12}", "pass")
+    assert game.result == {"winner": "A", "reason": "pass"}
+    assert game.sets_won == {"A": 1, "B": 0}
+    assert game.turn is None
+    outcome = game.outcome()
+    assert outcome is not None and (outcome.termination, outcome.winner) == ("pass", "A")
+    assert game.snapshot()["masters"]["M1R"] == "A"
+    with pytest.raises(IllegalPlay) as info:
+        game.push(Pass())
+    assert info.value.reason is Reason.SET_OVER
+
+
+def test_the_next_set_starts_with_the_first_card_placed_led_by_the_other_pair() -> None:
+    game = SextoSet()
+    place(game, f"M1R {R12}", "pass")
+    place(game, f"M1R {R12}")  # the same card again: a new set has begun
+    assert (game.set_number, game.lines["M1R"], game.turn) == (2, [(R12, "B")], "A")
+    assert game.sets_won == {"A": 1, "B": 0}
+    game.pop()
+    assert (game.set_number, game.result) == (1, {"winner": "A", "reason": "pass"})
+
+
+def test_the_set_ends_when_every_card_is_placed() -> None:
+    for seed in range(200):
+        game = SextoSet()
+        table = SextoSetTable(game, random.Random(seed))
+        while game.outcome() is None:
+            table.step()
+        if game.result == {"winner": game.result["winner"], "reason": "all_placed"}:
+            break
+    else:
+        pytest.fail("no robot game placed every card")
+    assert len(game.placed) == game.in_play and game.draw_pile == 0
+    won = game.masters_won()
+    expected = None if won["A"] == won["B"] else max(won, key=lambda pair: won[pair])
+    assert game.result["winner"] == expected
