@@ -191,19 +191,9 @@ class SextoSet(Game):
     def legal_actions(self) -> Iterator[Action]:
         if self.result is not None:
             return
-        empty_left = self.empties_played < self.empty_allowance
         for card in self.deck:
-            if card.id in self.placed:
-                continue
-            if card.kind is Kind.NORMAL:
-                assert card.ends is not None
-                first, second = card.ends
-                for line, opens in self.open_ends.items():
-                    if ANY in opens or first in opens or second in opens:
-                        yield Play(card.id, line)
-            elif card.kind is Kind.EMPTY and empty_left:
-                for line in self.masters:
-                    yield Play(card.id, line)
+            for line in self.lines_for(card.id):
+                yield Play(card.id, line)
         yield Pass()
 
     # ---- applying and taking back ---------------------------------------------------------------------
