@@ -1,0 +1,301 @@
+"""The pin map: which GPIO each button, LED and reader of the table is wired to.
+
+``hardware/pinmap.toml`` is the one place the wiring is written down: the daemon's default config loads it, and
+the wiring diagrams are drawn from it. A wrong pin is refused when the file is loaded, with the key that holds
+it, so a miswired config never reaches the GPIO::
+
+    >>> pinmap = load_pinmap()
+    >>> pinmap.buttons["undo"], sorted(pinmap.zones), pinmap.zones["z1"].reader.spi_device
+    (13, ['z1', 'z2'], 0)
+
+``python -m companion.hardware draw`` redraws the wiring diagrams and play mats of ``hardware/``.
+"""
+
+from __future__ import annotations
+
+import tomllib
+from collections.abc import Iterator, Mapping
+from dataclasses import dataclass
+from pathlib import Path
+
+__all__ = [
+    "BUTTONS",
+    "DEFAULT_PINMAP",
+    "HEADER_GPIOS",
+    "RESERVED",
+    "HubPins",
+    "PinMap",
+    "PinMapError",
+    "ReaderPins",
+    "ZonePins",
+    "load_pinmap",
+    "parse_pinmap",
+]
+
+DEFAULT_PINMAP = Path(__file__).resolve().parent.parent / "hardware" / "pinmap.toml"
+BUTTONS = ("confirm", "pass", "undo")
+
+# The GPIOs on the 40-pin header of every Pi from the Zero to the 5.
+HEADER_GPIOS = range(28)
+# GPIOs that belong to a bus the table uses, and why.
+RESERVED: dict[int, str] = {
+    0: "ID_SD, the HAT EEPROM's I2C bus",
+    1: "ID_SC, the HAT EEPROM's I2C bus",
+    2: "SDA of I2C1, the OLED's bus",
+    3: "SCL of I2C1, the OLED's bus",
+    7: "CE1 of SPI0, the second reader's chip select",
+    8: "CE0 of SPI0, the first reader's chip select",
+    9: "MISO of SPI0, the readers' bus",
+    10: "MOSI of SPI0, the readers' bus",
+    11: "SCLK of SPI0, the readers' bus",
+}
+# SPI1, reserved only when a reader uses it (spi_port = 1); its chip selects are CE0..CE2.
+SPI1: dict[int, str] = {
+    18: "CE0 of SPI1",
+    17: "CE1 of SPI1",
+    16: "CE2 of SPI1",
+    19: "MISO of SPI1",
+    20: "MOSI of SPI1",
+    21: "SCLK of SPI1",
+}
+# Chip selects per SPI port: spi_device N uses CE<N>.
+_CHIP_SELECTS = {0: 2, 1: 3}
+# The Pico's usable GP numbers (GP23-25 drive its regulator, VBUS sense and LED).
+PICO_GPS = (*range(23), 26, 27, 28)
+
+
+class PinMapError(ValueError):
+    """A pin map that cannot be wired: the message names the file, the key and what to do."""
+
+
+@dataclass(frozen=True, slots=True)
+class ReaderPins:
+    """An MFRC522 on the Pi's SPI: ``spi_port``/``spi_device`` pick the bus and its CE line; ``reset`` is a GPIO."""
+
+    spi_port: int
+    spi_device: int
+    reset: int
+
+
+@dataclass(frozen=True, slots=True)
+class ZonePins:
+    """One reader zone of the Pi-alone build: its LED (a red/green pair, or RGB when ``blue`` is set), reader."""
+
+    label: str
+    red: int
+    green: int
+    blue: int | None
+    reader: ReaderPins | None
+
+
+@dataclass(frozen=True, slots=True)
+class HubPins:
+    """The Pico hub: its serial port on the Pi, its zones, and its own GP pins (for the wiring diagram)."""
+
+    serial: str
+    zones: tuple[str, ...]
+    sck: int
+    mosi: int
+    miso: int
+    chip_selects: tuple[int, ...]
+    reset: int
+    led_data: int
+
+
+@dataclass(frozen=True, slots=True)
+class PinMap:
+    source: str
+    oled: Mapping[str, str | int]  # luma.core.cmdline options, e.g. {"display": "ssd1306", "i2c_port": 1}
+    buttons: Mapping[str, int]  # confirm, pass, undo
+    status_led: int
+    zones: Mapping[str, ZonePins]
+    hub: HubPins | None
+
+    def gpios(self) -> Iterator[tuple[str, int]]:
+        """Every Pi GPIO of the map with the key that holds it, e.g. ``("zones.z1.red", 17)``."""
+        for name, pin in self.buttons.items():
+            yield f"buttons.{name}", pin
+        yield "status_led.pin", self.status_led
+        for zone, pins in self.zones.items():
+            for colour in ("red", "green", "blue"):
+                value = getattr(pins, colour)
+                if value is not None:
+                    yield f"zones.{zone}.{colour}", value
+            if pins.reader is not None:
+                yield f"zones.{zone}.reader.reset", pins.reader.reset
+
+    def oled_options(self) -> list[str]:
+        """The OLED's options as luma's command line takes them (for ``companion.ui.screen.make_device``)."""
+        words: list[str] = []
+        for key, value in self.oled.items():
+            words += [f"--{key.replace('_', '-')}", str(value)]
+        return words
+
+
+def load_pinmap(path: str | Path | None = None) -> PinMap:
+    """Load and check a pin map; without a path, the one in the project's ``hardware/`` folder."""
+    path = Path(path) if path is not None else DEFAULT_PINMAP
+    try:
+        text = path.read_text("utf-8")
+    except OSError as exc:
+        raise PinMapError(f"{path}: cannot read the pin map ({exc.strerror}); give the path of a pinmap.toml") from None
+    return parse_pinmap(text, str(path))
+
+
+def parse_pinmap(text: str, source: str) -> PinMap:
+    """Check and build a pin map from TOML text; ``source`` names it in error messages."""
+    try:
+        data = tomllib.loads(text)
+    except tomllib.TOMLDecodeError as exc:
+        raise PinMapError(f"{source}: not valid TOML ({exc})") from None
+    reader = _Reader(data, source)
+    oled = reader.table("oled")
+    buttons = reader.table("buttons")
+    button_pins = {name: reader.whole(buttons, f"buttons.{name}") for name in BUTTONS}
+    extra = sorted(set(buttons) - set(BUTTONS))
+    if extra:
+        raise PinMapError(f"{source}: buttons.{extra[0]}: the buttons are {', '.join(BUTTONS)}; remove this key")
+    status = reader.whole(reader.table("status_led"), "status_led.pin")
+    zones = {name: reader.zone(name) for name in reader.table("zones")}
+    if not zones:
+        raise PinMapError(f"{source}: zones: no zone; add a [zones.z1] table with its red and green pins")
+    pinmap = PinMap(
+        source=source,
+        oled=reader.options(oled, "oled"),
+        buttons=button_pins,
+        status_led=status,
+        zones=zones,
+        hub=reader.hub() if "hub" in data else None,
+    )
+    _check_pins(pinmap)
+    return pinmap
+
+
+def _check_pins(pinmap: PinMap) -> None:
+    reserved = dict(RESERVED)
+    if any(zone.reader and zone.reader.spi_port == 1 for zone in pinmap.zones.values()):
+        reserved |= SPI1
+    used: dict[int, str] = {}
+    for key, pin in pinmap.gpios():
+        if pin not in HEADER_GPIOS:
+            raise PinMapError(
+                f"{pinmap.source}: {key} = {pin}: the Pi's header has GPIO0 to GPIO27 only; pick a GPIO in that range"
+            )
+        if pin in reserved:
+            raise PinMapError(
+                f"{pinmap.source}: {key} = {pin}: GPIO{pin} is {reserved[pin]}; pick a free GPIO "
+                f"(free now: {', '.join(map(str, _free(pinmap, reserved)))})"
+            )
+        if pin in used:
+            raise PinMapError(
+                f"{pinmap.source}: {key} = {pin}: GPIO{pin} is already {used[pin]}; give each part its own GPIO"
+            )
+        used[pin] = key
+    chip_selects: dict[tuple[int, int], str] = {}
+    for name, zone in pinmap.zones.items():
+        if zone.reader is None:
+            continue
+        where = (zone.reader.spi_port, zone.reader.spi_device)
+        if where in chip_selects:
+            raise PinMapError(
+                f"{pinmap.source}: zones.{name}.reader: SPI{where[0]} CE{where[1]} already serves "
+                f"zones.{chip_selects[where]}; give each reader its own spi_device"
+            )
+        chip_selects[where] = name
+
+
+def _free(pinmap: PinMap, reserved: Mapping[int, str]) -> list[int]:
+    taken = {pin for _, pin in pinmap.gpios()} | set(reserved)
+    return [pin for pin in HEADER_GPIOS if pin not in taken]
+
+
+class _Reader:
+    """Typed access to the TOML data; every error names the file and the key."""
+
+    def __init__(self, data: Mapping[str, object], source: str) -> None:
+        self.data, self.source = data, source
+
+    def fail(self, key: str, problem: str) -> PinMapError:
+        return PinMapError(f"{self.source}: {key}: {problem}")
+
+    def table(self, key: str, parent: Mapping[str, object] | None = None) -> Mapping[str, object]:
+        value = (self.data if parent is None else parent).get(key.rsplit(".", 1)[-1])
+        if not isinstance(value, dict):
+            raise self.fail(key, "missing or not a table; see hardware/pinmap.toml for the layout")
+        return value
+
+    def whole(self, table: Mapping[str, object], key: str, value: object = None) -> int:
+        """The whole number at ``key`` of ``table`` (or ``value`` itself, for a list item)."""
+        if value is None:
+            value = table.get(key.rsplit(".", 1)[-1])
+        if isinstance(value, bool) or not isinstance(value, int):
+            raise self.fail(key, f"must be a whole number, not {value!r}")
+        return value
+
+    def options(self, table: Mapping[str, object], key: str) -> dict[str, str | int]:
+        """A table of luma options: each a text or a whole number."""
+        options: dict[str, str | int] = {}
+        for name, value in table.items():
+            if isinstance(value, bool) or not isinstance(value, str | int):
+                raise self.fail(f"{key}.{name}", f"a display option is a text or a number, not {value!r}")
+            options[name] = value
+        return options
+
+    def zone(self, name: str) -> ZonePins:
+        zone = self.table(f"zones.{name}", self.table("zones"))
+        blue = self.whole(zone, f"zones.{name}.blue") if "blue" in zone else None
+        reader = None
+        if "reader" in zone:
+            spec = self.table(f"zones.{name}.reader", zone)
+            port = self.whole(spec, f"zones.{name}.reader.spi_port")
+            device = self.whole(spec, f"zones.{name}.reader.spi_device")
+            if port not in _CHIP_SELECTS or not 0 <= device < _CHIP_SELECTS[port]:
+                raise self.fail(
+                    f"zones.{name}.reader",
+                    f"SPI{port} CE{device} does not exist; use spi_port 0 (spi_device 0 or 1) or 1 (0 to 2)",
+                )
+            reader = ReaderPins(port, device, self.whole(spec, f"zones.{name}.reader.reset"))
+        label = zone.get("label", name)
+        return ZonePins(
+            label=str(label),
+            red=self.whole(zone, f"zones.{name}.red"),
+            green=self.whole(zone, f"zones.{name}.green"),
+            blue=blue,
+            reader=reader,
+        )
+
+    def hub(self) -> HubPins:
+        hub = self.table("hub")
+        zones = hub.get("zones")
+        if not isinstance(zones, list) or not zones or not all(isinstance(zone, str) for zone in zones):
+            raise self.fail("hub.zones", 'must list the hub\'s zone names, e.g. ["z1", "z2"]')
+        spi = self.table("hub.spi", hub)
+        selects = hub.get("chip_selects")
+        if not isinstance(selects, list) or len(selects) != len(zones):
+            raise self.fail("hub.chip_selects", f"must give one Pico GP pin per zone ({len(zones)})")
+        pins = HubPins(
+            serial=str(hub.get("serial", "/dev/ttyACM0")),
+            zones=tuple(zones),
+            sck=self.whole(spi, "hub.spi.sck"),
+            mosi=self.whole(spi, "hub.spi.mosi"),
+            miso=self.whole(spi, "hub.spi.miso"),
+            chip_selects=tuple(self.whole(hub, f"hub.chip_selects[{i}]", cs) for i, cs in enumerate(selects)),
+            reset=self.whole(hub, "hub.reset"),
+            led_data=self.whole(hub, "hub.led_data"),
+        )
+        seen: dict[int, str] = {}
+        for key, gp in hub_pins(pins):
+            if gp not in PICO_GPS:
+                raise self.fail(key, f"GP{gp} is not a free Pico pin; use GP0-GP22 or GP26-GP28")
+            if gp in seen:
+                raise self.fail(key, f"GP{gp} is already {seen[gp]}; give each line its own Pico pin")
+            seen[gp] = key
+        return pins
+
+
+def hub_pins(hub: HubPins) -> Iterator[tuple[str, int]]:
+    """Every Pico pin of the hub with its key, e.g. ``("hub.chip_selects[0]", 0)``."""
+    yield from (("hub.spi.sck", hub.sck), ("hub.spi.mosi", hub.mosi), ("hub.spi.miso", hub.miso))
+    for index, gp in enumerate(hub.chip_selects):
+        yield f"hub.chip_selects[{index}]", gp
+    yield from (("hub.reset", hub.reset), ("hub.led_data", hub.led_data))

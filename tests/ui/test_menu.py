@@ -1,0 +1,110 @@
+"""The menu: presses in, choices out; every state it can reach fits the screen in both languages."""
+
+from __future__ import annotations
+
+import pytest
+from PIL import Image, ImageDraw
+
+from companion.ui.buttons import Press
+from companion.ui.menu import GAMES, Choice, Menu, Settings, decks_for, players_for
+from companion.ui.screens import draw_menu
+
+
+def press(menu: Menu, *buttons: str) -> list[Choice | None]:
+    return [menu.press(Press(button, "short", 0.0)) for button in buttons]
+
+
+def test_the_first_level_lists_the_settings_with_their_values() -> None:
+    view = Menu(Settings()).view()
+    assert view.title == "Menú" and view.selected == 0
+    assert view.items == (
+        "Juego: Seises",
+        "Jugadores: 4",
+        "Baraja: Española 40",
+        "Idioma: Español",
+        "Nueva partida",
+        "Cerrar",
+    )
+
+
+def test_pass_moves_down_and_wraps_round() -> None:
+    menu = Menu(Settings())
+    press(menu, *["pass"] * 5)
+    assert menu.view().selected == 5
+    press(menu, "pass")
+    assert menu.view().selected == 0
+
+
+def test_picking_a_value_returns_it_and_goes_back_to_the_settings() -> None:
+    menu = Menu(Settings())
+    assert press(menu, "pass", "pass", "confirm") == [None, None, None]
+    assert menu.view().title == "Baraja" and menu.view().items == ("Española 40", "Española 48")
+    assert press(menu, "pass", "confirm") == [None, Choice("deck", "spanish-48")]
+    assert menu.settings == Settings(deck="spanish-48")
+    assert menu.view().selected == 2 and menu.view().items[2] == "Baraja: Española 48"
+
+
+def test_only_player_counts_that_deal_the_whole_deck_are_offered() -> None:
+    assert players_for("seises", "spanish-40") == (4, 5, 8)
+    assert players_for("seises", "spanish-48") == (4, 6, 8)
+    assert players_for("sexto-set", "squadratik") == (4,)
+    menu = Menu(Settings(players=8))
+    press(menu, "pass", "confirm")
+    assert menu.view().items == ("4", "5", "8") and menu.view().selected == 2
+
+
+def test_changing_the_game_moves_deck_and_players_to_playable_values() -> None:
+    menu = Menu(Settings(players=5))
+    assert press(menu, "confirm", "pass", "confirm")[-1] == Choice("game", "sexto-set")
+    assert menu.settings == Settings(game="sexto-set", players=4, deck="squadratik")
+    press(menu, "confirm", "pass", "confirm")
+    assert menu.settings == Settings(game="seises", players=4, deck="spanish-40")
+
+
+def test_the_language_changes_the_menu_at_once() -> None:
+    menu = Menu(Settings())
+    assert press(menu, "pass", "pass", "pass", "confirm", "pass", "confirm")[-1] == Choice("language", "en")
+    assert menu.view().title == "Menu" and menu.view().items[3] == "Language: English"
+
+
+def test_undo_goes_back_then_closes_and_a_long_undo_closes_from_anywhere() -> None:
+    menu = Menu(Settings())
+    assert press(menu, "pass", "confirm", "undo") == [None, None, None]
+    assert menu.view().title == "Menú" and menu.view().selected == 1
+    assert press(menu, "undo") == [Choice("close")]
+    press(menu, "confirm")
+    assert menu.press(Press("undo", "long", 0.0)) == Choice("close")
+    assert menu.view().title == "Menú" and menu.press(Press("confirm", "long", 0.0)) is None
+
+
+def test_new_game_and_close_are_actions() -> None:
+    menu = Menu(Settings())
+    assert press(menu, *["pass"] * 4, "confirm") == [None] * 4 + [Choice("new_game")]
+    assert press(menu, "pass", "confirm") == [None, Choice("close")]
+
+
+def test_settings_that_cannot_be_played_are_refused_with_the_choices() -> None:
+    with pytest.raises(ValueError, match="6 players cannot play seises with spanish-40: use 4, 5, 8"):
+        Settings(players=6)
+    with pytest.raises(ValueError, match="use squadratik"):
+        Settings(game="sexto-set", deck="spanish-40")
+    with pytest.raises(ValueError, match="choose seises or sexto-set"):
+        Settings(game="poker")
+
+
+@pytest.mark.parametrize("language", ["es", "en"])
+def test_every_menu_screen_fits(language: str) -> None:
+    draw = ImageDraw.Draw(Image.new("1", (128, 64)))
+    for game in GAMES:
+        for deck in decks_for(game):
+            for players in players_for(game, deck):
+                menu = Menu(Settings(game, players, deck, language))  # type: ignore[arg-type]
+                for line in range(6):
+                    draw_menu(draw, menu.view())
+                    if line < 4:
+                        press(menu, "confirm")
+                        for _ in range(len(menu.view().items)):
+                            draw_menu(draw, menu.view())
+                            press(menu, "pass")
+                        press(menu, "undo")
+                    press(menu, "pass")
