@@ -13,7 +13,8 @@ $(BIN)/.installed: pyproject.toml
 	touch $@
 
 demo: $(BIN)/.installed
-	$(BIN)/companion play seises companion/games/seises-first-hand.txt
+	$(BIN)/companion play seises --players 4 companion/games/seises.txt
+	$(BIN)/companion play sexto-set companion/games/sexto-set.txt
 
 lint: $(BIN)/.installed
 	$(BIN)/ruff check companion tests bench

@@ -12,12 +12,29 @@ from collections.abc import Sequence
 COMMANDS: tuple[str, ...] = ("companion.commands.play", "companion.commands.screens")
 
 
+class _IntermixedParser(argparse.ArgumentParser):
+    """A subcommand parser that takes options and positionals in any order (``play GAME --json FILE``)."""
+
+    _parsing = False
+
+    def parse_known_args(  # type: ignore[override]
+        self, args: Sequence[str] | None = None, namespace: argparse.Namespace | None = None
+    ) -> tuple[argparse.Namespace, list[str]]:
+        if self._parsing:  # parse_known_intermixed_args calls back here
+            return super().parse_known_args(args, namespace)
+        self._parsing = True
+        try:
+            return self.parse_known_intermixed_args(args, namespace)
+        finally:
+            self._parsing = False
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="companion",
         description="A table companion that referees card games played with NFC-tagged cards.",
     )
-    subparsers = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+    subparsers = parser.add_subparsers(dest="command", required=True, metavar="COMMAND", parser_class=_IntermixedParser)
     for name in COMMANDS:
         importlib.import_module(name).register(subparsers)
     return parser

@@ -1,0 +1,205 @@
+"""Record robot games that show each behaviour the recorded-game test must cover.
+
+Run ``.venv/bin/python tests/games/record.py`` to write ``NAME.txt`` (the transcript, its first line the
+``companion play`` arguments) and ``NAME.json`` (the expected final state) for every game below. Each game is
+the first seed whose transcript shows the behaviour named, checked by a predicate on the replay; the
+expected states are reviewed by hand when they change, and ``test_recorded_games.py`` replays them all.
+"""
+
+from __future__ import annotations
+
+import json
+import random
+import sys
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
+
+from companion.decks import load_deck  # noqa: E402
+from companion.rules import Action, Game, Pay, Play, Seises, SextoSet  # noqa: E402
+from companion.rules.robots import SeisesTable, SextoSetTable  # noqa: E402
+
+HERE = Path(__file__).parent
+History = list[tuple[Action, dict[str, Any], dict[str, Any]]]  # action, state before, state after
+
+
+def seises_game(seed: int, players: int, deck: str, renege: float, options: dict[str, str]) -> tuple[Game, History]:
+    game = Seises(players=players, deck=load_deck(deck), options=options)
+    table = SeisesTable(game, random.Random(seed), renege=renege)
+    history: History = []
+    while game.outcome() is None:
+        before = game.snapshot()
+        action = table.step()
+        history.append((action, before, game.snapshot()))
+    return game, history
+
+
+def sexto_match(seed: int, sets: int, options: dict[str, str]) -> tuple[Game, History]:
+    game = SextoSet(load_deck("squadratik"), options=options)
+    table = SextoSetTable(game, random.Random(seed))
+    history: History = []
+    while game.set_number < sets or game.outcome() is None:
+        before = game.snapshot()
+        action = table.step()
+        history.append((action, before, game.snapshot()))
+    return game, history
+
+
+def after_seven(rank: str) -> Callable[[History], bool]:
+    """A card of ``rank`` was laid on a row whose top was a 7."""
+    return lambda h: any(
+        isinstance(a, Play) and a.card[:-1] == rank and (b["rows"][a.card[-1]] or [0, 0])[1] == 7 for a, b, _ in h
+    )
+
+
+def mano_without_six(h: History) -> bool:
+    return any(isinstance(a, Pay) and b["hand"] > 1 and not any(b["rows"].values()) for a, b, _ in h)
+
+
+def owed(h: History) -> bool:
+    return any(sum(after["owed"]) > 0 for _, _, after in h)
+
+
+def reneged(h: History) -> bool:
+    return bool(h[-1][2]["reneges"])
+
+
+def final_score(check: Callable[[int], bool]) -> Callable[[History], bool]:
+    return lambda h: check(max(h[-1][2]["scores"]))
+
+
+def settled_either_way(h: History) -> bool:
+    """A line showed two possible open ends, and a later card on it left one."""
+    for _, before, after in h:
+        for line, ends in before["open_ends"].items():
+            if len(ends) == 2 and "*" not in ends and len(after["open_ends"][line]) == 1 and after["result"] is None:
+                if len(after["lines"][line]) > len(before["lines"][line]):
+                    return True
+    return False
+
+
+def blank_link(h: History) -> bool:
+    return any(
+        after["open_ends"] != before["open_ends"] and "0" in ends
+        for _, before, after in h
+        for ends in before["open_ends"].values()
+    )
+
+
+def empty_played(h: History) -> bool:
+    return any(isinstance(a, Play) and a.card.startswith("V") for a, _, _ in h)
+
+
+def ended(reason: str) -> Callable[[History], bool]:
+    return lambda h: any(after["result"] and after["result"]["reason"] == reason for _, _, after in h)
+
+
+def master_by_points(tie_on_points: bool) -> Callable[[History], bool]:
+    """At a set's end, a line with equal card counts was decided by points (or left unwon on equal points)."""
+
+    def check(h: History) -> bool:
+        deck = load_deck("squadratik")
+        for _, before, after in h:
+            if after["result"] is None or before["result"] is not None:
+                continue
+            for line, entries in after["lines"].items():
+                counts = {p: sum(1 for e in entries if e["pair"] == p) for p in "AB"}
+                points = {p: sum(deck[e["card"]].points for e in entries if e["pair"] == p) for p in "AB"}
+                if entries and counts["A"] == counts["B"] and (points["A"] == points["B"]) == tie_on_points:
+                    return True
+        return False
+
+    return check
+
+
+SEISES: list[tuple[str, str, dict[str, Any], Callable[[History], bool]]] = [
+    ("seises-40-seven-then-ten", "7 and 10 are neighbours", dict(players=4, deck="spanish-40"), after_seven("10")),
+    ("seises-48-six-players", "the 48-card deck, 6 players", dict(players=6, deck="spanish-48"), after_seven("8")),
+    ("seises-5-players", "5 players, 8 cards each", dict(players=5, deck="spanish-40"), mano_without_six),
+    ("seises-8-players", "8 players, 5 cards each", dict(players=8, deck="spanish-40"), lambda h: True),
+    ("seises-mano-without-six", "a mano without a six pays", dict(players=4, deck="spanish-40"), mano_without_six),
+    (
+        "seises-reserve-exhausted",
+        "the reserve runs out: the pot is capped, chips owed",
+        dict(players=8, deck="spanish-40", renege=0.97),
+        owed,
+    ),
+    ("seises-renege-flag", "a renuncio, flagged", dict(players=4, deck="spanish-40", renege=0.2), reneged),
+    (
+        "seises-renege-chip",
+        "a renuncio, with a penalty chip",
+        dict(players=4, deck="spanish-40", renege=0.2, options={"renege_penalty": "chip"}),
+        reneged,
+    ),
+    (
+        "seises-won-at-exactly-50",
+        "the game is won at exactly 50",
+        dict(players=4, deck="spanish-40"),
+        final_score(lambda s: s == 50),
+    ),
+    (
+        "seises-won-above-50",
+        "the game is won above 50",
+        dict(players=4, deck="spanish-40"),
+        final_score(lambda s: s > 55),
+    ),
+]
+
+SEXTO: list[tuple[str, str, dict[str, Any], Callable[[History], bool]]] = [
+    ("sexto-set-empty-cards", "empty cards link both ways", dict(sets=1), empty_played),
+    ("sexto-set-blank-links", "blank ends link to blank", dict(sets=1), blank_link),
+    ("sexto-set-either-way-settled", "a card laid either way round, then settled", dict(sets=1), settled_either_way),
+    ("sexto-set-pass", "a pair that cannot link passes and loses", dict(sets=1), ended("pass")),
+    ("sexto-set-tie-broken-by-points", "a line tied on cards goes by points", dict(sets=1), master_by_points(False)),
+    ("sexto-set-tie-on-points", "a line tied on cards and points stays unwon", dict(sets=1), master_by_points(True)),
+    ("sexto-set-all-placed", "every card placed ends the set", dict(sets=1), ended("all_placed")),
+    ("sexto-set-match-of-three", "three sets: sets won are counted", dict(sets=3), lambda h: True),
+    (
+        "sexto-set-free-first-turn",
+        "option first_turn_on_master=false",
+        dict(sets=1, options={"first_turn_on_master": "false"}),
+        ended("all_placed"),
+    ),
+    ("sexto-set-match-of-five", "five sets", dict(sets=5), lambda h: True),
+]
+
+
+def write(name: str, about: str, args: list[str], game: Game, history: History) -> None:
+    lines = [f"# {' '.join(args)}", f"# {about}"] + [str(action) for action, _, _ in history]
+    (HERE / f"{name}.txt").write_text("\n".join(lines) + "\n", encoding="utf-8")
+    (HERE / f"{name}.json").write_text(json.dumps(game.snapshot(), indent=1, ensure_ascii=False) + "\n")
+
+
+def main() -> None:
+    # each game searches its own seeds, so that no two recorded games are the same game
+    for index, (name, about, params, wanted) in enumerate(SEISES):
+        params = dict(params)
+        options = params.pop("options", {})
+        renege = params.pop("renege", 0.0)
+        for seed in range(index * 1000, index * 1000 + 2000):
+            game, history = seises_game(seed, params["players"], params["deck"], renege, options)
+            if wanted(history):
+                break
+        else:
+            raise SystemExit(f"no seed shows {name}")
+        args = ["seises", "--players", str(params["players"]), "--deck", params["deck"]]
+        args += [word for k, v in options.items() for word in ("--option", f"{k}={v}")]
+        write(name, f"{about} (seed {seed})", args, game, history)
+        print(name, seed, len(history))
+    for index, (name, about, params, wanted) in enumerate(SEXTO):
+        options = params.get("options", {})
+        for seed in range(index * 1000, index * 1000 + 5000):
+            game, history = sexto_match(seed, params["sets"], options)
+            if wanted(history):
+                break
+        else:
+            raise SystemExit(f"no seed shows {name}")
+        args = ["sexto-set"] + [word for k, v in options.items() for word in ("--option", f"{k}={v}")]
+        write(name, f"{about} (seed {seed})", args, game, history)
+        print(name, seed, len(history))
+
+
+if __name__ == "__main__":
+    main()
