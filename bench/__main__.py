@@ -3,7 +3,7 @@
 import importlib
 import sys
 
-BENCHES: tuple[str, ...] = ()
+BENCHES: tuple[str, ...] = ("rules",)
 
 
 def main() -> int:
