@@ -63,13 +63,9 @@ BAD_CARDS = [
 
 
 @pytest.mark.parametrize(("body", "expected"), BAD_CARDS)
-def test_a_malformed_card_is_refused_naming_file_card_and_field(
-    tmp_path: Path, body: str, expected: str
-) -> None:
+def test_a_malformed_card_is_refused_naming_file_card_and_field(tmp_path: Path, body: str, expected: str) -> None:
     path = tmp_path / "bad.toml"
-    path.write_text(
-        f'name = "bad"\n[[cards]]\nid = "OK"\nkind = "empty"\n[[cards]]\n{body}\n', encoding="utf-8"
-    )
+    path.write_text(f'name = "bad"\n[[cards]]\nid = "OK"\nkind = "empty"\n[[cards]]\n{body}\n', encoding="utf-8")
     with pytest.raises(DeckError) as info:
         load_deck(path)
     message = str(info.value)
