@@ -22,6 +22,7 @@ __all__ = [
     "BUTTONS",
     "DEFAULT_PINMAP",
     "HEADER_GPIOS",
+    "HEADER_PINS",
     "RESERVED",
     "HubPins",
     "PinMap",
@@ -35,8 +36,38 @@ __all__ = [
 DEFAULT_PINMAP = Path(__file__).resolve().parent.parent / "hardware" / "pinmap.toml"
 BUTTONS = ("confirm", "pass", "undo")
 
-# The GPIOs on the 40-pin header of every Pi from the Zero to the 5.
+# The GPIOs on the 40-pin header of every Pi from the Zero to the 5, and the header pin each is on.
 HEADER_GPIOS = range(28)
+HEADER_PINS: dict[int, int] = {
+    0: 27,
+    1: 28,
+    2: 3,
+    3: 5,
+    4: 7,
+    5: 29,
+    6: 31,
+    7: 26,
+    8: 24,
+    9: 21,
+    10: 19,
+    11: 23,
+    12: 32,
+    13: 33,
+    14: 8,
+    15: 10,
+    16: 36,
+    17: 11,
+    18: 12,
+    19: 35,
+    20: 38,
+    21: 40,
+    22: 15,
+    23: 16,
+    24: 18,
+    25: 22,
+    26: 37,
+    27: 13,
+}
 # GPIOs that belong to a bus the table uses, and why.
 RESERVED: dict[int, str] = {
     0: "ID_SD, the HAT EEPROM's I2C bus",
@@ -299,3 +330,23 @@ def hub_pins(hub: HubPins) -> Iterator[tuple[str, int]]:
     for index, gp in enumerate(hub.chip_selects):
         yield f"hub.chip_selects[{index}]", gp
     yield from (("hub.reset", hub.reset), ("hub.led_data", hub.led_data))
+
+
+def main(argv: list[str] | None = None) -> int:
+    """``python -m companion.hardware draw [PINMAP]``: redraw the wiring diagrams and play mats of hardware/."""
+    import sys
+
+    from companion.ui.drawings import draw_all
+
+    args = sys.argv[1:] if argv is None else argv
+    if not args or args[0] != "draw":
+        print("usage: python -m companion.hardware draw [PINMAP]", file=sys.stderr)
+        return 2
+    pinmap = load_pinmap(args[1] if len(args) > 1 else None)
+    for path in draw_all(pinmap, DEFAULT_PINMAP.parent / "zones.toml", DEFAULT_PINMAP.parent):
+        print(path)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

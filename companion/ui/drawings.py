@@ -1,0 +1,334 @@
+"""The maker's drawings: wiring diagrams from the pin map, play mats from the zone layout.
+
+Each drawing is built once as a list of shapes, then written twice: as SVG (text, for printing at any size) and
+as PNG (Pillow, with the package's bitmap font, so the picture is the same on every machine). Regenerate the
+files of ``hardware/`` with ``python -m companion.hardware draw``; a test fails when they are out of date.
+"""
+
+from __future__ import annotations
+
+import tomllib
+from collections.abc import Iterable
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+from xml.sax.saxutils import escape
+
+from PIL import Image, ImageDraw
+
+from companion.hardware import HEADER_PINS, PinMap
+from companion.ui.screens import font, text_width
+
+__all__ = ["Drawing", "draw_all", "mats", "wiring_hub", "wiring_pi"]
+
+# Wire colours by what the wire carries, as makers colour jumper wires.
+COLOURS = {
+    "i2c": "#1f77b4",
+    "spi": "#9467bd",
+    "cs": "#e377c2",
+    "reset": "#8c564b",
+    "button": "#2ca02c",
+    "led": "#d62728",
+    "usb": "#7f7f7f",
+    "ink": "#000000",
+    "pad": "#555555",
+}
+
+
+@dataclass(frozen=True)
+class Rect:
+    x: float
+    y: float
+    w: float
+    h: float
+    colour: str = "#000000"
+    dashed: bool = False
+
+
+@dataclass(frozen=True)
+class Wire:
+    points: tuple[tuple[float, float], ...]
+    colour: str
+
+
+@dataclass(frozen=True)
+class Label:
+    x: float
+    y: float  # the top of the text
+    text: str
+    size: int = 1  # a multiple of the 6x10 font's height
+    centred: bool = False
+    colour: str = "#000000"
+
+
+@dataclass
+class Drawing:
+    """A drawing in its own units; the PNG has ``px_per_unit`` pixels per unit."""
+
+    width: float
+    height: float
+    unit: str = "px"  # "mm" for the mats, which must print at their true size
+    px_per_unit: int = 1
+    text_unit: float = 10.0  # the height of a size-1 label, in units
+    shapes: list[Rect | Wire | Label] = field(default_factory=list)
+
+    def svg(self) -> str:
+        out = [
+            f'<svg xmlns="http://www.w3.org/2000/svg" width="{self.width}{self.unit}" '
+            f'height="{self.height}{self.unit}" viewBox="0 0 {self.width} {self.height}">',
+            f'<rect x="0" y="0" width="{self.width}" height="{self.height}" fill="#ffffff"/>',
+        ]
+        stroke = self.text_unit / 10
+        for shape in self.shapes:
+            if isinstance(shape, Rect):
+                dash = f' stroke-dasharray="{4 * stroke} {3 * stroke}"' if shape.dashed else ""
+                out.append(
+                    f'<rect x="{shape.x}" y="{shape.y}" width="{shape.w}" height="{shape.h}" fill="none" '
+                    f'stroke="{shape.colour}" stroke-width="{stroke}"{dash}/>'
+                )
+            elif isinstance(shape, Wire):
+                points = " ".join(f"{x},{y}" for x, y in shape.points)
+                out.append(
+                    f'<polyline points="{points}" fill="none" stroke="{shape.colour}" stroke-width="{2 * stroke}"/>'
+                )
+            else:
+                size = self.text_unit * shape.size
+                anchor = ' text-anchor="middle"' if shape.centred else ""
+                out.append(
+                    f'<text x="{shape.x}" y="{shape.y + 0.8 * size}" font-family="monospace" font-size="{size}" '
+                    f'fill="{shape.colour}"{anchor}>{escape(shape.text)}</text>'
+                )
+        out.append("</svg>")
+        return "\n".join(out) + "\n"
+
+    def png(self) -> Image.Image:
+        k = self.px_per_unit
+        image = Image.new("RGB", (round(self.width * k), round(self.height * k)), "#ffffff")
+        draw = ImageDraw.Draw(image)
+        stroke = max(1, round(self.text_unit * k / 10))
+        for shape in self.shapes:
+            if isinstance(shape, Rect):
+                box = (shape.x * k, shape.y * k, (shape.x + shape.w) * k, (shape.y + shape.h) * k)
+                if shape.dashed:
+                    _dashed_rect(draw, box, shape.colour, stroke)
+                else:
+                    draw.rectangle(box, outline=shape.colour, width=stroke)
+            elif isinstance(shape, Wire):
+                draw.line([(x * k, y * k) for x, y in shape.points], fill=shape.colour, width=2 * stroke)
+            else:
+                _bitmap_text(image, shape, k, self.text_unit)
+        return image
+
+
+def _dashed_rect(draw: ImageDraw.ImageDraw, box: tuple[float, float, float, float], colour: str, width: int) -> None:
+    x0, y0, x1, y1 = box
+    dash = 6 * width
+    for a, b, horizontal, fixed in ((x0, x1, True, y0), (x0, x1, True, y1), (y0, y1, False, x0), (y0, y1, False, x1)):
+        start = a
+        while start < b:
+            end = min(start + dash, b)
+            line = ((start, fixed), (end, fixed)) if horizontal else ((fixed, start), (fixed, end))
+            draw.line(line, fill=colour, width=width)
+            start += 2 * dash
+
+
+def _bitmap_text(image: Image.Image, label: Label, k: int, text_unit: float) -> None:
+    """The package's 6x10 font, scaled by a whole factor so that its pixels stay square and sharp."""
+    scale = max(1, round(text_unit * label.size * k / 10))
+    mask = Image.new("1", (text_width(label.text, "body"), 10))
+    ImageDraw.Draw(mask).text((0, 0), label.text, font=font("body"), fill=1)
+    mask = mask.resize((mask.width * scale, mask.height * scale), Image.Resampling.NEAREST)
+    x = label.x * k - (mask.width / 2 if label.centred else 0)
+    image.paste(label.colour, (round(x), round(label.y * k)), mask)
+
+
+# --- wiring diagrams -------------------------------------------------------------------------------------
+
+_ROW = 18  # pixels between two terminals
+
+
+@dataclass
+class _Part:
+    name: str
+    terminals: list[str]
+    notes: list[str] = field(default_factory=list)
+
+
+def _wiring(
+    title: str, board: str, pins: list[tuple[str, str]], parts: list[_Part], nets: list[tuple[str, str, str, str]]
+) -> Drawing:
+    """A board with its used pins on the left, the parts on the right, one wire per net.
+
+    ``pins`` are (terminal id, label) of the board; ``nets`` are (board terminal, part name, part terminal,
+    kind of wire). Each wire runs in its own vertical lane, so no two wires share a segment.
+    """
+    top = 50
+    board_y = {terminal: top + 30 + i * _ROW for i, (terminal, _) in enumerate(pins)}
+    part_x, y = 470, top
+    part_y: dict[tuple[str, str], float] = {}
+    shapes: list[Rect | Wire | Label] = [Label(10, 10, title, size=2)]
+    for part in parts:
+        height = 30 + _ROW * max(len(part.terminals), 1) + 12 * len(part.notes)
+        shapes.append(Rect(part_x, y, 300, height))
+        shapes.append(Label(part_x + 8, y + 6, part.name))
+        for i, terminal in enumerate(part.terminals):
+            ty = y + 30 + i * _ROW
+            part_y[(part.name, terminal)] = ty
+            shapes.append(Label(part_x + 10, ty - 5, terminal))
+        for i, note in enumerate(part.notes):
+            shapes.append(Label(part_x + 8, y + 30 + _ROW * len(part.terminals) + i * 12 - 4, note, colour="#555555"))
+        y += height + 14
+    board_height = 40 + _ROW * len(pins)
+    shapes.append(Rect(10, top, 200, board_height))
+    shapes.append(Label(18, top + 6, board))
+    for terminal, label in pins:
+        shapes.append(Label(204 - text_width(label, "body"), board_y[terminal] - 5, label))
+    for lane, (terminal, part_name, part_terminal, kind) in enumerate(nets):
+        x_lane = round(230 + lane * 230 / len(nets), 1)
+        start, end = board_y[terminal], part_y[(part_name, part_terminal)]
+        shapes.append(Wire(((210, start), (x_lane, start), (x_lane, end), (part_x, end)), COLOURS[kind]))
+    width = part_x + 320
+    return Drawing(width=width, height=max(y, top + board_height) + 20, shapes=shapes)
+
+
+def _gpio(pin: int) -> str:
+    return f"GPIO{pin} (pin {HEADER_PINS[pin]})"
+
+
+def _pi_side(pinmap: PinMap, zones: bool) -> tuple[list[tuple[str, str]], list[_Part], list[tuple[str, str, str, str]]]:
+    """What the Pi drives in both builds (OLED, buttons, status LED), plus the zones' LEDs and readers."""
+    pins: list[tuple[str, str]] = [("sda", _gpio(2) + " SDA"), ("scl", _gpio(3) + " SCL")]
+    parts = [_Part("SSD1306 OLED (I2C)", ["SDA", "SCL"], ["VCC to 3V3 (pin 1), GND to GND"])]
+    nets = [("sda", parts[0].name, "SDA", "i2c"), ("scl", parts[0].name, "SCL", "i2c")]
+    buttons = _Part("Buttons (to GND)", [name.upper() for name in pinmap.buttons], ["other leg of each to GND"])
+    for name, pin in pinmap.buttons.items():
+        pins.append((f"button-{name}", _gpio(pin)))
+        nets.append((f"button-{name}", buttons.name, name.upper(), "button"))
+    parts.append(buttons)
+    status = _Part("Status LED", ["anode"], ["330 ohm in series, cathode to GND"])
+    pins.append(("status", _gpio(pinmap.status_led)))
+    nets.append(("status", status.name, "anode", "led"))
+    parts.append(status)
+    if not zones:
+        return pins, parts, nets
+    spi = [("sclk", 11, "SCK"), ("mosi", 10, "MOSI"), ("miso", 9, "MISO")]
+    pins += [(net, f"{_gpio(pin)} {label}") for net, pin, label in spi]
+    for name, zone in pinmap.zones.items():
+        leds = _Part(
+            f"Zone {name} LEDs",
+            ["red", "green"] + (["blue"] if zone.blue is not None else []),
+            ["330 ohm in series with each, cathodes to GND"],
+        )
+        for colour in leds.terminals:
+            pin = getattr(zone, colour)
+            pins.append((f"{name}-{colour}", _gpio(pin)))
+            nets.append((f"{name}-{colour}", leds.name, colour, "led"))
+        parts.append(leds)
+        if zone.reader is None:
+            continue
+        ce = {0: 8, 1: 7}[zone.reader.spi_device] if zone.reader.spi_port == 0 else None
+        reader = _Part(
+            f"Zone {name} MFRC522", ["SDA (CS)", "SCK", "MOSI", "MISO", "RST"], ["3.3V to 3V3 (pin 17), GND"]
+        )
+        if ce is not None:
+            pins.append((f"{name}-cs", f"{_gpio(ce)} CE{zone.reader.spi_device}"))
+            nets.append((f"{name}-cs", reader.name, "SDA (CS)", "cs"))
+        nets += [(net, reader.name, label, "spi") for net, _, label in spi]
+        pins.append((f"{name}-reset", _gpio(zone.reader.reset)))
+        nets.append((f"{name}-reset", reader.name, "RST", "reset"))
+        parts.append(reader)
+    return pins, parts, nets
+
+
+def wiring_pi(pinmap: PinMap) -> Drawing:
+    """The Pi-alone build: OLED, buttons, status LED, and each zone's LEDs and reader, from the pin map."""
+    pins, parts, nets = _pi_side(pinmap, zones=True)
+    return _wiring("companion: the Pi alone", "Raspberry Pi (40-pin header)", pins, parts, nets)
+
+
+def wiring_hub(pinmap: PinMap) -> Drawing:
+    """The hub build: the Pi keeps OLED, buttons and status LED; the Pico scans 8 readers and lights their LEDs."""
+    if pinmap.hub is None:
+        raise ValueError(
+            f"{pinmap.source}: no [hub] table, so there is no hub to draw; add one as in hardware/pinmap.toml"
+        )
+    hub = pinmap.hub
+    pins, parts, nets = _pi_side(pinmap, zones=False)
+    pins.append(("usb", "USB port"))
+    parts.append(_Part("Raspberry Pi Pico (hub)", ["micro-USB"], ["powered by the Pi's USB"]))
+    nets.append(("usb", parts[-1].name, "micro-USB", "usb"))
+    pi = _wiring("companion: the Pi and the reader hub", "Raspberry Pi (40-pin header)", pins, parts, nets)
+
+    bus = _Part("MFRC522 bus (all readers)", ["SCK", "MOSI", "MISO", "RST"], ["3.3V to the Pico's 3V3(OUT), GND"])
+    pico_pins = [("sck", f"GP{hub.sck} SCK"), ("mosi", f"GP{hub.mosi} MOSI"), ("miso", f"GP{hub.miso} MISO")]
+    pico_pins.append(("reset", f"GP{hub.reset} RST"))
+    pico_nets = [(net, bus.name, net.upper() if net != "reset" else "RST", "spi") for net, _ in pico_pins]
+    readers = _Part("MFRC522 SDA (CS), one per zone", [f"zone {zone}" for zone in hub.zones])
+    for gp, zone in zip(hub.chip_selects, hub.zones, strict=True):
+        pico_pins.append((f"cs-{zone}", f"GP{gp} CS"))
+        pico_nets.append((f"cs-{zone}", readers.name, f"zone {zone}", "cs"))
+    leds = _Part(
+        "WS2812B LEDs, chained",
+        ["DIN of the first"],
+        [f"{len(hub.zones)} LEDs, zone order ({hub.zones[0]} first);", "5V from VBUS, GND"],
+    )
+    pico_pins.append(("leds", f"GP{hub.led_data} LED data"))
+    pico_nets.append(("leds", leds.name, "DIN of the first", "led"))
+    pico = _wiring("The hub: 8 readers and their LEDs", "Raspberry Pi Pico", pico_pins, [bus, readers, leds], pico_nets)
+    return _stack(pi, pico)
+
+
+def _stack(upper: Drawing, lower: Drawing) -> Drawing:
+    moved = [
+        replace(shape, y=shape.y + upper.height)
+        if not isinstance(shape, Wire)
+        else Wire(tuple((x, y + upper.height) for x, y in shape.points), shape.colour)
+        for shape in lower.shapes
+    ]
+    return Drawing(max(upper.width, lower.width), upper.height + lower.height, shapes=[*upper.shapes, *moved])
+
+
+# --- play mats -----------------------------------------------------------------------------------------------
+
+_SHEET = (420, 297)  # A3 landscape, mm
+
+
+def mats(layout_path: Path) -> dict[str, Drawing]:
+    """One mat per entry of the zone layout: the pads where the readers sit, with their zones and labels."""
+    data = tomllib.loads(layout_path.read_text("utf-8"))
+    drawings: dict[str, Drawing] = {}
+    for mat in data["mats"]:
+        shapes: list[Rect | Wire | Label] = [
+            Rect(5, 5, _SHEET[0] - 10, _SHEET[1] - 10, COLOURS["pad"]),
+            Label(_SHEET[0] / 2, 8, f"{mat['game']} - companion", size=2, centred=True),
+            Label(_SHEET[0] / 2, _SHEET[1] - 16, mat["note"], centred=True, colour=COLOURS["pad"]),
+        ]
+        width, height = mat["pad"]
+        for pad in mat["pads"]:
+            x, y = pad["x"] - width / 2, pad["y"] - height / 2
+            shapes.append(Rect(x, y, width, height, COLOURS["ink"]))
+            # The MFRC522's antenna (about 40 x 40 mm, less on a short pad to leave room for the labels): the
+            # card's middle must lie over it.
+            side = min(40, height - 26)
+            shapes.append(Rect(pad["x"] - side / 2, pad["y"] - side / 2, side, side, COLOURS["pad"], dashed=True))
+            shapes.append(Label(pad["x"], y + 4, pad["label"], size=1, centred=True))
+            shapes.append(Label(pad["x"], y + height - 10, pad["zone"], size=1, centred=True, colour=COLOURS["pad"]))
+        drawings[mat["name"]] = Drawing(*_SHEET, unit="mm", px_per_unit=3, text_unit=6.0, shapes=shapes)
+    return drawings
+
+
+def draw_all(pinmap: PinMap, layout_path: Path, out: Path) -> list[Path]:
+    """Write every drawing as SVG and PNG into ``out`` (wiring-*.svg/png, mats/*.svg/png); return the files."""
+    drawings = {"wiring-pi": wiring_pi(pinmap), "wiring-hub": wiring_hub(pinmap)}
+    drawings |= {f"mats/{name}": drawing for name, drawing in mats(layout_path).items()}
+    written: list[Path] = []
+    for name, drawing in drawings.items():
+        svg, png = out / f"{name}.svg", out / f"{name}.png"
+        svg.parent.mkdir(parents=True, exist_ok=True)
+        svg.write_text(drawing.svg(), "utf-8")
+        drawing.png().save(png, optimize=True)
+        written += [svg, png]
+    return written
+
+
+def files(paths: Iterable[Path]) -> list[str]:
+    return sorted(str(path) for path in paths)

@@ -1,0 +1,55 @@
+"""The wiring diagrams and play mats in hardware/ are the ones the pin map and the zone layout draw today."""
+
+from __future__ import annotations
+
+import tomllib
+from pathlib import Path
+
+from PIL import Image, ImageChops
+
+from companion.hardware import DEFAULT_PINMAP, load_pinmap
+from companion.ui.drawings import draw_all, wiring_hub, wiring_pi
+
+HARDWARE = DEFAULT_PINMAP.parent
+REDRAW = "redraw them with: .venv/bin/python -m companion.hardware draw"
+
+
+def test_the_committed_drawings_are_up_to_date(tmp_path: Path) -> None:
+    written = draw_all(load_pinmap(), HARDWARE / "zones.toml", tmp_path)
+    assert len(written) == 12
+    for fresh in written:
+        committed = HARDWARE / fresh.relative_to(tmp_path)
+        assert committed.exists(), f"{committed} is missing; {REDRAW}"
+        if fresh.suffix == ".svg":
+            assert committed.read_text("utf-8") == fresh.read_text("utf-8"), f"{committed} is stale; {REDRAW}"
+        else:
+            difference = ImageChops.difference(Image.open(committed).convert("RGB"), Image.open(fresh).convert("RGB"))
+            assert difference.getbbox() is None, f"{committed} is stale; {REDRAW}"
+
+
+def test_the_diagrams_name_every_pin_of_the_map() -> None:
+    pinmap = load_pinmap()
+    pi_svg = wiring_pi(pinmap).svg()
+    for _, pin in pinmap.gpios():
+        assert f">GPIO{pin} (pin " in pi_svg, pin
+    assert "GPIO8 (pin 24) CE0" in pi_svg and "GPIO7 (pin 26) CE1" in pi_svg
+    hub_svg = wiring_hub(pinmap).svg()
+    assert pinmap.hub is not None
+    for gp in pinmap.hub.chip_selects:
+        assert f">GP{gp} CS<" in hub_svg
+    assert hub_svg.count("<polyline") == 7 + 4 + len(pinmap.hub.zones) + 1  # Pi side, bus, chip selects, LEDs
+
+
+def test_every_mat_pad_is_a_zone_of_its_build() -> None:
+    pinmap = load_pinmap()
+    assert pinmap.hub is not None
+    layout = tomllib.loads((HARDWARE / "zones.toml").read_text("utf-8"))
+    for mat in layout["mats"]:
+        zones = [pad["zone"] for pad in mat["pads"]]
+        expected = list(pinmap.zones) if mat["build"] == "pi" else list(pinmap.hub.zones)
+        assert zones == expected, mat["name"]
+
+
+def test_mats_print_at_their_true_size_on_a3() -> None:
+    svg = (HARDWARE / "mats" / "seises-hub.svg").read_text("utf-8")
+    assert 'width="420mm" height="297mm"' in svg

@@ -1,0 +1,102 @@
+"""The pin map: every device it names built on gpiozero's mock factory for a Pi 4 and a Pi 5, and wrong maps
+refused with the key that is wrong."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+import pytest
+from gpiozero import MCP3008, Device, DigitalInputDevice, DigitalOutputDevice, GPIOPinInUse
+from gpiozero.pins.mock import MockFactory
+
+from companion.hardware import DEFAULT_PINMAP, HEADER_PINS, PinMapError, load_pinmap, parse_pinmap
+from companion.ui.buttons import Buttons
+from companion.ui.lights import StatusLed, ZoneLights
+
+BOARDS = {"Raspberry Pi 4 B": "c03111", "Raspberry Pi 5 B": "c04170"}
+TEXT = DEFAULT_PINMAP.read_text("utf-8")
+
+
+@pytest.fixture(params=list(BOARDS), ids=list(BOARDS))
+def board(request: pytest.FixtureRequest) -> Iterator[MockFactory]:
+    saved = Device.pin_factory
+    factory = MockFactory(revision=BOARDS[request.param])
+    Device.pin_factory = factory
+    try:
+        yield factory
+    finally:
+        factory.reset()
+        Device.pin_factory = saved
+
+
+def test_every_device_of_the_pin_map_builds_beside_the_buses(board: MockFactory) -> None:
+    pinmap = load_pinmap()
+    # The buses first, so that a part wired to one of their pins fails with GPIOPinInUse below.
+    i2c = [DigitalInputDevice(pin, pull_up=True, pin_factory=board) for pin in (2, 3)]
+    spi = [MCP3008(channel=0, device=device, pin_factory=board) for device in (0, 1)]
+    built = [
+        Buttons(pinmap.buttons, lambda press: None, lambda call: None, pin_factory=board),
+        ZoneLights(pinmap.zones, StatusLed(pinmap.status_led, pin_factory=board), pin_factory=board),
+        *(DigitalOutputDevice(zone.reader.reset, pin_factory=board) for zone in pinmap.zones.values() if zone.reader),
+    ]
+    used = {pin for _, pin in pinmap.gpios()}
+    assert len(used) == len(list(pinmap.gpios())), "a pin is used twice"
+    assert used.isdisjoint({2, 3, 7, 8, 9, 10, 11})
+    for taken in (pinmap.buttons["undo"], 10, 7, 3):  # a part's pin, SPI0 MOSI and CE1, I2C1 SCL
+        with pytest.raises(GPIOPinInUse):
+            DigitalOutputDevice(taken, pin_factory=board)
+    for device in [*built, *spi, *i2c]:
+        device.close()
+
+
+def test_a_pin_the_board_lacks_fails_on_the_board(board: MockFactory) -> None:
+    with pytest.raises(Exception, match="28 is not a valid pin"):
+        DigitalOutputDevice(28, pin_factory=board)
+
+
+def test_header_pin_numbers_agree_with_gpiozero(board: MockFactory) -> None:
+    for gpio, physical in HEADER_PINS.items():
+        ((header, info),) = board.board_info.find_pin(f"GPIO{gpio}")
+        assert (header.name, info.number) == ("J8", physical)
+
+
+def edited(old: str, new: str) -> str:
+    assert old in TEXT
+    return TEXT.replace(old, new, 1)
+
+
+@pytest.mark.parametrize(
+    ("old", "new", "message"),
+    [
+        ("undo = 13", "undo = 28", r"buttons\.undo = 28: the Pi's header has GPIO0 to GPIO27 only"),
+        ("undo = 13", "undo = 2", r"buttons\.undo = 2: GPIO2 is SDA of I2C1, the OLED's bus; pick a free GPIO"),
+        ("red = 22", "red = 10", r"zones\.z2\.red = 10: GPIO10 is MOSI of SPI0"),
+        ("green = 23", "green = 17", r"zones\.z2\.green = 17: GPIO17 is already zones\.z1\.red"),
+        ("pin = 26", "pin = 5", r"status_led\.pin = 5: GPIO5 is already buttons\.confirm"),
+        ("undo = 13", "undo = 13.0", r"buttons\.undo: must be a whole number, not 13\.0"),
+        ("undo = 13", "redo = 13", r"buttons\.undo: must be a whole number, not None"),
+        ("spi_device = 1", "spi_device = 0", r"zones\.z2\.reader: SPI0 CE0 already serves zones\.z1"),
+        ("spi_device = 1", "spi_device = 2", r"zones\.z2\.reader: SPI0 CE2 does not exist"),
+        ("reset = 8\n", "reset = 24\n", r"hub\.reset: GP24 is not a free Pico pin"),
+        ("led_data = 9", "led_data = 7", r"hub\.led_data: GP7 is already hub\.chip_selects\[7\]"),
+        ("[status_led]", "[status_lamp]", r"status_led: missing or not a table"),
+    ],
+)
+def test_a_wrong_pin_map_is_refused_with_the_key(old: str, new: str, message: str) -> None:
+    with pytest.raises(PinMapError, match=message):
+        parse_pinmap(edited(old, new), "pinmap.toml")
+
+
+def test_spi1_pins_are_reserved_once_a_reader_uses_spi1() -> None:
+    text = edited("spi_port = 0, spi_device = 1", "spi_port = 1, spi_device = 0")
+    with pytest.raises(PinMapError, match=r"zones\.z1\.red = 17: GPIO17 is CE1 of SPI1"):
+        parse_pinmap(text, "pinmap.toml")
+
+
+def test_a_missing_file_says_what_to_give() -> None:
+    with pytest.raises(PinMapError, match=r"cannot read the pin map .*give the path of a pinmap\.toml"):
+        load_pinmap("/nonexistent/pinmap.toml")
+
+
+def test_the_oled_options_are_lumas() -> None:
+    assert load_pinmap().oled_options() == ["--display", "ssd1306", "--i2c-port", "1", "--i2c-address", "0x3C"]
