@@ -1,0 +1,541 @@
+"""MFRC522 reader driver: ISO/IEC 14443-3 type A and NTAG21x memory.
+
+One file for the Pi (CPython, ``spidev``) and the reader hub (MicroPython, ``machine.SPI``): it uses only what
+MicroPython has, and ``mpy-cross`` compiles it. The bus is passed in as ``transfer(data) -> bytes``, one
+full-duplex SPI transaction with chip select held for its length::
+
+    reader = RC522(spidev_transfer(dev))            # Pi: dev is an open spidev.SpiDev
+    reader = RC522(machine_transfer(spi, cs_pin))   # hub: machine.SPI and machine.Pin
+    reader.init()                                   # raises ReaderNotResponding if no MFRC522 answers
+    uids = reader.scan()                            # [] only when nothing answered WUPA
+
+Why not the common drivers: they wait 15 ms or more on an empty field, read only cascade level 1 (a 7-byte UID
+comes back as ``88 xx xx xx BCC``), and none of them finds several tags in one field.
+
+``scan()`` walks the UID tree: WUPA wakes every tag, bit-oriented anticollision follows one branch of each
+collision and remembers the other, the tag at the end of the branch is selected and halted, and the next round
+wakes the field again and forces the remembered prefix. One tag costs one round and no extra time-out.
+"""
+
+# MicroPython has neither str.format's full mini-language everywhere nor contextlib, and no collections.abc:
+# ruff: noqa: UP031, UP035, SIM105
+
+try:
+    from micropython import const  # type: ignore[import-not-found]
+except ImportError:
+
+    def const(x: int) -> int:
+        return x
+
+
+try:
+    from typing import Any, Callable
+except ImportError:
+    pass
+
+import time
+
+# Registers (MFRC522 datasheet, section 9.2).
+_COMMAND = const(0x01)
+_COMM_IRQ = const(0x04)
+_ERROR = const(0x06)
+_FIFO_DATA = const(0x09)
+_FIFO_LEVEL = const(0x0A)
+_CONTROL = const(0x0C)
+_BIT_FRAMING = const(0x0D)
+_COLL = const(0x0E)
+_MODE = const(0x11)
+_TX_MODE = const(0x12)
+_RX_MODE = const(0x13)
+_TX_CONTROL = const(0x14)
+_TX_ASK = const(0x15)
+_RF_CFG = const(0x26)
+_T_MODE = const(0x2A)
+_T_PRESCALER = const(0x2B)
+_T_RELOAD_H = const(0x2C)
+_T_RELOAD_L = const(0x2D)
+_VERSION = const(0x37)
+
+# Commands (section 10.3).
+_CMD_IDLE = const(0x00)
+_CMD_TRANSCEIVE = const(0x0C)
+_CMD_SOFT_RESET = const(0x0F)
+_POWER_DOWN = const(0x10)
+
+# CommIrqReg and ErrorReg bits.
+_TX_IRQ = const(0x40)
+_RX_IRQ = const(0x20)
+_ERR_IRQ = const(0x02)
+_TIMER_IRQ = const(0x01)
+_BUFFER_OVFL = const(0x10)
+_COLL_ERR = const(0x08)
+_CRC_ERR = const(0x04)
+_PARITY_ERR = const(0x02)
+_PROTOCOL_ERR = const(0x01)
+
+_CRC_EN = const(0x80)  # TxModeReg / RxModeReg: the chip adds and checks CRC_A
+_COLL_POS_NOT_VALID = const(0x20)
+_START_SEND = const(0x80)
+_T_STOP_NOW = const(0x80)
+
+# The timer ticks every (2 * _PRESCALER + 1) / 13.56 MHz, about 10 us: fine enough for a 1 ms time-out, long
+# enough (up to 650 ms) for an EEPROM write.
+_PRESCALER = const(67)
+_FC_KHZ = const(13560)
+
+# ISO/IEC 14443-3 type A.
+_REQA = const(0x26)
+_WUPA = const(0x52)
+_SEL = b"\x93\x95\x97"  # SEL code of cascade levels 1, 2, 3
+_CT = const(0x88)  # cascade tag: the UID goes on at the next level
+_SAK_CASCADE = const(0x04)
+_HLTA = b"\x50\x00"
+
+# NTAG21x.
+_READ = const(0x30)
+_FAST_READ = const(0x3A)
+_WRITE = const(0xA2)
+_ACK = const(0x0A)
+_WRITE_TIMEOUT_MS = 10  # NTAG213 EEPROM programming takes about 4 ms before the ACK
+
+# VersionReg of the MFRC522 (0x91 v1.0, 0x92 v2.0, 0x90 v0.0) and the clones sold on the same boards
+# (0x88 Fudan FM17522, 0xB2 FM17522 variant, 0x12 a counterfeit that works).
+KNOWN_VERSIONS = (0x90, 0x91, 0x92, 0x88, 0xB2, 0x12)
+
+# RFCfgReg RxGain code by receiver gain in dB (section 9.3.3.6); codes 0 and 1 repeat 2 and 3.
+GAINS_DB = {18: 2, 23: 3, 33: 4, 38: 5, 43: 6, 48: 7}
+
+# Register polls before a chip that never raises an interrupt is declared gone: 10 ms of polls at 4 MHz, far
+# longer than the longest time-out the timer is set to.
+_MAX_POLLS = 5000
+
+
+class NfcError(OSError):
+    """A failed exchange with a reader or a tag; the subclass says which way it failed."""
+
+
+class NfcTimeout(NfcError):
+    """No tag answered before the reader's time-out: the only outcome that means "no card"."""
+
+
+class NfcCrcError(NfcError):
+    """A frame came back damaged (CRC, parity or BCC check failed): a tag is there but the read is garbled."""
+
+
+class NfcCollision(NfcError):
+    """Several tags answered at once where one answer was expected."""
+
+
+class NfcProtocolError(NfcError):
+    """An answer that breaks ISO/IEC 14443-3 or NTAG21x framing, or a tag that refused a command (NAK)."""
+
+
+class ReaderNotResponding(NfcError):
+    """The MFRC522 itself does not answer on the SPI bus: wiring, chip select, power or reset."""
+
+
+def hexuid(uid: bytes) -> str:
+    """A UID as the registry writes it: uppercase hex, no separators (``04A1B2C3D4E5F6``)."""
+    return "".join("%02X" % b for b in uid)
+
+
+def spidev_transfer(dev: "Any") -> "Callable[[bytes], bytes]":
+    """The transfer function of an open ``spidev.SpiDev`` (or ``companion.sim.spidev.SpiDev``)."""
+
+    def transfer(data: bytes) -> bytes:
+        return bytes(dev.xfer2(list(data)))
+
+    return transfer
+
+
+def machine_transfer(spi: "Any", cs: "Any") -> "Callable[[bytes], bytes]":
+    """The transfer function of a MicroPython ``machine.SPI`` with a ``machine.Pin`` as chip select."""
+    cs.value(1)
+
+    def transfer(data: bytes) -> bytes:
+        buf = bytearray(len(data))
+        cs.value(0)
+        try:
+            spi.write_readinto(data, buf)
+        finally:
+            cs.value(1)
+        return bytes(buf)
+
+    return transfer
+
+
+def cascade_levels(uid: bytes) -> list[bytes]:
+    """The 4 bytes each cascade level carries for a 4-, 7- or 10-byte UID (ISO/IEC 14443-3, 6.5.4)."""
+    if len(uid) == 4:
+        return [uid]
+    if len(uid) == 7:
+        return [bytes((_CT,)) + uid[0:3], uid[3:7]]
+    if len(uid) == 10:
+        return [bytes((_CT,)) + uid[0:3], bytes((_CT,)) + uid[3:6], uid[6:10]]
+    raise ValueError("a type A UID has 4, 7 or 10 bytes, not %d" % len(uid))
+
+
+class RC522:
+    """One MFRC522 reader behind ``transfer``.
+
+    ``timeout_ms`` is how long to wait for a tag's first answer bits (the timer stops when they arrive, so a
+    long answer is not cut short); ``gain`` is the receiver gain in dB (see ``GAINS_DB``).
+    """
+
+    def __init__(self, transfer: "Callable[[bytes], bytes]", *, timeout_ms: float = 1.0, gain: int = 48) -> None:
+        if gain not in GAINS_DB:
+            raise ValueError("gain %r dB: use one of %s" % (gain, sorted(GAINS_DB)))
+        if not 0.05 <= timeout_ms <= 600:
+            raise ValueError("timeout_ms %r: use 0.05 to 600 ms (about 1 ms suits a card on a pad)" % timeout_ms)
+        self._transfer = transfer
+        self.timeout_ms = timeout_ms
+        self.gain = gain
+        self._tx_crc = False
+        self._rx_crc = False
+        # The UID of the previous scan when it found exactly one tag: a clean cascade-level-1 answer equal to
+        # its first level confirms it without the rest of the selection.
+        self._single: bytes | None = None
+
+    # -- registers ------------------------------------------------------------------------------------------
+
+    def _write(self, reg: int, value: int) -> None:
+        self._transfer(bytes((reg << 1, value)))
+
+    def _read(self, reg: int) -> int:
+        return self._transfer(bytes((0x80 | (reg << 1), 0)))[1]
+
+    def _read_many(self, regs: bytes) -> bytes:
+        # In one transaction each address byte clocks out the register named by the byte before it.
+        out = bytearray(len(regs) + 1)
+        for i in range(len(regs)):
+            out[i] = 0x80 | (regs[i] << 1)
+        return self._transfer(bytes(out))[1:]
+
+    def version(self) -> int:
+        """VersionReg: 0x91 or 0x92 for a genuine MFRC522."""
+        return self._read(_VERSION)
+
+    # -- set-up ---------------------------------------------------------------------------------------------
+
+    def init(self) -> None:
+        """Soft reset, check the chip, set the timer, modulation, gain and CRC preset, switch the field on."""
+        self._write(_COMMAND, _CMD_SOFT_RESET)
+        for _ in range(_MAX_POLLS):
+            if not self._read(_COMMAND) & _POWER_DOWN:
+                break
+        else:
+            raise ReaderNotResponding("the MFRC522 did not come out of reset: check power, reset pin and wiring")
+        version = self.version()
+        if version not in KNOWN_VERSIONS:
+            raise ReaderNotResponding(
+                "no MFRC522 answers on this chip select (VersionReg reads 0x%02X): check wiring and chip select"
+                % version
+            )
+        self._tx_crc = self._rx_crc = False
+        self._single = None
+        self._write(_T_MODE, 0x80 | (_PRESCALER >> 8))  # TAuto: the timer starts when a frame is sent
+        self._write(_T_PRESCALER, _PRESCALER & 0xFF)
+        self._set_timeout(self.timeout_ms)
+        self._write(_TX_ASK, 0x40)  # Force100ASK: type A tags need 100 % modulation
+        self._write(_MODE, 0x3D)  # CRC preset 0x6363, the CRC_A of ISO/IEC 14443-3
+        self._write(_COLL, 0x00)  # ValuesAfterColl = 0: bits after a collision read as 0
+        self._write(_RF_CFG, GAINS_DB[self.gain] << 4)
+        self._write(_TX_CONTROL, 0x83)  # both antenna drivers on
+        # Tags need a few milliseconds of field before they can answer (ISO/IEC 14443-3, 6.1: at least 5 ms).
+        time.sleep(0.005)
+
+    def _set_timeout(self, ms: float) -> None:
+        ticks = int(ms * _FC_KHZ / (2 * _PRESCALER + 1) + 0.5)
+        reload = min(max(ticks, 1), 0x10000) - 1
+        self._transfer(bytes((_T_RELOAD_H << 1, reload >> 8)))
+        self._transfer(bytes((_T_RELOAD_L << 1, reload & 0xFF)))
+
+    def _set_crc(self, tx: bool, rx: bool) -> None:
+        if tx != self._tx_crc:
+            self._write(_TX_MODE, _CRC_EN if tx else 0)
+            self._tx_crc = tx
+        if rx != self._rx_crc:
+            self._write(_RX_MODE, _CRC_EN if rx else 0)
+            self._rx_crc = rx
+
+    # -- one exchange ---------------------------------------------------------------------------------------
+
+    def _start(self, frame: bytes, last_bits: int, rx_align: int) -> None:
+        self._write(_COMMAND, _CMD_IDLE)
+        self._write(_COMM_IRQ, 0x7F)  # clear every interrupt flag
+        self._write(_FIFO_LEVEL, 0x80)  # flush
+        self._transfer(bytes((_FIFO_DATA << 1,)) + frame)
+        self._write(_COMMAND, _CMD_TRANSCEIVE)
+        self._write(_BIT_FRAMING, _START_SEND | (rx_align << 4) | last_bits)
+
+    def _wait(self, mask: int) -> int:
+        for _ in range(_MAX_POLLS):
+            irq = self._read(_COMM_IRQ)
+            if irq == 0xFF:  # Set1 always reads 0: a bus that reads all ones has no chip on it
+                break
+            if irq & mask:
+                return irq
+        raise ReaderNotResponding("the MFRC522 stopped answering in the middle of an exchange")
+
+    def _send(self, frame: bytes) -> None:
+        """Send a frame that gets no answer (HLTA)."""
+        self._start(frame, 0, 0)
+        self._wait(_TX_IRQ)
+        # Stop the timer the frame started, or it would fire during the next exchange.
+        self._write(_CONTROL, _T_STOP_NOW)
+
+    def transceive(
+        self, frame: bytes, last_bits: int = 0, rx_align: int = 0, anticollision: bool = False
+    ) -> tuple[bytes, int, int]:
+        """Send ``frame`` and return ``(data, bits, collision)``.
+
+        ``last_bits`` is how many bits of the last byte are sent (0 for all 8), ``rx_align`` where the first
+        received bit lands in the first byte. ``collision`` is -1, or with ``anticollision`` the 0-based bit
+        index (counted from bit 0 of the first received byte) where tags first disagreed; without it a collision
+        raises ``NfcCollision``.
+        """
+        self._start(frame, last_bits, rx_align)
+        irq = self._wait(_RX_IRQ | _ERR_IRQ | _TIMER_IRQ)
+        error, level, control, coll = self._read_many(bytes((_ERROR, _FIFO_LEVEL, _CONTROL, _COLL)))
+        if not irq & (_RX_IRQ | _ERR_IRQ):
+            raise NfcTimeout("no tag answered within %s ms" % self.timeout_ms)
+        if error & (_PROTOCOL_ERR | _BUFFER_OVFL):
+            raise NfcProtocolError("the answer broke the frame format (ErrorReg 0x%02X)" % error)
+        level &= 0x7F
+        data = self._read_many(bytes((_FIFO_DATA,)) * level) if level else b""
+        rx_last = control & 0x07
+        bits = (level - 1) * 8 + rx_last if rx_last else level * 8
+        collision = -1
+        if error & _COLL_ERR:
+            if not anticollision or coll & _COLL_POS_NOT_VALID:
+                raise NfcCollision("several tags answered at once")
+            collision = ((coll & 0x1F) or 32) - 1
+        elif bits == 4 and frame[0] in (_READ, _FAST_READ, _WRITE):
+            # NTAG21x answers a refused command with a 4-bit NAK, which carries no CRC.
+            return data, bits, collision
+        if error & _PARITY_ERR:
+            raise NfcCrcError("parity error: the answer was damaged on the way")
+        if error & _CRC_ERR:
+            raise NfcCrcError("CRC error: the answer was damaged on the way")
+        return data, bits, collision
+
+    # -- ISO/IEC 14443-3 type A -----------------------------------------------------------------------------
+
+    def _short_frame(self, command: int) -> bytes:
+        self._set_crc(False, False)
+        data, bits, _ = self.transceive(bytes((command,)), last_bits=7)
+        if bits != 16:
+            raise NfcProtocolError("ATQA must be 16 bits, got %d" % bits)
+        return data
+
+    def reqa(self) -> bytes:
+        """REQA: wakes tags in IDLE (not HALT); returns the ATQA."""
+        return self._short_frame(_REQA)
+
+    def wupa(self) -> bytes:
+        """WUPA: wakes tags in IDLE and HALT; returns the ATQA."""
+        return self._short_frame(_WUPA)
+
+    def halt(self) -> None:
+        """HLTA with CRC_A: the selected tag goes to HALT and answers only WUPA from now on."""
+        self._set_crc(True, False)
+        self._send(_HLTA)
+
+    def anticollision(self, level: int, known: bytes = b"", nbits: int = 0) -> tuple[bytes, int]:
+        """Bit-oriented anticollision at cascade ``level`` (1 to 3), the first ``nbits`` of the level known.
+
+        Returns the 5 bytes (4 UID bytes and BCC) the tags sent, completed by ``known``, and the 0-based bit
+        index of the first collision within the level (-1 if none: then the BCC is checked). Bits after a
+        collision read as 0.
+        """
+        self._set_crc(False, False)
+        whole, last = nbits // 8, nbits % 8
+        sent = known[: whole + (1 if last else 0)]
+        frame = bytes((_SEL[level - 1], ((2 + whole) << 4) | last)) + sent
+        data, _, collision = self.transceive(frame, last_bits=last, rx_align=last, anticollision=True)
+        answer = bytearray(5)
+        answer[: len(sent)] = sent
+        keep = (1 << last) - 1
+        for i in range(len(data)):
+            j = whole + i
+            if j >= 5:
+                break
+            answer[j] = (answer[j] & keep) | (data[i] & ~keep & 0xFF) if i == 0 else data[i]
+        if collision >= 0:
+            position = whole * 8 + collision
+            if not nbits <= position < 32:
+                raise NfcProtocolError("collision reported at bit %d, outside the UID bits" % position)
+            return bytes(answer), position
+        if answer[4] != answer[0] ^ answer[1] ^ answer[2] ^ answer[3]:
+            raise NfcCrcError("BCC error: the UID bytes came back damaged")
+        return bytes(answer), -1
+
+    def select_level(self, level: int, uid5: bytes) -> int:
+        """SELECT at cascade ``level`` with the level's 4 UID bytes and BCC; returns the SAK."""
+        self._set_crc(True, True)
+        data, _, _ = self.transceive(bytes((_SEL[level - 1], 0x70)) + uid5)
+        if len(data) != 1:
+            raise NfcProtocolError("SAK must be 1 byte, got %d" % len(data))
+        return data[0]
+
+    def _walk(self, path: bytes, nbits: int, branches: list[tuple[bytes, int]]) -> bytes:
+        """Select the tag at the end of a UID-tree branch; other branches found on the way go on ``branches``.
+
+        ``path`` holds the 4 bytes of each cascade level chosen so far; its first ``nbits`` bits are forced.
+        """
+        uid = b""
+        level = 1
+        while True:
+            base = (level - 1) * 32
+            forced = min(max(nbits - base, 0), 32)
+            known = bytearray(path[(level - 1) * 4 : level * 4])
+            known.extend(bytes(5 - len(known)))
+            while forced < 32:
+                answer, collision = self.anticollision(level, bytes(known), forced)
+                if collision < 0:
+                    known = bytearray(answer)
+                    break
+                # Follow the 1 branch now; the 0 branch (the same prefix, that bit clear) is a later round.
+                byte, bit = collision // 8, 1 << (collision % 8)
+                known = bytearray(answer)
+                known[byte] &= bit - 1  # keep the bits below the collision
+                other = bytes(path[: (level - 1) * 4]) + bytes(known[:4])
+                branches.append((other, base + collision + 1))
+                known[byte] |= bit
+                forced = collision + 1
+            known[4] = known[0] ^ known[1] ^ known[2] ^ known[3]
+            cl = bytes(known[:4])
+            path = bytes(path[: (level - 1) * 4]) + cl + bytes(path[level * 4 :])
+            sak = self.select_level(level, bytes(known))
+            if not sak & _SAK_CASCADE:
+                return uid + cl
+            if cl[0] != _CT or level == 3:
+                raise NfcProtocolError("SAK asks for another cascade level after %s" % hexuid(uid + cl))
+            uid += cl[1:]
+            level += 1
+
+    def select(self, uid: bytes) -> int:
+        """Select the tag with ``uid`` (it must be READY: after REQA or WUPA); returns the final SAK."""
+        levels = cascade_levels(uid)
+        sak = 0
+        for level in range(1, len(levels) + 1):
+            cl = levels[level - 1]
+            sak = self.select_level(level, cl + bytes((cl[0] ^ cl[1] ^ cl[2] ^ cl[3],)))
+        return sak
+
+    def activate(self, uid: bytes) -> int:
+        """Wake the field and select ``uid`` (to read or write its memory); returns the SAK."""
+        try:
+            self.wupa()
+        except NfcCollision:
+            pass  # several tags woke up: the SELECT below picks ours out
+        return self.select(uid)
+
+    def scan(self, on_select: "Callable[[bytes], None] | None" = None) -> list[bytes]:
+        """The UIDs of every tag in the field, each left in HALT (the next scan wakes them with WUPA).
+
+        Returns ``[]`` only when nothing answered WUPA (a clean time-out); a damaged answer raises an
+        ``NfcError``, and so does a tag that answered WUPA and then went silent: keep the cards as they were.
+        ``on_select(uid)`` is called while each tag the scan selects is ACTIVE, before it is halted (to read its
+        memory). A lone tag whose level-1 anticollision answer matches the lone tag of the previous scan is
+        taken for it without being selected.
+        """
+        try:
+            try:
+                self.wupa()
+            except NfcTimeout:
+                self._single = None
+                return []
+            except NfcCollision:
+                pass  # different ATQAs: several tags, the inventory below sorts them out
+            found = self._inventory(on_select)
+        except NfcError:
+            # Tags may be left READY or ACTIVE, where the next WUPA would silence them: send them to HALT
+            # (or IDLE), from where the next scan wakes them.
+            self._single = None
+            try:
+                self.halt()
+            except NfcError:
+                pass
+            raise
+        self._single = found[0] if len(found) == 1 else None
+        return found
+
+    def _inventory(self, on_select: "Callable[[bytes], None] | None") -> list[bytes]:
+        single = self._single
+        if single is not None:
+            cl1 = cascade_levels(single)[0]
+            answer, collision = self.anticollision(1)
+            if collision < 0 and answer[:4] == cl1:
+                self.halt()  # back to HALT (or IDLE) so that the next WUPA finds it
+                return [single]
+            branches: list[tuple[bytes, int]] = []
+            if collision >= 0:
+                # Seed the walk with what this answer taught: its two branches at the first collision.
+                known = bytearray(answer)
+                byte, bit = collision // 8, 1 << (collision % 8)
+                known[byte] &= bit - 1
+                branches.append((bytes(known[:4]), collision + 1))
+                known[byte] |= bit
+                branches.append((bytes(known[:4]), collision + 1))
+            else:
+                branches.append((answer[:4], 32))
+        else:
+            branches = [(b"", 0)]
+        found: list[bytes] = []
+        first = True
+        while branches:
+            path, nbits = branches.pop()
+            if not first:
+                try:
+                    self.wupa()
+                except NfcTimeout:
+                    break  # every remaining tag has left the field
+                except NfcCollision:
+                    pass
+            try:
+                uid = self._walk(path, nbits, branches)
+            except NfcTimeout:
+                if first:
+                    raise  # something answered WUPA, then nothing: not a clean absence
+                first = False
+                continue  # this branch's tag has left the field
+            first = False
+            if on_select is not None:
+                on_select(uid)
+            self.halt()
+            if uid not in found:
+                found.append(uid)
+        return found
+
+    # -- NTAG21x memory -------------------------------------------------------------------------------------
+
+    def _memory(self, frame: bytes, expect: int) -> bytes:
+        self._set_crc(True, True)
+        data, bits, _ = self.transceive(frame)
+        if bits == 4:
+            raise NfcProtocolError("the tag refused the command (NAK 0x%X): page out of range?" % (data[0] & 0x0F))
+        if len(data) != expect:
+            raise NfcProtocolError("expected %d bytes from the tag, got %d" % (expect, len(data)))
+        return data
+
+    def read_pages(self, page: int) -> bytes:
+        """READ: 16 bytes, pages ``page`` to ``page + 3`` of the selected tag."""
+        return self._memory(bytes((_READ, page)), 16)
+
+    def fast_read(self, first: int, last: int) -> bytes:
+        """FAST_READ: pages ``first`` to ``last`` of the selected NTAG21x, 4 bytes each."""
+        return self._memory(bytes((_FAST_READ, first, last)), 4 * (last - first + 1))
+
+    def write_page(self, page: int, data4: bytes) -> None:
+        """WRITE: one 4-byte page of the selected tag (waits for the tag's ACK after programming)."""
+        if len(data4) != 4:
+            raise ValueError("an NTAG page is 4 bytes, not %d" % len(data4))
+        self._set_crc(True, False)
+        self._set_timeout(_WRITE_TIMEOUT_MS)
+        try:
+            data, bits, _ = self.transceive(bytes((_WRITE, page)) + data4)
+        finally:
+            self._set_timeout(self.timeout_ms)
+        if bits != 4 or data[0] & 0x0F != _ACK:
+            raise NfcProtocolError("the tag did not acknowledge the write of page %d" % page)

