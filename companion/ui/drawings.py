@@ -8,7 +8,6 @@ files of ``hardware/`` with ``python -m companion.hardware draw``; a test fails 
 from __future__ import annotations
 
 import tomllib
-from collections.abc import Iterable
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from xml.sax.saxutils import escape
@@ -328,7 +327,3 @@ def draw_all(pinmap: PinMap, layout_path: Path, out: Path) -> list[Path]:
         drawing.png().save(png, optimize=True)
         written += [svg, png]
     return written
-
-
-def files(paths: Iterable[Path]) -> list[str]:
-    return sorted(str(path) for path in paths)

@@ -176,3 +176,15 @@ def test_a_frame_reads_in_a_terminal_two_pixels_per_character_each_way() -> None
     lines = frame_to_text(image).split("\n")
     assert len(lines) == 32 and {len(line) for line in lines} == {64}
     assert lines[0][:2] == "▘▝" and lines[-1][-1] == "▚" and set(lines[10]) == {" "}
+
+
+def test_the_docs_show_the_reference_frames() -> None:
+    docs = REFERENCE.parents[2] / "docs" / "screens"
+    assert {path.name for path in docs.glob("*.png")} == {path.name for path in REFERENCE.glob("*.png")}
+    for path in docs.glob("*.png"):
+        shown = Image.open(path)
+        assert shown.size == (384, 192), path.name
+        frame = shown.resize((128, 64), Image.Resampling.NEAREST)
+        assert _differs(frame, Image.open(REFERENCE / path.name)) is None, (
+            f"docs/screens/{path.name} is stale: .venv/bin/companion screens --out docs/screens --scale 3"
+        )
