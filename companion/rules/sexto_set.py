@@ -280,6 +280,11 @@ class SextoSet(Game):
             return "A" if points_a > points_b else "B"
         return None
 
+    def counts(self, line: str) -> tuple[int, int]:
+        """The cards pair A and pair B have placed on ``line``."""
+        tally = self._tally[line]
+        return tally[0], tally[2]
+
     def masters_won(self) -> dict[str, int]:
         won = dict.fromkeys(PAIRS, 0)
         for line in self.masters:

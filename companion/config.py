@@ -1,0 +1,191 @@
+"""The daemon's one config file (TOML, ``/etc/companion/config.toml`` by default).
+
+Every key has a default, so an empty file is a working Seises table with one zone. A wrong value is refused at
+start with the key and the reason, never half-applied::
+
+    >>> config = parse_config('[game]\\nname = "sexto-set"\\n[zones]\\nz1 = "auto"', "example")
+    >>> config.game.name, config.zones
+    ('sexto-set', {'z1': 'auto'})
+
+``[zones]`` maps each reader zone of the pin map to what it is for. Seises: ``"table"`` (any card) or a suit
+letter (``O``, ``C``, ``E``, ``B``). 6º SET: a master card id, or ``"auto"``: the zone is registered to the
+first master card laid on it when a game starts.
+"""
+
+from __future__ import annotations
+
+import tomllib
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, NoReturn
+
+from companion.decks import BUILTIN_DECKS, SUITS
+
+__all__ = ["BACKENDS", "DEFAULT_PATH", "Config", "ConfigError", "GameConfig", "load_config", "parse_config"]
+
+DEFAULT_PATH = Path("/etc/companion/config.toml")
+BACKENDS = ("spi", "mfrc522", "hub", "sim")
+GAMES = ("seises", "sexto-set")
+
+
+class ConfigError(ValueError):
+    """A config value that cannot be used; the message names the file, the key and the reason."""
+
+
+@dataclass(frozen=True)
+class GameConfig:
+    name: str = "seises"
+    players: int = 4
+    deck: str = ""  # empty: the game's own deck (spanish-40, squadratik)
+    options: Mapping[str, str] = field(default_factory=dict)
+    language: str = "es"
+    confirm_turns: bool = True
+    seat_names: tuple[str, ...] = ()
+
+    @property
+    def deck_name(self) -> str:
+        return self.deck or ("spanish-40" if self.name == "seises" else "squadratik")
+
+    def settings(self) -> dict[str, Any]:
+        """What the journal keeps of a game: enough for ``companion play`` to replay it."""
+        return {
+            "game": self.name,
+            "players": self.players,
+            "deck": self.deck_name,
+            "options": dict(self.options),
+            "language": self.language,
+            "confirm_turns": self.confirm_turns,
+            "seat_names": list(self.seat_names),
+        }
+
+
+@dataclass(frozen=True)
+class Config:
+    source: str = "defaults"
+    game: GameConfig = field(default_factory=GameConfig)
+    zones: Mapping[str, str] = field(default_factory=lambda: {"z1": "table"})
+    backend: str = "spi"
+    absences: int = 3
+    poll_interval_s: float = 0.01
+    registry: Path = Path("/var/lib/companion/registry.toml")
+    hub_port: str = "auto"
+    display: tuple[str, ...] = ()  # luma.core.cmdline arguments; empty: the pin map's OLED
+    dim_after_s: float = 120.0
+    pinmap: str = ""  # empty: the pin map shipped with the package
+    journal: Path = Path("/var/lib/companion/journal.db")
+
+
+def load_config(path: str | Path = DEFAULT_PATH) -> Config:
+    path = Path(path)
+    try:
+        text = path.read_text("utf-8")
+    except FileNotFoundError:
+        raise ConfigError(f"{path}: no config file; copy systemd/config.toml there and edit it") from None
+    except (OSError, UnicodeDecodeError) as exc:
+        raise ConfigError(f"{path}: cannot read the config ({exc})") from exc
+    return parse_config(text, str(path))
+
+
+def parse_config(text: str, source: str) -> Config:
+    try:
+        data = tomllib.loads(text)
+    except tomllib.TOMLDecodeError as exc:
+        raise ConfigError(f"{source}: not valid TOML ({exc})") from exc
+    read = _Reader(source, data)
+    name = read.choice("game.name", "seises", GAMES)
+    deck = read.text("game.deck", "")
+    if deck and deck not in BUILTIN_DECKS and not Path(deck).exists():
+        read.fail("game.deck", f"{deck!r} is neither a built-in deck ({', '.join(BUILTIN_DECKS)}) nor a file")
+    game = GameConfig(
+        name=name,
+        players=read.number("game.players", 4, low=2, high=8),
+        deck=deck,
+        options={k: str(v) for k, v in read.table("game.options").items()},
+        language=read.choice("game.language", "es", ("es", "en")),
+        confirm_turns=read.flag("game.confirm_turns", True),
+        seat_names=tuple(read.texts("game.seat_names")),
+    )
+    zones = {str(k): str(v) for k, v in read.table("zones").items()} or (
+        {"z1": "table"} if name == "seises" else {f"z{i}": "auto" for i in range(1, 9)}
+    )
+    for zone, role in zones.items():
+        if name == "seises" and role != "table" and role not in SUITS:
+            read.fail(f"zones.{zone}", f'{role!r}: a Seises zone is "table" or a suit letter (O, C, E, B)')
+        if name == "sexto-set" and role != "auto" and not (len(role) == 3 and role[0] == "M"):
+            read.fail(f"zones.{zone}", f'{role!r}: a 6º SET zone is "auto" or a master card id such as M1R')
+    if name == "sexto-set" and len(zones) != 8:
+        read.fail("zones", f"6º SET needs one zone per master card: 8 zones, not {len(zones)}")
+    return Config(
+        source=source,
+        game=game,
+        zones=zones,
+        backend=read.choice("readers.backend", "spi", BACKENDS),
+        absences=read.number("readers.absences", 3, low=1, high=50),
+        poll_interval_s=read.number("readers.poll_interval_ms", 10, low=1, high=1000) / 1000,
+        registry=Path(read.text("readers.registry", "/var/lib/companion/registry.toml")),
+        hub_port=read.text("readers.hub_port", "auto"),
+        display=tuple(read.texts("display.options")),
+        dim_after_s=float(read.number("display.dim_after_s", 120, low=0, high=86400)),
+        pinmap=read.text("pins.map", ""),
+        journal=Path(read.text("journal.path", "/var/lib/companion/journal.db")),
+    )
+
+
+class _Reader:
+    """Typed look-ups of dotted keys, each failing with the file, the key and what was wrong."""
+
+    def __init__(self, source: str, data: Mapping[str, Any]) -> None:
+        self.source, self.data = source, data
+
+    def fail(self, key: str, reason: str) -> NoReturn:
+        raise ConfigError(f"{self.source}: {key}: {reason}")
+
+    def _get(self, key: str, default: Any) -> Any:
+        node: Any = self.data
+        for part in key.split("."):
+            if not isinstance(node, Mapping) or part not in node:
+                return default
+            node = node[part]
+        return node
+
+    def text(self, key: str, default: str) -> str:
+        value = self._get(key, default)
+        if not isinstance(value, str):
+            self.fail(key, f"must be text in quotes, not {value!r}")
+        return str(value)
+
+    def choice(self, key: str, default: str, choices: tuple[str, ...]) -> str:
+        value = self.text(key, default)
+        if value not in choices:
+            self.fail(key, f"{value!r} is not one of {', '.join(choices)}")
+        return value
+
+    def number(self, key: str, default: int, *, low: int, high: int) -> int:
+        value = self._get(key, default)
+        if isinstance(value, bool) or not isinstance(value, int):
+            self.fail(key, f"must be a whole number, not {value!r}")
+        if not low <= value <= high:
+            self.fail(key, f"{value} is not between {low} and {high}")
+        return int(value)
+
+    def flag(self, key: str, default: bool) -> bool:
+        value = self._get(key, default)
+        if not isinstance(value, bool):
+            self.fail(key, f"must be true or false, not {value!r}")
+        return bool(value)
+
+    def table(self, key: str) -> Mapping[str, Any]:
+        value = self._get(key, {})
+        if not isinstance(value, Mapping):
+            self.fail(key, "must be a table of keys")
+        for name, item in value.items():
+            if not isinstance(item, str | int | bool):
+                self.fail(f"{key}.{name}", f"must be a plain value, not {item!r}")
+        return dict(value)
+
+    def texts(self, key: str) -> list[str]:
+        value = self._get(key, [])
+        if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
+            self.fail(key, f"must be a list of texts, not {value!r}")
+        return list(value)

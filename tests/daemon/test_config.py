@@ -1,0 +1,58 @@
+"""The config file: defaults, and every wrong value refused with its key and reason."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from companion.config import ConfigError, load_config, parse_config
+
+
+def test_an_empty_config_is_a_seises_table_with_one_zone() -> None:
+    config = parse_config("", "empty")
+    assert (config.game.name, config.game.deck_name, config.zones, config.backend) == (
+        "seises",
+        "spanish-40",
+        {"z1": "table"},
+        "spi",
+    )
+
+
+def test_sexto_set_defaults_to_eight_zones_registered_at_start() -> None:
+    config = parse_config('[game]\nname = "sexto-set"', "x")
+    assert config.zones == {f"z{i}": "auto" for i in range(1, 9)}
+    assert config.game.deck_name == "squadratik"
+
+
+@pytest.mark.parametrize(
+    ("text", "key", "reason"),
+    [
+        ('[game]\nname = "poker"', "game.name", "is not one of seises, sexto-set"),
+        ("[game]\nplayers = 12", "game.players", "not between 2 and 8"),
+        ('[game]\nplayers = "four"', "game.players", "whole number"),
+        ("[game]\nconfirm_turns = 1", "game.confirm_turns", "true or false"),
+        ('[game]\ndeck = "tarot"', "game.deck", "neither a built-in deck"),
+        ('[readers]\nbackend = "usb"', "readers.backend", "not one of spi, mfrc522, hub, sim"),
+        ('[zones]\nz1 = "X"', "zones.z1", "suit letter"),
+        ('[game]\nname = "sexto-set"\n[zones]\nz1 = "auto"', "zones", "8 zones, not 1"),
+        ('[display]\noptions = "ssd1306"', "display.options", "list of texts"),
+        ("[game\n", "", "not valid TOML"),
+    ],
+)
+def test_a_wrong_value_is_refused_with_its_key_and_reason(text: str, key: str, reason: str) -> None:
+    with pytest.raises(ConfigError) as info:
+        parse_config(text, "config.toml")
+    message = str(info.value)
+    assert message.startswith("config.toml: ")
+    assert key in message and reason in message
+
+
+def test_a_missing_file_says_where_to_start(tmp_path: Path) -> None:
+    with pytest.raises(ConfigError, match=r"copy systemd/config\.toml"):
+        load_config(tmp_path / "config.toml")
+
+
+def test_the_shipped_config_loads() -> None:
+    config = load_config(Path(__file__).parents[2] / "systemd" / "config.toml")
+    assert config.backend in ("spi", "hub")

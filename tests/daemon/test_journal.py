@@ -1,0 +1,72 @@
+"""The journal: appends survive reopening, a full disk keeps entries in a backlog, bad paths say what to do."""
+
+from __future__ import annotations
+
+import sqlite3
+from pathlib import Path
+
+import pytest
+
+from companion.journal import Entry, Journal, JournalError
+
+
+def test_entries_and_settings_survive_reopening(tmp_path: Path) -> None:
+    journal = Journal(tmp_path / "journal.db")
+    game = journal.new_game({"game": "seises", "players": 4}, t=1.0)
+    journal.append(game, Entry("action", "play 6O", 2.0))
+    journal.append(game, Entry("undo", "", 3.0))
+    journal.close()
+    again = Journal(tmp_path / "journal.db")
+    record = again.last_game()
+    assert record is not None and record.settings == {"game": "seises", "players": 4} and record.entries == 2
+    assert again.entries(game) == [Entry("action", "play 6O", 2.0), Entry("undo", "", 3.0)]
+    again.append(game, Entry("action", "play 7O", 4.0))  # sequence numbers go on from what is on disk
+    assert [e.text for e in again.entries(game)] == ["play 6O", "", "play 7O"]
+    assert again.integrity() == "ok"
+
+
+def test_the_journal_runs_in_wal_mode_with_full_sync(tmp_path: Path) -> None:
+    journal = Journal(tmp_path / "journal.db")
+    assert journal._db.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
+    assert journal._db.execute("PRAGMA synchronous").fetchone()[0] == 2  # FULL
+
+
+def test_a_full_disk_keeps_entries_in_a_backlog_and_writes_them_once_there_is_room(tmp_path: Path) -> None:
+    journal = Journal(tmp_path / "journal.db")
+    game = journal.new_game({"game": "seises"}, t=0.0)
+    pages = journal._db.execute("PRAGMA page_count").fetchone()[0]
+    journal._db.execute(f"PRAGMA max_page_count = {pages}")  # SQLite's own "database or disk is full"
+    big = "x" * 20000
+    with pytest.raises(JournalError, match="disk is full"):
+        journal.append(game, Entry("action", big, 1.0))
+    with pytest.raises(JournalError):
+        journal.append(game, Entry("action", "play 6O", 2.0))
+    assert journal.backlog == 2
+    journal._db.execute("PRAGMA max_page_count = 1000000")  # room again
+    journal.append(game, Entry("action", "play 7O", 3.0))
+    assert journal.backlog == 0
+    assert [e.text for e in journal.entries(game)] == [big, "play 6O", "play 7O"]
+
+
+def test_an_unwritable_path_says_what_to_do(tmp_path: Path) -> None:
+    blocker = tmp_path / "file"
+    blocker.write_text("not a folder")
+    with pytest.raises(JournalError, match="check the path"):
+        Journal(blocker / "journal.db")
+
+
+def test_a_corrupt_file_is_reported_not_crashed_on(tmp_path: Path) -> None:
+    path = tmp_path / "journal.db"
+    path.write_bytes(b"this is not a database" * 100)
+    with pytest.raises(JournalError):
+        Journal(path)
+
+
+def test_games_are_listed_with_their_outcome(tmp_path: Path) -> None:
+    journal = Journal(tmp_path / "journal.db")
+    first = journal.new_game({"game": "seises"}, t=0.0)
+    journal.finish(first, {"winner": 2})
+    journal.new_game({"game": "sexto-set"}, t=5.0)
+    games = journal.games()
+    assert [(g.settings["game"], g.outcome) for g in games] == [("seises", {"winner": 2}), ("sexto-set", None)]
+    assert isinstance(journal._db, sqlite3.Connection)
