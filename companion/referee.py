@@ -1,0 +1,496 @@
+"""The referee: the turn flow around a rules engine. Pure: events and time in, journal entries and a view out.
+
+A legal card arriving on a zone becomes a *pending* play (its LED steady green); CONFIRM commits it. An illegal
+card lights its zone red and the screen says why and what to do; nothing changes, and the warning clears when
+the card leaves the zone. PASS makes a pending pay (Seises) or a pending "we cannot link" (6º SET); CONFIRM
+commits it. A short UNDO cancels what is pending; a long UNDO takes back the last committed action. A long
+CONFIRM opens the menu.
+
+``handle(event, now)`` returns the journal entries the event committed; the daemon writes them to disk
+*before* it shows the new ``view()``, so what the table shows as done is always on disk (or the screen says the
+disk is full)::
+
+    >>> referee = Referee(GameConfig(), zones={"z1": "table"})
+    >>> referee.handle(CardArrived("z1", "6O"), 0.0)
+    []
+    >>> referee.view().zone_lights["z1"]
+    <ZoneLight.PENDING_OK: 'pending_ok'>
+    >>> referee.handle(Press("confirm", "short", 0.5), 0.5)
+    [Entry(kind='action', text='play 6O', t=0.5)]
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any, Literal
+
+from companion.commands.play import new_game
+from companion.config import GameConfig
+from companion.decks import SUITS, Kind
+from companion.journal import Entry
+from companion.nfc.events import CardArrived, CardLeft, SameCardTwice, UnknownTag
+from companion.rules import Action, Game, IllegalPlay, Pass, Pay, Play, Reason, Seises, SextoSet
+from companion.rules.transcript import UNDO, parse_line
+from companion.ui.buttons import Press
+from companion.ui.menu import Menu, Settings
+from companion.view import (
+    Line,
+    Message,
+    MessageKind,
+    Pair,
+    Seat,
+    SeisesView,
+    SextoSetView,
+    StatusLight,
+    TableView,
+    ZoneLight,
+)
+
+__all__ = ["HubStatus", "JournalStatus", "Pending", "ReaderStatus", "Referee"]
+
+
+@dataclass(frozen=True, slots=True)
+class HubStatus:
+    online: bool
+
+
+@dataclass(frozen=True, slots=True)
+class ReaderStatus:
+    zone: str
+    ok: bool
+    detail: str = ""
+
+
+@dataclass(frozen=True, slots=True)
+class JournalStatus:
+    ok: bool
+    detail: str = ""
+
+
+@dataclass(frozen=True, slots=True)
+class Pending:
+    """An action waiting for CONFIRM; ``zone`` is where its card lies (None for a pay or a pass)."""
+
+    action: Action
+    zone: str | None
+
+
+Event = CardArrived | CardLeft | UnknownTag | SameCardTwice | Press | HubStatus | ReaderStatus | JournalStatus
+
+# The referee's own words: key -> (Spanish, English). Fields are filled with str.format.
+TEXT: dict[str, tuple[str, str]] = {
+    "unknown_card": ("Carta desconocida en {zone}", "Unknown card on {zone}"),
+    "unknown_card_do": ("Retírala y regístrala: companion enroll", "Take it back and enroll it: companion enroll"),
+    "wrong_zone": ("{card}: zona de {suit}", "{card}: {suit} zone"),
+    "wrong_zone_do": ("Ponla en la zona de {suit}", "Lay it on the {suit} zone"),
+    "two_cards": ("Dos cartas en {zone}", "Two cards on {zone}"),
+    "two_cards_do": ("Deja una sola carta en la zona", "Leave one card on the zone"),
+    "same_card": ("{card} en dos zonas: {zones}", "{card} on two zones: {zones}"),
+    "same_card_do": ("Retírala de una de ellas", "Take it off one of them"),
+    "on_table": ("{card} ya está en la mesa", "{card} is already on the table"),
+    "nothing_pending": ("Nada que confirmar", "Nothing to confirm"),
+    "nothing_pending_do": ("Pon una carta o pulsa PASO", "Lay a card or press PASS"),
+    "confirm_pay": ("¿Pagar una ficha?", "Pay one chip?"),
+    "confirm_pass": ("¿No podéis enlazar? Perdéis el set", "Cannot link? You lose the set"),
+    "confirm_do": ("OK confirma, DESHACER anula", "OK confirms, UNDO cancels"),
+    "undone": ("Deshecho: {action}", "Undone: {action}"),
+    "nothing_to_undo": ("Nada que deshacer", "Nothing to undo"),
+    "hand_won": ("{seat} gana la mano: +{chips}", "{seat} wins the hand: +{chips}"),
+    "next_hand": ("Mano {hand}: abre {seat} con un seis", "Hand {hand}: {seat} opens with a six"),
+    "game_won": ("{seat} gana con {score}", "{seat} wins with {score}"),
+    "new_game_do": ("Pulsa OK largo: menú", "Long OK: menu"),
+    "renege": ("¡Renuncio! {seat} pagó con {card}", "Renege! {seat} paid holding {card}"),
+    "renege_chip": ("Paga una ficha más", "Pays one more chip"),
+    "reserve_empty": ("Bolsa vacía: ficha debida", "Reserve empty: chip owed"),
+    "set_won": ("Pareja {pair} gana el set", "Pair {pair} wins the set"),
+    "set_drawn": ("Set empatado", "Drawn set"),
+    "next_set": ("Recoged: la próxima carta empieza el set", "Gather: the next card starts a set"),
+    "register": ("Maestra en cada zona: faltan {left}", "A master on each zone: {left} left"),
+    "register_do": ("Pon la carta maestra en {zone}", "Lay the master card on {zone}"),
+    "registered": ("{master} en {zone}", "{master} on {zone}"),
+    "master_twice": ("{master} ya está en {zone}", "{master} is already on {zone}"),
+    "ready": ("Listo: empieza la pareja A", "Ready: pair A starts"),
+    "hub_lost": ("Concentrador perdido", "Hub lost"),
+    "hub_lost_do": ("Revisa el cable USB", "Check the USB cable"),
+    "reader_down": ("Lector {zone} no responde", "Reader {zone} not answering"),
+    "reader_down_do": ("Revisa su cable", "Check its cable"),
+    "disk_full": ("Disco lleno: sin guardar", "Disk full: not saved"),
+    "disk_full_do": ("Libera espacio en la tarjeta", "Free space on the SD card"),
+    "new_game": ("Partida nueva: {game}", "New game: {game}"),
+    "seat": ("Asiento {n}", "Seat {n}"),
+}
+
+
+class Referee:
+    """One table: the game, what lies on each zone, what waits for CONFIRM, and what the players see."""
+
+    def __init__(self, config: GameConfig, zones: Mapping[str, str]) -> None:
+        self.config = config
+        self.zone_roles = dict(zones)  # zone -> "table" | suit letter | master id | "auto"
+        self.game: Game = self._new_engine(config)
+        self.lines: dict[str, str] = {z: r for z, r in zones.items() if r not in ("auto", "table") and r[0] == "M"}
+        self.pending: Pending | None = None
+        self.warnings: dict[str, ZoneLight] = {}  # zone -> ILLEGAL | UNKNOWN, until its card leaves
+        self.on_zone: dict[str, set[str]] = {zone: set() for zone in zones}  # cards (or tag uids) now read there
+        self.message: Message | None = None
+        self.menu: Menu | None = None
+        self.hub_online = True
+        self.readers_down: set[str] = set()
+        self.journal_ok = True
+        self.language = config.language
+
+    # ---- set-up ---------------------------------------------------------------------------------------------
+
+    @staticmethod
+    def _new_engine(config: GameConfig) -> Game:
+        return new_game(config.name, config.players, config.deck_name, dict(config.options))
+
+    @property
+    def registering(self) -> bool:
+        """6º SET: some zone still waits for its master card."""
+        return isinstance(self.game, SextoSet) and len(self.lines) < len(self.zone_roles)
+
+    def replay(self, entries: list[Entry]) -> None:
+        """Rebuild the game from its journal entries (on start, after a power cut)."""
+        for entry in entries:
+            if entry.kind == "zone":
+                zone, master = entry.text.split()
+                self.lines[zone] = master
+            elif entry.kind == "undo":
+                self.game.pop()
+            else:
+                action = parse_line(self.game.name, entry.text)
+                assert action is not None and action != UNDO
+                self.game.push(action)
+
+    # ---- events ---------------------------------------------------------------------------------------------
+
+    def handle(self, event: Event, now: float) -> list[Entry]:
+        """Apply one event; return the journal entries it committed (write them before showing the view)."""
+        if isinstance(event, Press):
+            return self._press(event, now)
+        if isinstance(event, CardArrived):
+            return self._arrived(event.zone, event.card, now)
+        if isinstance(event, CardLeft):
+            self._left(event.zone, event.card)
+        elif isinstance(event, UnknownTag):
+            uid = event.uid.hex().upper()
+            self.on_zone.setdefault(event.zone, set()).add(uid)
+            self._warn(event.zone, ZoneLight.UNKNOWN, MessageKind.UNKNOWN_CARD, "unknown_card", zone=event.zone)
+        elif isinstance(event, SameCardTwice):
+            for zone in event.zones:
+                self.warnings[zone] = ZoneLight.ILLEGAL
+            self._say(MessageKind.ILLEGAL, "same_card", card=self._name(event.card), zones=", ".join(event.zones))
+        elif isinstance(event, HubStatus):
+            self.hub_online = event.online
+            if event.online:
+                self._clear_message(MessageKind.HUB_LOST)
+            else:
+                self._say(MessageKind.HUB_LOST, "hub_lost")
+        elif isinstance(event, ReaderStatus):
+            if event.ok:
+                self.readers_down.discard(event.zone)
+                self._clear_message(MessageKind.READER_DOWN)
+            else:
+                self.readers_down.add(event.zone)
+                self._say(MessageKind.READER_DOWN, "reader_down", zone=event.zone)
+        elif isinstance(event, JournalStatus):
+            self.journal_ok = event.ok
+            if event.ok:
+                self._clear_message(MessageKind.DISK_FULL)
+            else:
+                self._say(MessageKind.DISK_FULL, "disk_full")
+        return []
+
+    def forget_uid(self, zone: str, uid: bytes) -> None:
+        """An unknown tag left its zone."""
+        self._left(zone, uid.hex().upper())
+
+    def _arrived(self, zone: str, card: str, now: float) -> list[Entry]:
+        present = self.on_zone.setdefault(zone, set())
+        present.add(card)
+        if len(present) > 1:  # which of them is meant? neither, until one is taken away and laid again
+            if self.pending is not None and self.pending.zone == zone:
+                self.pending = None
+            self._warn(zone, ZoneLight.ILLEGAL, MessageKind.ILLEGAL, "two_cards", zone=zone)
+            return []
+        if self.menu is not None:
+            return []
+        if self.registering:
+            return self._register(zone, card, now)
+        role = self.zone_roles.get(zone, "table")
+        deck_card = self.game.deck.get(card)
+        if isinstance(self.game, Seises) and role in SUITS and deck_card is not None and deck_card.suit != role:
+            suit = SUITS[deck_card.suit or "O"][0 if self.language == "es" else 1]
+            self._warn(zone, ZoneLight.ILLEGAL, MessageKind.ILLEGAL, "wrong_zone", card=self._name(card), suit=suit)
+            return []
+        action = Play(card, self.lines.get(zone)) if isinstance(self.game, SextoSet) else Play(card)
+        reason = self.game.reason(action)
+        if reason is Reason.ON_TABLE:
+            self._say(MessageKind.INFO, "on_table", card=self._name(card))  # a card tapped again: ignored
+            return []
+        if reason is not None:
+            refusal = self.game.refusal(action)
+            assert refusal is not None
+            self.warnings[zone] = ZoneLight.ILLEGAL
+            self.message = self._illegal_message(refusal)
+            return []
+        self.pending = Pending(action, zone)
+        self.message = None
+        if not self.config.confirm_turns:
+            return self._commit(now)
+        return []
+
+    def _left(self, zone: str, card: str) -> None:
+        present = self.on_zone.setdefault(zone, set())
+        present.discard(card)
+        if not present and zone in self.warnings:
+            del self.warnings[zone]
+            if self.message is not None and self.message.kind in (MessageKind.ILLEGAL, MessageKind.UNKNOWN_CARD):
+                self.message = None
+
+    def _register(self, zone: str, card: str, now: float) -> list[Entry]:
+        deck_card = self.game.deck.get(card)
+        waiting = [z for z in self.zone_roles if z not in self.lines]
+        if zone not in waiting:
+            return []
+        if deck_card is None or deck_card.kind is not Kind.MASTER:
+            self._warn(zone, ZoneLight.ILLEGAL, MessageKind.INFO, "register", left=len(waiting), zone=waiting[0])
+            return []
+        owner = next((z for z, m in self.lines.items() if m == card), None)
+        if owner is not None:
+            self._warn(
+                zone, ZoneLight.ILLEGAL, MessageKind.ILLEGAL, "master_twice", master=self._name(card), zone=owner
+            )
+            return []
+        self.lines[zone] = card
+        if self.registering:
+            self._say(MessageKind.INFO, "registered", master=self._name(card), zone=zone)
+        else:
+            self._say(MessageKind.INFO, "ready")
+        return [Entry("zone", f"{zone} {card}", now)]
+
+    def _press(self, press: Press, now: float) -> list[Entry]:
+        if self.menu is not None:
+            return self._menu_press(press, now)
+        if press.button == "confirm":
+            if press.kind == "long":
+                self.menu = Menu(self._menu_settings())
+                return []
+            if self.pending is None:
+                self._say(MessageKind.INFO, "nothing_pending")
+                return []
+            return self._commit(now)
+        if press.button == "pass":
+            action: Action = Pay() if isinstance(self.game, Seises) else Pass()
+            refusal = self.game.refusal(action)
+            if refusal is not None:
+                self.message = self._illegal_message(refusal)
+                return []
+            self.pending = Pending(action, None)
+            self._say(MessageKind.INFO, "confirm_pay" if isinstance(action, Pay) else "confirm_pass")
+            return []
+        if press.kind == "long":  # UNDO held: take back the last committed action
+            self.pending = None
+            try:
+                undone = self.game.pop()
+            except IndexError:
+                self._say(MessageKind.INFO, "nothing_to_undo")
+                return []
+            self._say(MessageKind.INFO, "undone", action=self._describe(undone))
+            return [Entry("undo", "", now)]
+        self.pending = None  # short UNDO: cancel what is pending and clear the warnings
+        self.warnings.clear()
+        self.message = None
+        return []
+
+    def _commit(self, now: float) -> list[Entry]:
+        assert self.pending is not None
+        action = self.pending.action
+        before = self.game.snapshot()
+        try:
+            self.game.push(action)
+        except IllegalPlay as refusal:  # the table moved on since the card was laid (an undo in between)
+            self.pending = None
+            self.message = self._illegal_message(refusal)
+            return []
+        self.pending = None
+        self.message = self._after_message(before, self.game.snapshot())
+        return [Entry("action", str(action), now)]
+
+    def _menu_press(self, press: Press, now: float) -> list[Entry]:
+        assert self.menu is not None
+        choice = self.menu.press(press)
+        if choice is None:
+            return []
+        settings = self.menu.settings
+        self.language = settings.language
+        if choice.key == "close":
+            self.menu = None
+        elif choice.key == "new_game":
+            self.menu = None
+            self.start(
+                GameConfig(
+                    name=settings.game,
+                    players=settings.players,
+                    deck=settings.deck,
+                    options=self.config.options if settings.game == self.config.name else {},
+                    language=settings.language,
+                    confirm_turns=self.config.confirm_turns,
+                    seat_names=self.config.seat_names,
+                )
+            )
+            self._say(MessageKind.INFO, "new_game", game=settings.game)
+            return [Entry("new_game", json.dumps(self.config.settings()), now)]
+        return []
+
+    def start(self, config: GameConfig) -> None:
+        """Start a new game with ``config`` (the daemon opens a new game in the journal for it)."""
+        keep_lines = isinstance(self.game, SextoSet) and config.name == "sexto-set"
+        self.config = config
+        self.language = config.language
+        self.game = self._new_engine(config)
+        if not keep_lines:
+            self.lines = {z: r for z, r in self.zone_roles.items() if r not in ("auto", "table") and r[0] == "M"}
+        self.pending = None
+        self.warnings.clear()
+        self.message = None
+
+    def _menu_settings(self) -> Settings:
+        players = self.config.players if isinstance(self.game, Seises) else 4
+        return Settings(game=self.game.name, players=players, deck=self.config.deck_name, language=self.language)  # type: ignore[arg-type]
+
+    # ---- messages -------------------------------------------------------------------------------------------
+
+    def _text(self, key: str, **fields: Any) -> str:
+        spanish, english = TEXT[key]
+        return (english if self.language == "en" else spanish).format(**fields)
+
+    def _say(self, kind: MessageKind, key: str, **fields: Any) -> None:
+        action_key = {
+            "unknown_card": "unknown_card_do",
+            "wrong_zone": "wrong_zone_do",
+            "two_cards": "two_cards_do",
+            "same_card": "same_card_do",
+            "nothing_pending": "nothing_pending_do",
+            "confirm_pay": "confirm_do",
+            "confirm_pass": "confirm_do",
+            "hub_lost": "hub_lost_do",
+            "reader_down": "reader_down_do",
+            "disk_full": "disk_full_do",
+            "register": "register_do",
+        }.get(key)
+        self.message = Message(kind, self._text(key, **fields), self._text(action_key, **fields) if action_key else "")
+
+    def _warn(self, where: str, light: ZoneLight, kind: MessageKind, key: str, **fields: Any) -> None:
+        self.warnings[where] = light
+        self._say(kind, key, **fields)
+
+    def _clear_message(self, kind: MessageKind) -> None:
+        if self.message is not None and self.message.kind is kind:
+            self.message = None
+
+    def _illegal_message(self, refusal: IllegalPlay) -> Message:
+        sentence = refusal.sentence(self.language)
+        title, _, todo = sentence.partition(": ")
+        return Message(MessageKind.ILLEGAL, title, todo[:1].upper() + todo[1:])
+
+    def _after_message(self, before: dict[str, Any], after: dict[str, Any]) -> Message | None:
+        """What a committed action did beyond the obvious: a hand, set or game won, a renuncio, a chip owed."""
+        if after["game"] == "seises":
+            seat = self._seat_name(before["turn"] - 1)
+            if after["winner"] is not None:
+                winner = after["winner"]
+                title = self._text("game_won", seat=self._seat_name(winner - 1), score=after["scores"][winner - 1])
+                return Message(MessageKind.END_OF_GAME, title, self._text("new_game_do"))
+            if after["hand"] != before["hand"]:
+                chips = after["scores"][before["turn"] - 1] - before["scores"][before["turn"] - 1]
+                title = self._text("hand_won", seat=seat, chips=chips)
+                return Message(MessageKind.END_OF_HAND, title, self._text("next_hand", hand=after["hand"], seat=seat))
+            if len(after["reneges"]) > len(before["reneges"]):
+                renege = after["reneges"][-1]
+                todo = self._text("renege_chip") if self.config.options.get("renege_penalty") == "chip" else ""
+                title = self._text("renege", seat=seat, card=self._name(renege["card"]))
+                return Message(MessageKind.RENEGE, title, todo)
+            if sum(after["owed"]) > sum(before["owed"]):
+                return Message(MessageKind.INFO, self._text("reserve_empty"))
+            return None
+        if after["result"] is not None and before["result"] is None:
+            winner = after["result"]["winner"]
+            title = self._text("set_drawn") if winner is None else self._text("set_won", pair=winner)
+            return Message(MessageKind.END_OF_SET, title, self._text("next_set"))
+        return None
+
+    def _name(self, card_id: str) -> str:
+        card = self.game.deck.get(card_id)
+        return card.name(self.language) if card is not None else card_id
+
+    def _seat_name(self, seat: int) -> str:
+        names = self.config.seat_names
+        return names[seat] if seat < len(names) else self._text("seat", n=seat + 1)
+
+    def _describe(self, action: Action) -> str:
+        if isinstance(action, Play):
+            return self._name(action.card)
+        return str(action)
+
+    # ---- the view -------------------------------------------------------------------------------------------
+
+    def view(self) -> TableView:
+        lights = {zone: ZoneLight.OFF for zone in self.zone_roles}
+        if self.pending is not None and self.pending.zone is not None:
+            lights[self.pending.zone] = ZoneLight.PENDING_OK
+        lights.update(self.warnings)
+        if not self.journal_ok or self.readers_down:
+            status = StatusLight.ERROR
+        elif not self.hub_online:
+            status = StatusLight.HUB_LOST
+        else:
+            status = StatusLight.READY
+        return TableView(
+            game=self._game_view(),
+            message=self.message,
+            zone_lights=lights,
+            status=status,
+            language="en" if self.language == "en" else "es",
+            menu=None if self.menu is None else self.menu.view(),
+        )
+
+    def _game_view(self) -> SeisesView | SextoSetView:
+        game = self.game
+        if isinstance(game, Seises):
+            seats = tuple(Seat(self._seat_name(i), game.hand_sizes[i], game.scores[i]) for i in range(game.players))
+            return SeisesView(
+                seats=seats,
+                turn=game.turn if game.turn is not None else game.mano,
+                mano=game.mano,
+                pot=game.pot,
+                reserve=game.reserve,
+                owed=sum(game.owed),
+                hand=game.hand,
+                winner=game.winner,
+            )
+        assert isinstance(game, SextoSet)
+        lines = []
+        for master in game.masters:
+            count_a, count_b = game.counts(master)
+            name = game.deck[master].name(self.language)
+            lines.append(Line(master, name, count_a, count_b, _pair(game.leader(master))))
+        won = game.masters_won()
+        result: Pair | Literal["draw"] | None = None
+        if game.result is not None:
+            result = _pair(game.result["winner"]) or "draw"
+        return SextoSetView(
+            lines=tuple(lines),
+            masters_won=(won["A"], won["B"]),
+            draw_pile=game.draw_pile,
+            turn=_pair(game.turn or game.starter) or "A",
+            sets_won=(game.sets_won["A"], game.sets_won["B"]),
+            result=result,
+        )
+
+
+def _pair(value: str | None) -> Pair | None:
+    return "A" if value == "A" else "B" if value == "B" else None

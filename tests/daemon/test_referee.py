@@ -1,0 +1,275 @@
+"""The referee's turn flow: events in, journal entries and the view out (pure, no hardware)."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from companion.config import GameConfig
+from companion.journal import Entry
+from companion.nfc.events import CardArrived, CardLeft, SameCardTwice, UnknownTag
+from companion.referee import HubStatus, JournalStatus, ReaderStatus, Referee
+from companion.rules import Pay, Play, Seises, SextoSet
+from companion.ui.buttons import Press
+from companion.view import MessageKind, SeisesView, SextoSetView, StatusLight, ZoneLight
+
+SHORT, LONG = "short", "long"
+MASTERS = ("M1R", "M2R", "M3R", "M4R", "M1B", "M2B", "M3B", "M4B")
+
+
+def seises(zones: dict[str, str] | None = None, **config: object) -> Referee:
+    return Referee(GameConfig(**config), zones or {"z1": "table"})  # type: ignore[arg-type]
+
+
+def press(referee: Referee, button: str, kind: str = SHORT, t: float = 0.0) -> list[Entry]:
+    return referee.handle(Press(button, kind, t), t)  # type: ignore[arg-type]
+
+
+def lay(referee: Referee, card: str, zone: str = "z1", t: float = 0.0) -> list[Entry]:
+    return referee.handle(CardArrived(zone, card), t)
+
+
+def lift(referee: Referee, card: str, zone: str = "z1") -> None:
+    referee.handle(CardLeft(zone, card), 0.0)
+
+
+def tap(referee: Referee, card: str, zone: str = "z1", t: float = 0.0) -> list[Entry]:
+    """A card laid on a pad and lifted again, as players tap cards on a zone."""
+    entries = lay(referee, card, zone, t)
+    lift(referee, card, zone)
+    return entries
+
+
+def light(referee: Referee, zone: str = "z1") -> ZoneLight:
+    return referee.view().zone_lights[zone]
+
+
+def test_a_legal_card_is_pending_until_confirm_then_the_turn_passes() -> None:
+    referee = seises()
+    assert lay(referee, "6O") == []
+    assert light(referee) is ZoneLight.PENDING_OK
+    assert referee.game.actions == []
+    assert press(referee, "confirm", t=1.0) == [Entry("action", "play 6O", 1.0)]
+    assert light(referee) is ZoneLight.OFF
+    view = referee.view().game
+    assert isinstance(view, SeisesView) and view.turn == 1
+
+
+def test_without_confirm_turns_a_legal_card_commits_at_once() -> None:
+    referee = seises(confirm_turns=False)
+    assert lay(referee, "6O", t=2.0) == [Entry("action", "play 6O", 2.0)]
+
+
+def test_an_illegal_card_lights_red_says_why_and_clears_when_it_leaves() -> None:
+    referee = seises()
+    tap(referee, "6O")
+    press(referee, "confirm")
+    lay(referee, "7C")
+    message = referee.view().message
+    assert light(referee) is ZoneLight.ILLEGAL
+    assert message is not None and message.kind is MessageKind.ILLEGAL
+    assert "copas" in message.title + message.action
+    lift(referee, "7C")
+    assert light(referee) is ZoneLight.OFF and referee.view().message is None
+    assert press(referee, "confirm") == []  # nothing pending: nothing committed
+    assert len(referee.game.actions) == 1
+
+
+def test_a_different_card_replaces_a_pending_one() -> None:
+    referee = seises({"z1": "table", "z2": "table"})
+    tap(referee, "6O", "z1")
+    press(referee, "confirm")
+    tap(referee, "7O", "z1")
+    tap(referee, "5O", "z2")
+    assert (light(referee, "z1"), light(referee, "z2")) == (ZoneLight.OFF, ZoneLight.PENDING_OK)
+    assert press(referee, "confirm") == [Entry("action", "play 5O", 0.0)]
+
+
+def test_pass_makes_a_pending_pay_that_confirm_commits() -> None:
+    referee = seises()
+    lay(referee, "6O")
+    press(referee, "confirm")
+    assert press(referee, "pass") == []
+    assert referee.pending is not None and referee.pending.action == Pay()
+    assert press(referee, "confirm") == [Entry("action", "pay", 0.0)]
+    assert isinstance(referee.game, Seises) and referee.game.pot == 1
+
+
+def test_pass_before_the_six_of_oros_is_refused_with_the_reason() -> None:
+    referee = seises()
+    press(referee, "pass")
+    message = referee.view().message
+    assert referee.pending is None and message is not None and message.kind is MessageKind.ILLEGAL
+
+
+def test_short_undo_cancels_what_is_pending_and_long_undo_takes_back_the_last_action() -> None:
+    referee = seises()
+    lay(referee, "6O")
+    press(referee, "confirm")
+    lay(referee, "7O")
+    assert press(referee, "undo") == [] and referee.pending is None
+    assert press(referee, "undo", LONG, t=3.0) == [Entry("undo", "", 3.0)]
+    assert referee.game.actions == []
+    assert press(referee, "undo", LONG) == []
+    message = referee.view().message
+    assert message is not None and "deshacer" in message.title.lower()
+
+
+def test_a_card_on_the_wrong_suit_zone_is_refused_in_words() -> None:
+    referee = seises({"oros": "O", "copas": "C"})
+    lay(referee, "6O", "copas")
+    message = referee.view().message
+    assert light(referee, "copas") is ZoneLight.ILLEGAL
+    assert message is not None and "oros" in message.title and "oros" in message.action
+    lay(referee, "6O", "oros")
+    assert light(referee, "oros") is ZoneLight.PENDING_OK
+
+
+def test_a_card_already_on_the_table_tapped_again_is_ignored() -> None:
+    referee = seises()
+    lay(referee, "6O")
+    press(referee, "confirm")
+    lift(referee, "6O")
+    lay(referee, "6O")
+    assert light(referee) is ZoneLight.OFF and referee.pending is None
+    message = referee.view().message
+    assert message is not None and message.kind is MessageKind.INFO
+
+
+def test_an_unknown_tag_blinks_amber_and_asks_for_enrollment() -> None:
+    referee = seises()
+    referee.handle(UnknownTag("z1", bytes.fromhex("04A1B2C3D4E5F6")), 0.0)
+    message = referee.view().message
+    assert light(referee) is ZoneLight.UNKNOWN
+    assert message is not None and message.kind is MessageKind.UNKNOWN_CARD and "enroll" in message.action
+    referee.forget_uid("z1", bytes.fromhex("04A1B2C3D4E5F6"))
+    assert light(referee) is ZoneLight.OFF
+
+
+def test_one_card_on_two_zones_and_two_cards_on_one_zone_are_said() -> None:
+    referee = seises({"z1": "table", "z2": "table"})
+    referee.handle(SameCardTwice("6O", ("z1", "z2")), 0.0)
+    assert light(referee, "z1") is ZoneLight.ILLEGAL and light(referee, "z2") is ZoneLight.ILLEGAL
+    referee = seises()
+    lay(referee, "6O")
+    lay(referee, "7O")
+    message = referee.view().message
+    assert light(referee) is ZoneLight.ILLEGAL and message is not None and "Dos cartas" in message.title
+
+
+def test_seat_names_come_in_playing_order_from_the_six_of_oros() -> None:
+    referee = seises(seat_names=("Ana", "Luis", "Eva", "Pau"))
+    view = referee.view().game
+    assert isinstance(view, SeisesView) and [s.name for s in view.seats] == ["Ana", "Luis", "Eva", "Pau"]
+    assert [s.name for s in seises().view().game.seats] == ["Asiento 1", "Asiento 2", "Asiento 3", "Asiento 4"]  # type: ignore[union-attr]
+
+
+def sexto(**config: object) -> Referee:
+    return Referee(GameConfig(name="sexto-set", **config), {f"z{i}": "auto" for i in range(1, 9)})  # type: ignore[arg-type]
+
+
+def test_sexto_set_zones_register_their_master_cards_first() -> None:
+    referee = sexto()
+    assert referee.registering
+    lay(referee, "N01", "z1")
+    assert light(referee, "z1") is ZoneLight.ILLEGAL  # a normal card before the masters
+    lift(referee, "N01", "z1")
+    entries = []
+    for index, master in enumerate(MASTERS, start=1):
+        entries += lay(referee, master, f"z{index}")
+        lift(referee, master, f"z{index}")
+    assert entries[0] == Entry("zone", "z1 M1R", 0.0) and len(entries) == 8
+    assert not referee.registering
+    message = referee.view().message
+    assert message is not None and "pareja A" in message.title
+    lay(referee, "N01", "z1")
+    assert press(referee, "confirm") == [Entry("action", "play M1R N01", 0.0)]
+
+
+def test_a_master_already_registered_is_refused_on_a_second_zone() -> None:
+    referee = sexto()
+    lay(referee, "M1R", "z1")
+    lay(referee, "M1R", "z2")
+    message = referee.view().message
+    assert "z1" in message.title if message else False
+    assert referee.lines == {"z1": "M1R"}
+
+
+def test_sexto_set_pass_then_confirm_loses_the_set_and_the_view_shows_it() -> None:
+    referee = Referee(GameConfig(name="sexto-set"), dict(zip([f"z{i}" for i in range(1, 9)], MASTERS, strict=True)))
+    assert not referee.registering
+    lay(referee, "N01", "z1")
+    press(referee, "confirm")
+    press(referee, "pass")
+    press(referee, "confirm")
+    view = referee.view()
+    assert isinstance(view.game, SextoSetView)
+    assert view.game.result == "A" and view.game.sets_won == (1, 0)
+    assert view.message is not None and view.message.kind is MessageKind.END_OF_SET
+
+
+def test_end_of_hand_and_renege_messages() -> None:
+    referee = seises(players=8, confirm_turns=False)  # 5 cards each
+    tap(referee, "6O")
+    press(referee, "pass"), press(referee, "confirm")  # seat 2 pays while 7O, 5O, 6C... were legal
+    for card in ["7O"] + [None] * 6 + ["6C"]:
+        if card is None:
+            press(referee, "pass"), press(referee, "confirm")
+        else:
+            tap(referee, card)
+    message = referee.view().message
+    assert message is not None and message.kind is MessageKind.RENEGE and "Renuncio" in message.title
+
+
+def test_hub_reader_and_disk_problems_show_on_the_status_light_and_screen() -> None:
+    referee = seises()
+    referee.handle(HubStatus(False), 0.0)
+    assert referee.view().status is StatusLight.HUB_LOST
+    referee.handle(HubStatus(True), 0.0)
+    referee.handle(ReaderStatus("z1", False, "no answer"), 0.0)
+    view = referee.view()
+    assert view.status is StatusLight.ERROR and view.message is not None
+    assert view.message.kind is MessageKind.READER_DOWN
+    referee.handle(ReaderStatus("z1", True), 0.0)
+    referee.handle(JournalStatus(False, "full"), 0.0)
+    assert referee.view().message.kind is MessageKind.DISK_FULL  # type: ignore[union-attr]
+    referee.handle(JournalStatus(True), 0.0)
+    assert referee.view().status is StatusLight.READY and referee.view().message is None
+
+
+def test_a_long_confirm_opens_the_menu_and_new_game_starts_one() -> None:
+    referee = seises()
+    lay(referee, "6O")
+    press(referee, "confirm")
+    press(referee, "confirm", LONG)
+    assert referee.view().menu is not None
+    # the menu's lines: game, players, deck, language, new game, close
+    for _ in range(4):
+        press(referee, "pass")
+    entries = press(referee, "confirm", t=9.0)
+    assert len(entries) == 1 and entries[0].kind == "new_game"
+    assert json.loads(entries[0].text)["game"] == "seises"
+    assert referee.view().menu is None and referee.game.actions == []
+
+
+def test_replaying_the_entries_rebuilds_the_same_game() -> None:
+    referee = seises(confirm_turns=False)
+    entries: list[Entry] = []
+    entries += lay(referee, "6O")
+    entries += press(referee, "pass") + press(referee, "confirm")
+    entries += lay(referee, "7O")
+    entries += press(referee, "undo", LONG)
+    entries += lay(referee, "5O")
+    again = seises()
+    again.replay(entries)
+    assert again.game.snapshot() == referee.game.snapshot()
+
+
+@pytest.mark.parametrize("game", [Seises, SextoSet])
+def test_every_referee_text_exists_in_both_languages(game: type) -> None:
+    from companion.referee import TEXT
+
+    assert all(spanish and english for spanish, english in TEXT.values())
+    assert game.name in ("seises", "sexto-set")
+    assert Play("6O") != Play("6O", "M1R")
