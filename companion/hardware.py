@@ -33,7 +33,8 @@ __all__ = [
     "parse_pinmap",
 ]
 
-DEFAULT_PINMAP = Path(__file__).resolve().parent.parent / "hardware" / "pinmap.toml"
+# hardware/pinmap.toml, shipped inside the package through the link companion/pinmap.toml
+DEFAULT_PINMAP = Path(__file__).parent / "pinmap.toml"
 BUTTONS = ("confirm", "pass", "undo")
 
 # The GPIOs on the 40-pin header of every Pi from the Zero to the 5, and the header pin each is on.
