@@ -378,8 +378,9 @@ class RC522:
             raise NfcProtocolError("SAK must be 1 byte, got %d" % len(data))
         return data[0]
 
-    def _walk(self, path: bytes, nbits: int, branches: list[tuple[bytes, int]]) -> bytes:
-        """Select the tag at the end of a UID-tree branch; other branches found on the way go on ``branches``.
+    def _walk(self, path: bytes, nbits: int, branches: list[tuple[bytes, int]]) -> tuple[bytes, int]:
+        """Select the tag at the end of a UID-tree branch and return its UID and SAK; other branches found on
+        the way go on ``branches``.
 
         ``path`` holds the 4 bytes of each cascade level chosen so far; its first ``nbits`` bits are forced.
         """
@@ -408,7 +409,7 @@ class RC522:
             path = bytes(path[: (level - 1) * 4]) + cl + bytes(path[level * 4 :])
             sak = self.select_level(level, bytes(known))
             if not sak & _SAK_CASCADE:
-                return uid + cl
+                return uid + cl, sak
             if cl[0] != _CT or level == 3:
                 raise NfcProtocolError("SAK asks for another cascade level after %s" % hexuid(uid + cl))
             uid += cl[1:]
@@ -431,14 +432,15 @@ class RC522:
             pass  # several tags woke up: the SELECT below picks ours out
         return self.select(uid)
 
-    def scan(self, on_select: "Callable[[bytes], None] | None" = None) -> list[bytes]:
+    def scan(self, on_select: "Callable[[bytes, int], None] | None" = None) -> list[bytes]:
         """The UIDs of every tag in the field, each left in HALT (the next scan wakes them with WUPA).
 
         Returns ``[]`` only when nothing answered WUPA (a clean time-out); a damaged answer raises an
         ``NfcError``, and so does a tag that answered WUPA and then went silent: keep the cards as they were.
-        ``on_select(uid)`` is called while each tag the scan selects is ACTIVE, before it is halted (to read its
-        memory). A lone tag whose level-1 anticollision answer matches the lone tag of the previous scan is
-        taken for it without being selected.
+        ``on_select(uid, sak)`` is called while each tag the scan selects is ACTIVE, before it is halted (to read
+        its memory; SAK 0x00 is a type 2 tag such as NTAG213, 0x08 a MIFARE Classic 1K). A lone tag whose
+        level-1 anticollision answer matches the lone tag of the previous scan is taken for it without being
+        selected.
         """
         try:
             try:
@@ -461,7 +463,7 @@ class RC522:
         self._single = found[0] if len(found) == 1 else None
         return found
 
-    def _inventory(self, on_select: "Callable[[bytes], None] | None") -> list[bytes]:
+    def _inventory(self, on_select: "Callable[[bytes, int], None] | None") -> list[bytes]:
         single = self._single
         if single is not None:
             cl1 = cascade_levels(single)[0]
@@ -494,7 +496,7 @@ class RC522:
                 except NfcCollision:
                     pass
             try:
-                uid = self._walk(path, nbits, branches)
+                uid, sak = self._walk(path, nbits, branches)
             except NfcTimeout:
                 if first:
                     raise  # something answered WUPA, then nothing: not a clean absence
@@ -502,7 +504,7 @@ class RC522:
                 continue  # this branch's tag has left the field
             first = False
             if on_select is not None:
-                on_select(uid)
+                on_select(uid, sak)
             self.halt()
             if uid not in found:
                 found.append(uid)

@@ -180,9 +180,9 @@ def test_on_select_reads_memory_while_the_tag_is_active(reader: RC522) -> None:
     tag = sim.Ntag213(NTAG)
     tag.memory[28:32] = b"6O\xfe\x00"
     sim.field(0, 0).add(tag)
-    pages: dict[bytes, bytes] = {}
-    assert reader.scan(on_select=lambda uid: pages.__setitem__(uid, reader.fast_read(7, 7))) == [NTAG]
-    assert pages == {NTAG: b"6O\xfe\x00"}
+    pages: dict[bytes, tuple[int, bytes]] = {}
+    assert reader.scan(on_select=lambda uid, sak: pages.__setitem__(uid, (sak, reader.fast_read(7, 7)))) == [NTAG]
+    assert pages == {NTAG: (0x00, b"6O\xfe\x00")}
 
 
 def test_pages_are_read_and_written(reader: RC522) -> None:

@@ -1,0 +1,391 @@
+"""Reader back-ends: the zones' MFRC522 readers, polled one after the other, each poll a ``ZoneScan``.
+
+* ``spi``: our driver (:mod:`companion.nfc.rc522`) on the Pi's SPI bus, one chip select per zone (a spidev
+  device, or a GPIO for more than two readers) and a shared reset pin. See :func:`spi_backend`.
+* ``mfrc522``: the public ``mfrc522`` package, for makers whose cards carry 4-byte MIFARE Classic tags. It reads
+  one tag per zone and cannot halt it, so a card lying still is seen every other poll: the tracker's debounce
+  absorbs that. See :func:`mfrc522_backend`.
+* ``sim``: simulated chips driven by a scenario, for the demo and the tests. See :class:`SimBackend`.
+
+A back-end reads the card id stored on a tag (:mod:`companion.nfc.ndef`) once per tag, only for NTAG tags the
+registry does not know, while the inventory has the tag selected.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import threading
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import Any, Protocol
+
+from companion.nfc.events import ZoneScan
+from companion.nfc.ndef import CARD_PAGE, FIRST_PAGE, LAST_USER_PAGE, card_id_from_text_pages, card_id_pages
+from companion.nfc.rc522 import RC522, NfcError, NfcProtocolError, ReaderNotResponding, spidev_transfer
+from companion.nfc.tracking import CardNames
+
+__all__ = [
+    "ReaderBackend",
+    "ScenarioError",
+    "SimBackend",
+    "SpiZone",
+    "Step",
+    "ZoneReader",
+    "gpio_cs_transfer",
+    "mfrc522_backend",
+    "parse_scenario",
+    "spi_backend",
+]
+
+SPI_HZ = 4_000_000
+_TYPE_2_SAK = 0x00  # NTAG21x and other type 2 tags
+
+
+class ZoneReader(Protocol):
+    def init(self) -> None: ...
+
+    def scan(self, on_select: Callable[[bytes, int], None] | None = None) -> list[bytes]: ...
+
+
+class ReaderBackend:
+    """Zones and their readers, polled in order. ``poll(t)`` scans each zone once; ``start(emit)`` does it in a
+    thread until ``stop()``."""
+
+    def __init__(self, readers: Sequence[tuple[str, ZoneReader]], registry: CardNames | None = None) -> None:
+        zones = [zone for zone, _ in readers]
+        if len(set(zones)) != len(zones):
+            raise ValueError(f"zones {zones}: each zone needs its own reader")
+        self.readers = list(readers)
+        self.registry = registry
+        self._tag_ids: dict[bytes, str | None] = {}
+        self._thread: threading.Thread | None = None
+        self._stopping = threading.Event()
+
+    @property
+    def zones(self) -> list[str]:
+        return [zone for zone, _ in self.readers]
+
+    def init(self) -> None:
+        """Set every reader up; a reader that does not answer is named by its zone."""
+        for zone, reader in self.readers:
+            try:
+                reader.init()
+            except ReaderNotResponding as exc:
+                raise ReaderNotResponding(f"zone {zone}: {exc}") from exc
+
+    def _read_card_id(self, reader: ZoneReader, uid: bytes, sak: int) -> None:
+        if sak != _TYPE_2_SAK or uid in self._tag_ids or not isinstance(reader, RC522):
+            return
+        if self.registry is not None and self.registry.card_for(uid) is not None:
+            return
+        try:
+            data = reader.fast_read(CARD_PAGE, CARD_PAGE)
+            while data[0] not in (0x00, 0xFE) and 0xFE not in data and CARD_PAGE + len(data) // 4 <= LAST_USER_PAGE:
+                page = CARD_PAGE + len(data) // 4
+                data += reader.fast_read(page, min(page + 3, LAST_USER_PAGE))
+        except NfcError:
+            return  # not cached: the next scan tries again
+        self._tag_ids[uid] = card_id_from_text_pages(data)
+
+    def scan(self, zone: str, reader: ZoneReader, t: float) -> ZoneScan:
+        try:
+            uids = reader.scan(lambda uid, sak: self._read_card_id(reader, uid, sak))
+        except ReaderNotResponding as exc:
+            return ZoneScan(zone, (), t, error=f"reader not responding: {exc}")
+        except NfcError as exc:
+            return ZoneScan(zone, (), t, error=str(exc) or type(exc).__name__)
+        cards = tuple((uid, card) for uid in uids if (card := self._tag_ids.get(uid)))
+        return ZoneScan(zone, tuple(uids), t, tag_cards=cards)
+
+    def poll(self, t: float) -> list[ZoneScan]:
+        """One scan of every zone, all stamped ``t``."""
+        return [self.scan(zone, reader, t) for zone, reader in self.readers]
+
+    def start(
+        self, emit: Callable[[ZoneScan], None], interval_s: float = 0.0, clock: Callable[[], float] = time.monotonic
+    ) -> None:
+        """Poll in a thread of its own, handing every scan to ``emit`` (from that thread)."""
+        if self._thread is not None:
+            raise RuntimeError("the readers are already being polled; stop() first")
+        self._stopping.clear()
+
+        def run() -> None:
+            while not self._stopping.is_set():
+                for zone, reader in self.readers:
+                    emit(self.scan(zone, reader, clock()))
+                self._stopping.wait(interval_s)
+
+        self._thread = threading.Thread(target=run, name="nfc-readers", daemon=True)
+        self._thread.start()
+
+    def stop(self) -> None:
+        self._stopping.set()
+        if self._thread is not None:
+            self._thread.join()
+            self._thread = None
+
+
+# -- spi -------------------------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class SpiZone:
+    """Where a zone's reader is wired: spidev ``bus``/``device``, or a GPIO (BCM number) as chip select."""
+
+    zone: str
+    bus: int = 0
+    device: int = 0
+    cs_gpio: int | None = None
+
+
+def gpio_cs_transfer(dev: Any, cs: Any) -> Callable[[bytes], bytes]:
+    """A transfer through ``dev`` (opened with ``no_cs``) framed by ``cs``, a gpiozero output that is active
+    (pulled low, ``active_high=False``) while the transaction lasts."""
+
+    def transfer(data: bytes) -> bytes:
+        cs.on()
+        try:
+            return bytes(dev.xfer2(list(data)))
+        finally:
+            cs.off()
+
+    return transfer
+
+
+def spi_backend(
+    zones: Sequence[SpiZone],
+    registry: CardNames | None = None,
+    *,
+    reset_gpio: int | None = None,
+    spi_hz: int = SPI_HZ,
+    timeout_ms: float = 1.0,
+    gain: int = 48,
+    pin_factory: Any = None,
+) -> ReaderBackend:
+    """Our driver on the Pi's SPI bus. ``reset_gpio`` is the NRSTPD line all readers share (BCM number)."""
+    import spidev  # late: off a Pi the tests put companion.sim.spidev in its place
+
+    if reset_gpio is not None or any(z.cs_gpio is not None for z in zones):
+        from gpiozero import DigitalOutputDevice
+    if reset_gpio is not None:
+        reset = DigitalOutputDevice(reset_gpio, initial_value=False, pin_factory=pin_factory)
+        time.sleep(0.001)  # NRSTPD low for a hard reset, then high: the oscillator starts within 40 us
+        reset.on()
+    readers: list[tuple[str, ZoneReader]] = []
+    for zone in zones:
+        dev = spidev.SpiDev()
+        dev.open(zone.bus, zone.device)
+        dev.max_speed_hz = spi_hz
+        dev.mode = 0
+        if zone.cs_gpio is None:
+            transfer = spidev_transfer(dev)
+        else:
+            dev.no_cs = True
+            cs = DigitalOutputDevice(zone.cs_gpio, active_high=False, initial_value=False, pin_factory=pin_factory)
+            transfer = gpio_cs_transfer(dev, cs)
+        readers.append((zone.zone, RC522(transfer, timeout_ms=timeout_ms, gain=gain)))
+    return ReaderBackend(readers, registry)
+
+
+# -- mfrc522 ---------------------------------------------------------------------------------------------------
+
+
+class _PackageReader:
+    """One zone read through the public ``mfrc522`` package: WUPA and level-1 anticollision, nothing more."""
+
+    def __init__(self, bus: int, device: int, spi_hz: int, reset_pin: int) -> None:
+        from mfrc522 import MFRC522  # late: it imports RPi.GPIO, which fails off a Pi
+
+        self.chip = MFRC522(bus=bus, device=device, spd=spi_hz, pin_rst=reset_pin)
+
+    def init(self) -> None:
+        """The package sets the chip up in its constructor."""
+
+    def scan(self, on_select: Callable[[bytes, int], None] | None = None) -> list[bytes]:
+        chip = self.chip
+        status, _ = chip.MFRC522_Request(chip.PICC_REQALL)
+        if status != chip.MI_OK:
+            return []  # the package cannot tell a time-out from a damaged answer
+        status, uid = chip.MFRC522_Anticoll()
+        if status != chip.MI_OK:
+            raise NfcProtocolError("the mfrc522 package could not read the UID")
+        return [bytes(uid[:4])]
+
+
+def mfrc522_backend(
+    zones: Sequence[SpiZone], registry: CardNames | None = None, *, spi_hz: int = SPI_HZ, reset_gpio: int = 25
+) -> ReaderBackend:
+    """The public ``mfrc522`` package on each zone (spidev chip selects only; ``reset_gpio`` in BCM numbering)."""
+    for zone in zones:
+        if zone.cs_gpio is not None:
+            raise ValueError(f"zone {zone.zone}: the mfrc522 back-end takes spidev chip selects only, not a GPIO")
+    return ReaderBackend(
+        [(z.zone, _PackageReader(z.bus, z.device, spi_hz, reset_gpio)) for z in zones],
+        registry,
+    )
+
+
+# -- sim -------------------------------------------------------------------------------------------------------
+
+
+class ScenarioError(ValueError):
+    """A scenario line that cannot be played; the message gives the line and the form it should take."""
+
+
+@dataclass(frozen=True)
+class Step:
+    """One thing that happens at the table at time ``t``: ``on`` (card onto zone), ``off`` (card lifted),
+    ``noise`` (``count`` damaged receive windows on zone), ``edge`` (card at the edge of range: answers one
+    poll in ``count``)."""
+
+    t: float
+    action: str
+    card: str = ""
+    zone: str = ""
+    count: int = 1
+
+
+_SCENARIO_FORMS = {
+    "on": "T on CARD ZONE",
+    "off": "T off CARD",
+    "noise": "T noise ZONE [FRAMES]",
+    "edge": "T edge CARD N",
+}
+
+
+def parse_scenario(text: str, source: str = "scenario") -> list[Step]:
+    """Steps from text, one per line (``#`` starts a comment)::
+
+    0.5  on    6O O
+    1.2  noise O 2
+    1.3  edge  6O 3
+    2.0  off   6O
+    """
+    steps: list[Step] = []
+    for number, line in enumerate(text.splitlines(), start=1):
+        words = line.split("#", 1)[0].split()
+        if not words:
+            continue
+        where = f"{source}, line {number}"
+        forms = "; ".join(_SCENARIO_FORMS.values())
+        if len(words) < 3 or words[1] not in _SCENARIO_FORMS:
+            raise ScenarioError(f"{where}: {line.strip()!r} is not a step ({forms})")
+        try:
+            t = float(words[0])
+            action, args = words[1], words[2:]
+            if action == "on" and len(args) == 2:
+                steps.append(Step(t, action, card=args[0], zone=args[1]))
+            elif action == "off" and len(args) == 1:
+                steps.append(Step(t, action, card=args[0]))
+            elif action == "noise" and len(args) in (1, 2):
+                steps.append(Step(t, action, zone=args[0], count=int(args[1]) if len(args) == 2 else 1))
+            elif action == "edge" and len(args) == 2:
+                steps.append(Step(t, action, card=args[0], count=int(args[1])))
+            else:
+                raise ValueError
+        except ValueError:
+            raise ScenarioError(f"{where}: {line.strip()!r}: write it as {_SCENARIO_FORMS[words[1]]}") from None
+    return sorted(steps, key=lambda step: step.t)
+
+
+class SimBackend(ReaderBackend):
+    """Zones backed by simulated MFRC522 chips (``companion.sim``), read by our driver through the simulated
+    ``spidev``: the whole stack from the SPI bytes up runs.
+
+    A card is an NTAG213 carrying its card id; its UID is the one the registry binds to the card (so enrolled
+    cards read as enrolled), or a UID made from the card id. Drive it directly (``put``, ``take``, ``noise``,
+    ``edge``) or through timed steps (``play(steps)``, applied by ``poll(t)`` once ``t`` is reached)::
+
+        backend = SimBackend(["O", "C", "E", "B"], registry)
+        backend.init()
+        backend.play(parse_scenario("0.5 on 6O O\\n2.0 off 6O"))
+        backend.poll(0.6)   # [ZoneScan('O', (uid,), 0.6), ZoneScan('C', (), 0.6), ...]
+    """
+
+    def __init__(
+        self,
+        zones: Sequence[str],
+        registry: Any = None,
+        *,
+        bus: int = 0,
+        spi_hz: int = SPI_HZ,
+        timeout_ms: float = 1.0,
+    ) -> None:
+        import companion.sim as sim
+
+        self._sim = sim
+        readers: list[tuple[str, ZoneReader]] = []
+        self._fields: dict[str, Any] = {}
+        for device, zone in enumerate(zones):
+            dev = sim.spidev.SpiDev(bus, device)
+            dev.max_speed_hz = spi_hz
+            readers.append((zone, RC522(spidev_transfer(dev), timeout_ms=timeout_ms)))
+            self._fields[zone] = sim.field(bus, device)
+        super().__init__(readers, registry)
+        self._tags: dict[str, Any] = {}
+        self._where: dict[str, str] = {}
+        self._steps: list[Step] = []
+        self.last_poll_s = 0.0  # modeled hardware time of the last poll
+
+    def _field(self, zone: str) -> Any:
+        if zone not in self._fields:
+            raise ScenarioError(f"zone {zone!r} has no reader here; the zones are {', '.join(self._fields)}")
+        return self._fields[zone]
+
+    def tag(self, card: str) -> Any:
+        """The NTAG213 stuck on ``card``: the registry's UID for it, else one derived from the card id."""
+        if card not in self._tags:
+            uid_for = getattr(self.registry, "uid_for", None)
+            uid_hex = uid_for(card) if uid_for is not None else None
+            uid = bytes.fromhex(uid_hex) if uid_hex else b"\x04" + hashlib.sha256(card.encode()).digest()[:6]
+            tag = self._sim.Ntag213(uid)
+            data = card_id_pages(card)
+            tag.memory[4 * FIRST_PAGE : 4 * FIRST_PAGE + len(data)] = data
+            self._tags[card] = tag
+        return self._tags[card]
+
+    def put(self, card: str, zone: str) -> None:
+        """The card is laid on ``zone`` (taken off wherever it was)."""
+        field = self._field(zone)
+        self.take(card)
+        field.add(self.tag(card))
+        self._where[card] = zone
+
+    def take(self, card: str) -> None:
+        zone = self._where.pop(card, None)
+        if zone is not None:
+            self._fields[zone].remove(self.tag(card))
+
+    def noise(self, zone: str, frames: int = 1) -> None:
+        self._field(zone).noise(frames)
+
+    def edge(self, card: str, polls: int) -> None:
+        self.tag(card).answer_one_in(polls)
+
+    def play(self, steps: Sequence[Step]) -> None:
+        """Queue timed steps; ``poll(t)`` applies those due by ``t`` before it scans."""
+        for step in steps:
+            if step.zone:
+                self._field(step.zone)
+        self._steps = sorted([*self._steps, *steps], key=lambda step: step.t)
+
+    def apply(self, step: Step) -> None:
+        if step.action == "on":
+            self.put(step.card, step.zone)
+        elif step.action == "off":
+            self.take(step.card)
+        elif step.action == "noise":
+            self.noise(step.zone, step.count)
+        elif step.action == "edge":
+            self.edge(step.card, step.count)
+        else:
+            raise ScenarioError(f"step {step}: unknown action (use {', '.join(_SCENARIO_FORMS)})")
+
+    def poll(self, t: float) -> list[ZoneScan]:
+        while self._steps and self._steps[0].t <= t:
+            self.apply(self._steps.pop(0))
+        start = self._sim.clock.now_s
+        scans = super().poll(t)
+        self.last_poll_s = self._sim.clock.now_s - start
+        return scans

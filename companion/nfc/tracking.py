@@ -1,0 +1,97 @@
+"""From zone scans to card events: presence debounce and UID-to-card, pure (no I/O, time passed in).
+
+A card counts as there as soon as it is read, and as gone only after ``absences`` consecutive clean scans
+without it; a scan with ``error`` set is not clean (a garbled answer means something is there) and starts the
+count again. So a card that
+flickers out of range for fewer scans than that never produces an event.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Protocol
+
+from companion.nfc.events import CardArrived, CardLeft, SameCardTwice, TableEvent, UnknownTag, ZoneScan
+
+
+class CardNames(Protocol):
+    """What the tracker needs of a registry."""
+
+    def card_for(self, uid: bytes) -> str | None: ...
+
+
+class _Presence:
+    """One tag on one zone: what it is and how many clean scans in a row have missed it."""
+
+    __slots__ = ("card", "missed")
+
+    def __init__(self, card: str | None) -> None:
+        self.card = card
+        self.missed = 0
+
+
+class TableTracker:
+    """Feed it every ``ZoneScan``; it returns the events that scan caused.
+
+    ``registry`` is anything with ``card_for(uid) -> str | None`` (a :class:`~companion.nfc.registry.Registry`);
+    a tag it does not know is named by the card id stored on the tag, when the scan carries one and ``known``
+    (if given) accepts it.
+    """
+
+    def __init__(self, registry: CardNames, absences: int = 3, known: Callable[[str], bool] | None = None) -> None:
+        if absences < 1:
+            raise ValueError(
+                f"absences must be at least 1 (scans without a card before it counts as gone), not {absences}"
+            )
+        self._registry = registry
+        self._known = known
+        self.absences = absences
+        self._zones: dict[str, dict[bytes, _Presence]] = {}
+
+    def tags_on(self, zone: str) -> set[bytes]:
+        """The UIDs the tracker holds as lying on ``zone``, unknown tags included."""
+        return set(self._zones.get(zone, {}))
+
+    def cards_on(self, zone: str) -> list[str]:
+        """The cards the tracker holds as lying on ``zone``."""
+        return [p.card for p in self._zones.get(zone, {}).values() if p.card is not None]
+
+    def _name(self, uid: bytes, scan: ZoneScan) -> str | None:
+        card = self._registry.card_for(uid)
+        if card is None:
+            card = dict(scan.tag_cards).get(uid)
+            if card is not None and self._known is not None and not self._known(card):
+                card = None
+        return card
+
+    def feed(self, scan: ZoneScan) -> list[TableEvent]:
+        present = self._zones.setdefault(scan.zone, {})
+        events: list[TableEvent] = []
+        for uid in scan.uids:
+            if uid in present:
+                present[uid].missed = 0
+                continue
+            card = self._name(uid, scan)
+            present[uid] = _Presence(card)
+            if card is None:
+                events.append(UnknownTag(scan.zone, uid, scan.t))
+                continue
+            events.append(CardArrived(scan.zone, card, scan.t))
+            zones = tuple(sorted(z for z, tags in self._zones.items() if card in (p.card for p in tags.values())))
+            if len(zones) > 1:
+                events.append(SameCardTwice(card, zones, scan.t))
+        if scan.error is not None:
+            # A garbled answer came from something on the pad: the run of clean absences starts again.
+            for presence in present.values():
+                presence.missed = 0
+        else:
+            read = set(scan.uids)
+            for uid, presence in list(present.items()):
+                if uid in read:
+                    continue
+                presence.missed += 1
+                if presence.missed >= self.absences:
+                    del present[uid]
+                    if presence.card is not None:
+                        events.append(CardLeft(scan.zone, presence.card, scan.t))
+        return events
