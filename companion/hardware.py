@@ -21,6 +21,7 @@ from pathlib import Path
 __all__ = [
     "BUTTONS",
     "DEFAULT_PINMAP",
+    "HARDWARE_DIR",
     "HEADER_GPIOS",
     "HEADER_PINS",
     "RESERVED",
@@ -35,6 +36,8 @@ __all__ = [
 
 # hardware/pinmap.toml, shipped inside the package through the link companion/pinmap.toml
 DEFAULT_PINMAP = Path(__file__).parent / "pinmap.toml"
+# The source checkout's hardware/ folder, where the drawings are written (python -m companion.hardware draw).
+HARDWARE_DIR = Path(__file__).resolve().parent.parent / "hardware"
 BUTTONS = ("confirm", "pass", "undo")
 
 # The GPIOs on the 40-pin header of every Pi from the Zero to the 5, and the header pin each is on.
@@ -344,7 +347,7 @@ def main(argv: list[str] | None = None) -> int:
         print("usage: python -m companion.hardware draw [PINMAP]", file=sys.stderr)
         return 2
     pinmap = load_pinmap(args[1] if len(args) > 1 else None)
-    for path in draw_all(pinmap, DEFAULT_PINMAP.parent / "zones.toml", DEFAULT_PINMAP.parent):
+    for path in draw_all(pinmap, HARDWARE_DIR / "zones.toml", HARDWARE_DIR):
         print(path)
     return 0
 

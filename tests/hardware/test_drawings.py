@@ -7,10 +7,10 @@ from pathlib import Path
 
 from PIL import Image, ImageChops
 
-from companion.hardware import DEFAULT_PINMAP, load_pinmap
+from companion.hardware import HARDWARE_DIR, load_pinmap
 from companion.ui.drawings import draw_all, wiring_hub, wiring_pi
 
-HARDWARE = DEFAULT_PINMAP.parent
+HARDWARE = HARDWARE_DIR
 REDRAW = "redraw them with: .venv/bin/python -m companion.hardware draw"
 
 
