@@ -9,7 +9,13 @@ from collections.abc import Sequence
 
 # Each module defines ``register(subparsers)``, which adds its subcommand and sets ``func`` to
 # a callable taking the parsed arguments and returning the exit status.
-COMMANDS: tuple[str, ...] = ("companion.commands.play", "companion.commands.screens")
+COMMANDS: tuple[str, ...] = (
+    "companion.commands.play",
+    "companion.commands.screens",
+    "companion.commands.enroll",
+    "companion.commands.cards",
+    "companion.commands.demo",
+)
 
 
 class _IntermixedParser(argparse.ArgumentParser):

@@ -237,3 +237,17 @@ def test_the_driver_compiles_with_micropythons_own_compiler(tmp_path: Path) -> N
     )
     assert result.returncode == 0, result.stderr
     assert (tmp_path / "rc522.mpy").stat().st_size > 1000
+
+
+def test_a_swap_for_a_tag_with_the_same_first_level_is_seen_once_the_pad_was_empty(reader: RC522) -> None:
+    first, twin = sim.Ntag213(NTAG), sim.Ntag213(NTAG[:3] + b"\x00\x00\x00\x01")  # same cascade level 1
+    sim.field(0, 0).add(first)
+    assert reader.scan() == [NTAG]
+    sim.field(0, 0).remove(first)
+    assert reader.scan() == []  # lifting a card leaves the pad empty for a poll at least
+    sim.field(0, 0).add(twin)
+    assert reader.scan() == [twin.uid]
+    sim.field(0, 0).remove(twin)
+    sim.field(0, 0).add(first)
+    reader.quick_confirm = False  # an instant swap is seen only with full selection
+    assert reader.scan() == [NTAG]
