@@ -21,7 +21,7 @@ lint: $(BIN)/.installed
 	$(BIN)/ruff format --check companion tests bench
 	$(BIN)/mypy
 
-test: lint
+test: lint firmware-check
 	$(BIN)/pytest -q
 
 bench: $(BIN)/.installed
@@ -29,6 +29,51 @@ bench: $(BIN)/.installed
 
 install:
 	systemd/install.sh
+
+# The reader hub (firmware/, a Raspberry Pi Pico): build, check, flash and deploy. See README, "Reader hub".
+FIRMWARE_OUT ?= build/firmware
+HUB_PORT     ?=
+HUB_CONFIG   ?= firmware/hub_config.py
+MPREMOTE     := PYTHONPATH=build/mpremote $(BIN)/python -m mpremote $(if $(HUB_PORT),connect $(HUB_PORT))
+
+.PHONY: firmware firmware-check firmware-vm firmware-flash firmware-deploy
+
+firmware: $(BIN)/.installed
+	$(BIN)/python firmware/build.py $(FIRMWARE_OUT)
+
+# MicroPython's stubs for mypy, and the MicroPython VM for Node.js (the firmware tests in pytest run it).
+typings/.installed: firmware/mypy.ini
+	$(BIN)/python -m pip install --quiet --upgrade --target typings micropython-rp2-rpi-pico-stubs==1.29.0.post1
+	touch $@
+
+firmware-vm: firmware/vm/node_modules/.package-lock.json
+
+firmware/vm/node_modules/.package-lock.json: firmware/vm/package-lock.json
+	cd firmware/vm && npm ci --no-audit --no-fund
+
+firmware-check: $(BIN)/.installed typings/.installed firmware-vm
+	$(BIN)/ruff check firmware
+	$(BIN)/ruff format --check firmware
+	$(BIN)/mypy --config-file firmware/mypy.ini
+	$(BIN)/mypy --strict firmware/build.py
+	$(BIN)/python firmware/build.py $(FIRMWARE_OUT)
+
+build/mpremote/.installed:
+	$(BIN)/python -m pip install --quiet --target build/mpremote 'mpremote>=1.23'
+	touch $@
+
+# Put MicroPython (v1.23 or later) on a Pico held in BOOTSEL mode: make firmware-flash UF2=RPI_PICO-....uf2
+firmware-flash:
+	@test -n "$(UF2)" || { echo "give UF2=path: MicroPython for RPI_PICO or RPI_PICO2, v1.23 or later, from micropython.org/download"; exit 1; }
+	@drive=$$(findmnt -nro TARGET -S LABEL=RPI-RP2 || findmnt -nro TARGET -S LABEL=RP2350); \
+	test -n "$$drive" || { echo "no RPI-RP2 drive: hold the Pico's BOOTSEL button while plugging it in"; exit 1; }; \
+	cp "$(UF2)" "$$drive/" && sync && echo "flashed: the Pico restarts into MicroPython"
+
+# Copy the built files and the configuration to the Pico, then restart it.
+firmware-deploy: firmware build/mpremote/.installed
+	$(MPREMOTE) cp $(FIRMWARE_OUT)/*.mpy $(FIRMWARE_OUT)/main.py :
+	$(MPREMOTE) cp $(HUB_CONFIG) :hub_config.py
+	$(MPREMOTE) reset
 
 clean:
 	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache

@@ -22,7 +22,7 @@ try:
     from micropython import const  # type: ignore[import-not-found,unused-ignore]
 except ImportError:
 
-    def const(x: int) -> int:
+    def const(x: int) -> int:  # type: ignore[misc,unused-ignore]  # MicroPython's is generic
         return x
 
 

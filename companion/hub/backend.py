@@ -1,0 +1,153 @@
+"""The hub back-end: a ``HubSession`` on a real serial port (pyserial), read by the asyncio loop on its descriptor.
+
+The daemon builds one with its zone names and an ``emit`` callback, runs ``run()`` as a task, and calls
+``set_led()`` from the loop::
+
+    hub = HubBackend(["z1", "z2", ...], emit=queue.put_nowait)
+    task = asyncio.create_task(hub.run())
+    hub.set_led("z3", "red", "blink")
+
+``emit`` receives ``ZoneScan``, ``HubOnline`` and ``HubOffline`` events, in the order the hub sent them.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import os
+import time
+from collections.abc import Callable, Sequence
+
+import serial
+from serial.tools import list_ports
+
+from companion.hub.session import Backoff, HubEvent, HubSession, LinkState
+
+log = logging.getLogger(__name__)
+
+# MicroPython on a Raspberry Pi Pico or Pico 2 (systemd/99-companion-hub.rules names it /dev/companion-hub).
+USB_VID = 0x2E8A
+USB_PID = 0x0005
+DEFAULT_PORT = "/dev/companion-hub"
+TICK_S = 0.05  # how often time is passed to the session: the watchdog's resolution
+
+
+def find_hub(port: str = DEFAULT_PORT) -> str | None:
+    """``port`` if it exists, else the first serial port whose USB ids are MicroPython's on a Pico."""
+    if os.path.exists(port):
+        return port
+    for info in list_ports.comports():
+        if info.vid == USB_VID and info.pid == USB_PID:
+            return str(info.device)
+    return None
+
+
+class HubBackend:
+    """Connects, reconnects with back-off, and passes the session's events to ``emit``."""
+
+    def __init__(
+        self,
+        zones: Sequence[str],
+        emit: Callable[[HubEvent], None],
+        port: str = DEFAULT_PORT,
+        *,
+        clock: Callable[[], float] = time.monotonic,
+    ) -> None:
+        self.session = HubSession(zones)
+        self.port = port
+        self._emit = emit
+        self._clock = clock
+        self._backoff = Backoff()
+        self._serial: serial.Serial | None = None
+        self._lost = asyncio.Event()
+
+    def set_led(self, zone: str, colour: str, mode: str = "steady") -> None:
+        """Light ``zone``'s LED (colour: off, green, red, amber; mode: steady, blink); kept across reconnections."""
+        self.session.set_led(zone, colour, mode, self._clock())
+        self._flush()
+
+    async def run(self) -> None:
+        """Keep the hub connected until cancelled."""
+        try:
+            while True:
+                if self._connect():
+                    await self._serve()
+                await asyncio.sleep(self._backoff.next_delay())
+        finally:
+            self._disconnect()
+
+    def _connect(self) -> bool:
+        path = find_hub(self.port)
+        now = self._clock()
+        if path is None:
+            self._deliver(
+                self.session.close(
+                    f"no hub at {self.port} nor any USB device {USB_VID:04X}:{USB_PID:04X}: plug it in", now
+                )
+            )
+            return False
+        try:
+            self._serial = serial.Serial(path, timeout=0, write_timeout=0.5, exclusive=True)
+            self._serial.reset_input_buffer()  # bytes from before this connection belong to no session of ours
+        except (serial.SerialException, OSError) as exc:
+            self._deliver(self.session.close(f"cannot open {path}: {exc}", now))
+            return False
+        log.info("hub: connected on %s", path)
+        self._lost.clear()
+        asyncio.get_running_loop().add_reader(self._serial.fileno(), self._readable)
+        self.session.open(now)
+        self._flush()
+        return True
+
+    async def _serve(self) -> None:
+        while not self._lost.is_set():
+            self._deliver(self.session.poll(self._clock()))
+            if self.session.state is LinkState.ONLINE:
+                self._backoff.reset()
+            elif self.session.state is not LinkState.HANDSHAKE:
+                break
+            self._flush()
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(self._lost.wait(), TICK_S)
+        self._disconnect()
+
+    def _readable(self) -> None:
+        assert self._serial is not None
+        try:
+            data = self._serial.read(self._serial.in_waiting or 1)
+        except (serial.SerialException, OSError) as exc:
+            self._fail(f"the hub's serial port failed ({exc}): was its USB cable pulled?")
+            return
+        self._deliver(self.session.receive(data, self._clock()))
+        self._flush()
+
+    def _flush(self) -> None:
+        if self._serial is None or not self.session.outbox:
+            self.session.outbox.clear()
+            return
+        try:
+            self._serial.write(bytes(self.session.outbox))
+        except (serial.SerialException, OSError) as exc:
+            self._fail(f"writing to the hub failed ({exc}): was its USB cable pulled?")
+        self.session.outbox.clear()
+
+    def _fail(self, reason: str) -> None:
+        self._deliver(self.session.close(reason, self._clock()))
+        self._lost.set()
+
+    def _deliver(self, events: list[HubEvent]) -> None:
+        for event in events:
+            try:
+                self._emit(event)
+            except Exception:
+                log.exception("hub: the daemon's handler failed on %r", event)
+
+    def _disconnect(self) -> None:
+        if self._serial is None:
+            return
+        # RuntimeError: no loop any more (the daemon is shutting down).
+        with contextlib.suppress(RuntimeError):
+            asyncio.get_running_loop().remove_reader(self._serial.fileno())
+        self._serial.close()
+        self._serial = None

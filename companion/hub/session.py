@@ -1,0 +1,341 @@
+"""The host's side of one hub link, without I/O: bytes and the time in, events and bytes to send out.
+
+``HubSession`` is what the back-end drives: ``open()`` on a fresh connection, ``receive()`` with whatever the
+port read, ``poll()`` a few times a second, ``close()`` when the port failed. It turns hub messages into the
+daemon's ``ZoneScan`` events, watches the heartbeat, keeps LED commands until the hub acknowledges them, and
+resumes after a reconnection from the last change it passed on, so that no change is lost or passed on twice.
+``Backoff`` spaces out the reconnection attempts.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from enum import Enum
+
+from companion.hub import protocol
+from companion.hub.protocol import (
+    COLOURS,
+    MODES,
+    PROTOCOL_VERSION,
+    Ack,
+    FrameDecoder,
+    Heartbeat,
+    Hello,
+    Message,
+    SetLed,
+    Snapshot,
+    Sync,
+    ZoneError,
+    ZoneReport,
+    encode_frame,
+)
+from companion.nfc.events import ZoneScan
+
+log = logging.getLogger(__name__)
+
+HEARTBEAT_TIMEOUT_S = 1.0  # no heartbeat for this long: the hub is lost
+HANDSHAKE_TIMEOUT_S = 1.0  # from SYNC to HELLO
+KEEPALIVE_S = 0.5  # the host's own heartbeat: it keeps Ctrl-C off on the hub while we talk
+LED_ACK_TIMEOUT_S = 0.2
+LED_TRIES = 3
+LOG_EVERY_S = 5.0  # link faults are summed up in the log at most this often
+
+
+@dataclass(frozen=True)
+class HubInfo:
+    """What the hub said in its HELLO."""
+
+    firmware: str
+    protocol: int
+    boot: int
+    zones: tuple[str, ...]
+    health: tuple[int, ...]  # per zone: 0, or the ERROR code of a reader that did not answer at start-up
+
+
+@dataclass(frozen=True)
+class HubOnline:
+    info: HubInfo
+    t: float
+
+
+@dataclass(frozen=True)
+class HubOffline:
+    """The hub is lost (unplugged, silent) or refused (wrong protocol or configuration); ``reason`` says what to do."""
+
+    reason: str
+    t: float
+
+
+HubEvent = ZoneScan | HubOnline | HubOffline
+
+
+class LinkState(Enum):
+    CLOSED = "closed"
+    HANDSHAKE = "handshake"  # SYNC sent, waiting for HELLO
+    ONLINE = "online"
+    REFUSED = "refused"  # the hub speaks another protocol or reports a bad configuration
+
+
+@dataclass
+class _PendingLed:
+    zone: int
+    deadline: float
+    tries: int
+
+
+@dataclass
+class HubSession:
+    """One hub, across as many connections as it takes. ``zones`` names the hub's zones 0 to N-1."""
+
+    zones: Sequence[str]
+    state: LinkState = LinkState.CLOSED
+    counts: dict[str, int] = field(default_factory=dict)
+    outbox: bytearray = field(default_factory=bytearray)
+    info: HubInfo | None = None
+    _decoder: FrameDecoder = field(default_factory=FrameDecoder)
+    _seq: int = 0
+    _boot: int = -1  # unknown until a HELLO
+    _event: int = 0  # number of the last change passed on
+    _uids: list[tuple[bytes, ...]] = field(default_factory=list)
+    _leds: dict[int, tuple[int, int]] = field(default_factory=dict)
+    _pending: dict[int, _PendingLed] = field(default_factory=dict)
+    _deadline: float = 0.0  # when the hub is lost unless a HELLO or a heartbeat comes first
+    _next_keepalive: float = 0.0
+    _announced: bool | None = None  # the last state told to the daemon: online, offline, or nothing yet
+    _logged: dict[str, int] = field(default_factory=dict)
+    _next_log: float = 0.0
+
+    def __post_init__(self) -> None:
+        self._uids = [() for _ in self.zones]
+
+    # -- driven by the back-end ------------------------------------------------------------------------------
+
+    def open(self, now: float) -> None:
+        """A fresh connection: ask the hub for HELLO and the changes since the last one we passed on."""
+        self._fold_counts()
+        self._decoder = FrameDecoder()
+        self._pending.clear()
+        self.state = LinkState.HANDSHAKE
+        self._deadline = now + HANDSHAKE_TIMEOUT_S
+        self._next_keepalive = now + KEEPALIVE_S
+        self._seq = 0
+        self.outbox += b"\x00"  # ends whatever the hub had half read before this connection
+        self._send(Sync(max(self._boot, 0), self._event))
+
+    def receive(self, data: bytes, now: float) -> list[HubEvent]:
+        events: list[HubEvent] = []
+        for seq, message in self._decoder.feed(data):
+            events += self._message(seq, message, now)
+        return events
+
+    def poll(self, now: float) -> list[HubEvent]:
+        """Time passes: the watchdog, LED retries, the host's keepalive and the fault log."""
+        self._log_faults(now)
+        if self.state is LinkState.HANDSHAKE and now >= self._deadline:
+            return self.close("the hub did not answer SYNC within 1 s: is it running the companion firmware?", now)
+        if self.state is not LinkState.ONLINE:
+            return []
+        if now >= self._deadline:
+            return self.close("no heartbeat from the hub for 1 s: check its USB cable", now)
+        for seq, pending in list(self._pending.items()):
+            if now >= pending.deadline:
+                del self._pending[seq]
+                if pending.tries >= LED_TRIES:
+                    self._count("led_unacknowledged")
+                    log.error("hub: no answer to %d LED commands for zone %s", LED_TRIES, self.zones[pending.zone])
+                else:
+                    self._send_led(pending.zone, now, pending.tries + 1)
+        if now >= self._next_keepalive:
+            self._send(Heartbeat(0))
+            self._next_keepalive = now + KEEPALIVE_S
+        return []
+
+    def close(self, reason: str, now: float) -> list[HubEvent]:
+        """The connection is gone (or must go): tell the daemon once, then wait for ``open()``."""
+        if self.state is not LinkState.REFUSED:
+            self.state = LinkState.CLOSED
+        self.outbox.clear()
+        return self._announce(False, now, reason)
+
+    def set_led(self, zone: str, colour: str, mode: str, now: float) -> None:
+        """Light a zone's LED (``colour`` in ``COLOURS``, ``mode`` in ``MODES``); re-sent after a reconnection."""
+        if zone not in self.zones:
+            raise ValueError(f"LED of zone {zone!r}: the hub's zones are {', '.join(self.zones)}")
+        if colour not in COLOURS or mode not in MODES:
+            raise ValueError(f"LED {colour!r} {mode!r}: use a colour of {COLOURS} and a mode of {MODES}")
+        index = list(self.zones).index(zone)
+        self._leds[index] = (COLOURS.index(colour), MODES.index(mode))
+        if self.state is LinkState.ONLINE:
+            self._send_led(index, now, 1)
+
+    # -- messages --------------------------------------------------------------------------------------------
+
+    def _message(self, seq: int, message: Message, now: float) -> list[HubEvent]:
+        if isinstance(message, Hello):
+            return self._hello(message, now)
+        if isinstance(message, ZoneError) and message.zone == protocol.HUB_ZONE:
+            self.state = LinkState.REFUSED
+            return self._announce(False, now, f"the hub's configuration is wrong: {message.detail}")
+        if self.state is not LinkState.ONLINE:
+            self._count("before_hello")  # left over from before this connection's HELLO
+            return []
+        if isinstance(message, Heartbeat):
+            self._deadline = now + HEARTBEAT_TIMEOUT_S
+        elif isinstance(message, ZoneReport):
+            return self._report(message, now)
+        elif isinstance(message, Snapshot):
+            return self._snapshot(message, now)
+        elif isinstance(message, ZoneError):
+            return self._zone_error(message, now)
+        elif isinstance(message, Ack):
+            self._ack(message)
+        else:
+            self._count("unexpected")
+        return []
+
+    def _hello(self, hello: Hello, now: float) -> list[HubEvent]:
+        firmware = ".".join(str(part) for part in hello.firmware)
+        if hello.protocol != PROTOCOL_VERSION:
+            self.state = LinkState.REFUSED
+            return self._announce(
+                False,
+                now,
+                f"the hub runs firmware {firmware} with protocol {hello.protocol}; this companion speaks protocol "
+                f"{PROTOCOL_VERSION}: flash the hub with this companion's firmware (make firmware-deploy)",
+            )
+        if not hello.health:
+            return []  # a hub with a bad configuration: its ERROR frames follow and say what is wrong
+        if len(hello.health) != len(self.zones):
+            self.state = LinkState.REFUSED
+            return self._announce(
+                False,
+                now,
+                f"the hub scans {len(hello.health)} zones but the companion's configuration names {len(self.zones)}"
+                f" ({', '.join(self.zones)}): make ZONES in the hub's hub_config.py and the zone list agree",
+            )
+        if hello.boot != self._boot:
+            # A new boot numbers its changes afresh: what happened before it is in the snapshot that follows.
+            self._boot = hello.boot
+            self._event = hello.event
+        self.info = HubInfo(firmware, hello.protocol, hello.boot, tuple(self.zones), hello.health)
+        self.state = LinkState.ONLINE
+        self._deadline = now + HEARTBEAT_TIMEOUT_S
+        for zone in sorted(self._leds):
+            self._send_led(zone, now, 1)
+        return self._announce(True, now, "")
+
+    def _zone(self, zone: int) -> str | None:
+        if zone < len(self.zones):
+            return self.zones[zone]
+        self._count("bad_zone")
+        return None
+
+    def _report(self, report: ZoneReport, now: float) -> list[HubEvent]:
+        step = (report.event - self._event) & 0xFFFF
+        name = self._zone(report.zone)
+        if name is None:
+            return []
+        if step == 0 or step >= 0x8000:
+            self._count("stale_changes")  # already passed on (a replay after reconnecting, or a repeat)
+            return []
+        if step > 1:
+            self._count("missed_changes", step - 1)  # the snapshot after them puts the zones right
+        self._event = report.event
+        self._uids[report.zone] = report.uids
+        return [ZoneScan(name, report.uids, now)]
+
+    def _snapshot(self, snapshot: Snapshot, now: float) -> list[HubEvent]:
+        if len(snapshot.zones) != len(self.zones):
+            self._count("bad_snapshot")
+            return []
+        if (snapshot.event - self._event) & 0xFFFF >= 0x8000:
+            self._count("stale_snapshots")
+            return []
+        self._event = snapshot.event
+        self._uids = list(snapshot.zones)
+        return [ZoneScan(name, uids, now) for name, uids in zip(self.zones, snapshot.zones, strict=True)]
+
+    def _zone_error(self, error: ZoneError, now: float) -> list[HubEvent]:
+        name = self._zone(error.zone)
+        if name is None:
+            return []
+        if error.code == protocol.READER_UP:
+            log.info("hub: the reader of zone %s answers again", name)
+            return [ZoneScan(name, self._uids[error.zone], now)]
+        log.error("hub: the reader of zone %s failed: %s", name, error.detail)
+        return [ZoneScan(name, self._uids[error.zone], now, error=error.detail)]
+
+    def _ack(self, ack: Ack) -> None:
+        pending = self._pending.pop(ack.seq, None)
+        if pending is None:
+            self._count("stray_acks")
+        elif ack.status != protocol.ACK_OK:
+            self._count("led_refused")
+            log.error("hub: refused the LED command for zone %s (status %d)", self.zones[pending.zone], ack.status)
+
+    # -- helpers ---------------------------------------------------------------------------------------------
+
+    def _send(self, message: Message) -> int:
+        seq = self._seq
+        self.outbox += encode_frame(seq, message)
+        self._seq = (seq + 1) & 0xFF
+        return seq
+
+    def _send_led(self, zone: int, now: float, tries: int) -> None:
+        colour, mode = self._leds[zone]
+        seq = self._send(SetLed(zone, colour, mode))
+        self._pending[seq] = _PendingLed(zone, now + LED_ACK_TIMEOUT_S, tries)
+
+    def _announce(self, online: bool, now: float, reason: str) -> list[HubEvent]:
+        if self._announced is online:
+            return []
+        self._announced = online
+        if online:
+            assert self.info is not None
+            log.info("hub online: firmware %s, zones %s", self.info.firmware, ", ".join(self.zones))
+            return [HubOnline(self.info, now)]
+        log.error("hub offline: %s", reason)
+        return [HubOffline(reason, now)]
+
+    def _count(self, name: str, n: int = 1) -> None:
+        self.counts[name] = self.counts.get(name, 0) + n
+
+    def _fold_counts(self) -> None:
+        for name, n in self._decoder.counts.items():
+            if n and name != "frames":
+                self._count(name, n)
+        self._decoder.counts = dict.fromkeys(self._decoder.counts, 0)
+
+    def faults(self) -> dict[str, int]:
+        """Every fault counted on this hub's links so far, by kind (``protocol.COUNTS`` and the session's own)."""
+        self._fold_counts()
+        return {name: n for name, n in self.counts.items() if n}
+
+    def _log_faults(self, now: float) -> None:
+        if now < self._next_log:
+            return
+        faults = self.faults()
+        if faults != self._logged:
+            news = {name: n - self._logged.get(name, 0) for name, n in faults.items() if n != self._logged.get(name)}
+            log.warning("hub link faults since the last report: %s", news)
+            self._logged = faults
+            self._next_log = now + LOG_EVERY_S
+
+
+class Backoff:
+    """Delays between reconnection attempts: short after a blip, longer while the hub stays away."""
+
+    DELAYS_S = (0.1, 0.25, 0.5, 1.0, 2.0)
+
+    def __init__(self) -> None:
+        self.failures = 0
+
+    def next_delay(self) -> float:
+        delay = self.DELAYS_S[min(self.failures, len(self.DELAYS_S) - 1)]
+        self.failures += 1
+        return delay
+
+    def reset(self) -> None:
+        self.failures = 0

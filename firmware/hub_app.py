@@ -1,0 +1,302 @@
+"""The reader hub: scans the zones' MFRC522 readers, lights their LEDs and speaks the hub protocol on USB serial.
+
+Four asyncio tasks, kept on the ``Hub`` and cancelled by ``deinit()``: the scan loop (which alone feeds the
+hardware watchdog, so a stuck loop resets the board), the heartbeat and snapshot beat, the receiver of host
+commands, and the LED blinker. The port, readers, LEDs and watchdog are passed in, so the same class runs on the
+Pico and, in tests, in CPython with a fake ``machine`` over the chip simulator and a pty for the USB cable.
+"""
+
+import asyncio
+import random
+import time
+
+import machine
+import micropython
+import neopixel
+from protocol import (
+    ACK_BAD_LED,
+    ACK_BAD_ZONE,
+    ACK_OK,
+    BAD_CONFIG,
+    COLOURS,
+    HUB_ZONE,
+    MODES,
+    Ack,
+    FrameDecoder,
+    Heartbeat,
+    Hello,
+    Message,
+    SetLed,
+    Sync,
+    ZoneError,
+    encode_frame,
+)
+from rc522 import RC522, machine_transfer
+from scanner import Scanner
+
+try:  # noqa: SIM105 (MicroPython has no contextlib; only mypy needs Any)
+    from typing import Any
+except ImportError:
+    pass
+
+FIRMWARE = (1, 0, 0)
+
+# GRB levels of each colour on a WS2812B; a quarter of full power is bright enough under a card and keeps 8
+# LEDs at about 40 mA (hardware/hub/POWER.md).
+_RGB = ((0, 0, 0), (0, 64, 0), (64, 0, 0), (64, 24, 0))
+_BLINK_MS = 250
+# Ctrl-C stays the REPL's interrupt (so mpremote can stop the hub) except while a host talks to us: its frames
+# may hold 0x03. The host sends at least a heartbeat a second.
+_HOST_QUIET_MS = 2000
+_RX_POLL_MS = 2
+
+# Pins each SPI block can use on an RP2040 or RP2350 (datasheet, GPIO functions), and the GPIOs on the header.
+_SPI_PINS = (
+    ((2, 6, 18, 22), (3, 7, 19), (0, 4, 16, 20)),
+    ((10, 14, 26), (11, 15, 27), (8, 12, 28)),
+)
+_GPIOS = tuple(n for n in range(29) if not 23 <= n <= 25)
+MAX_ZONES = 16
+
+
+def check_config(cfg: "Any") -> "list[str]":
+    """Every mistake in ``hub_config``, each as a sentence that says what to change."""
+    errors = []
+    try:
+        zones = int(cfg.ZONES)
+        pins = tuple(cfg.CHIP_SELECTS)
+        spi = (cfg.SCK, cfg.MOSI, cfg.MISO)
+        others = (cfg.READER_RESET, cfg.LED_DATA)
+        spi_id = cfg.SPI_ID
+        baudrate = cfg.SPI_BAUDRATE
+    except (AttributeError, TypeError, ValueError) as exc:
+        return ["hub_config.py: " + str(exc) + ": copy the setting from the firmware's hub_config.py"]
+    if not 1 <= zones <= MAX_ZONES:
+        errors.append(f"ZONES = {zones}: the hub scans 1 to {MAX_ZONES} zones")
+    if len(pins) != zones:
+        errors.append(f"ZONES = {zones} but CHIP_SELECTS lists {len(pins)} pins: give one chip select per zone")
+    if spi_id not in (0, 1):
+        errors.append(f"SPI_ID = {spi_id}: the Pico has SPI 0 and SPI 1")
+    else:
+        for i, name in enumerate(("SCK", "MOSI", "MISO")):
+            pin, allowed = spi[i], _SPI_PINS[spi_id][i]
+            if pin not in allowed:
+                errors.append(f"{name} = {pin}: SPI {spi_id} can use GP{allowed} for {name}")
+    if not 100_000 <= baudrate <= 10_000_000:
+        errors.append(f"SPI_BAUDRATE = {baudrate}: the MFRC522 takes 0.1 to 10 MHz (4 MHz is safe on long wires)")
+    used = list(pins) + list(spi) + list(others)
+    for pin in used:
+        if pin not in _GPIOS:
+            errors.append(f"pin {pin}: not a GPIO on the Pico's header (GP0-GP22, GP26-GP28)")
+        elif used.count(pin) > 1:
+            errors.append(f"pin {pin} is given twice in hub_config.py: each pin has one job")
+            used = [p for p in used if p != pin]
+    return errors
+
+
+class ZoneLeds:
+    """One WS2812B per zone on one data pin (``neopixel.NeoPixel``); a blinking zone alternates with off."""
+
+    def __init__(self, pixels: "Any") -> None:
+        self.pixels = pixels
+        self.state = [(0, 0) for _ in range(len(pixels))]
+        self.lit = True
+
+    def set(self, zone: int, colour: int, mode: int) -> None:
+        self.state[zone] = (colour, mode)
+        self.show()
+
+    def show(self) -> None:
+        for zone, (colour, mode) in enumerate(self.state):
+            self.pixels[zone] = _RGB[colour] if self.lit or not mode else _RGB[0]
+        self.pixels.write()
+
+
+class Hub:
+    """The hub's link and loops. ``faults`` are configuration errors: such a hub scans nothing and says why."""
+
+    def __init__(
+        self,
+        port: "Any",
+        scanner: Scanner,
+        leds: "ZoneLeds | None",
+        wdt: "Any",
+        faults: "list[str] | None" = None,
+        heartbeat_ms: int = 250,
+        snapshot_ms: int = 1000,
+    ) -> None:
+        self.port = port
+        self.scanner = scanner
+        self.leds = leds
+        self.wdt = wdt
+        self.faults = faults or []
+        self.boot = random.getrandbits(16)
+        self.scans = 0
+        self._seq = 0
+        self._decoder = FrameDecoder()
+        self._host_quiet = _HOST_QUIET_MS
+        self._tasks: list[Any] = []
+        self._heartbeat_s = heartbeat_ms / 1000
+        self._snapshot_every = max(1, snapshot_ms // heartbeat_ms)
+
+    def send(self, message: Message) -> None:
+        self.port.write(encode_frame(self._seq, message))
+        self._seq = (self._seq + 1) & 0xFF
+
+    def hello(self) -> None:
+        """Start a session: numbering from 0, after a zero that ends whatever the host had half read."""
+        self._seq = 0
+        self.port.write(b"\x00")
+        health = tuple(self.scanner.health) if not self.faults else ()
+        self.send(Hello(FIRMWARE, self.boot, self.scanner.event, health))
+        for fault in self.faults:
+            self.send(ZoneError(HUB_ZONE, BAD_CONFIG, fault))
+
+    def sync(self, request: Sync) -> None:
+        self.hello()
+        if request.boot == self.boot:
+            for report in self.scanner.changes_after(request.event) or ():
+                self.send(report)
+        self.send(self.scanner.snapshot())
+
+    def set_led(self, seq: int, command: SetLed) -> None:
+        if self.leds is None or command.zone >= len(self.leds.state):
+            status = ACK_BAD_ZONE
+        elif command.colour >= len(COLOURS) or command.mode >= len(MODES):
+            status = ACK_BAD_LED
+        else:
+            self.leds.set(command.zone, command.colour, command.mode)
+            status = ACK_OK
+        self.send(Ack(seq, status))
+
+    def receive(self, data: bytes) -> None:
+        for seq, message in self._decoder.feed(data):
+            if self._host_quiet >= _HOST_QUIET_MS:
+                micropython.kbd_intr(-1)
+            self._host_quiet = 0
+            if isinstance(message, Sync):
+                self.sync(message)
+            elif isinstance(message, SetLed):
+                self.set_led(seq, message)
+
+    def start(self) -> None:
+        """Greet the host and start the loops (the scan loop only when the configuration is sound)."""
+        if not self.faults:
+            for error in self.scanner.start():
+                self.send(error)
+        self.hello()
+        loops = [self._beat(), self._receive()]
+        if not self.faults:
+            loops.append(self._scan())
+        if self.leds is not None:
+            loops.append(self._blink())
+        self._tasks = [asyncio.create_task(loop) for loop in loops]
+
+    async def run(self) -> None:
+        """Run until a loop fails (then the watchdog, no longer fed, resets the board) or the task is cancelled."""
+        self.start()
+        try:
+            await asyncio.gather(*self._tasks)
+        finally:
+            self.deinit()
+
+    def deinit(self) -> None:
+        for task in self._tasks:
+            task.cancel()
+        self._tasks = []
+        micropython.kbd_intr(3)
+
+    async def _scan(self) -> None:
+        scanner = self.scanner
+        while True:
+            for zone in range(len(scanner.readers)):
+                for message in scanner.scan_zone(zone):
+                    self.send(message)
+                await asyncio.sleep(0)
+            self.scans += 1
+            self.wdt.feed()
+
+    async def _beat(self) -> None:
+        beats = 0
+        while True:
+            await asyncio.sleep(self._heartbeat_s)
+            self.send(Heartbeat(self.scans))
+            self.scans = 0
+            beats += 1
+            if beats % self._snapshot_every == 0:
+                if self.faults:
+                    self.hello()  # say it again: a host that connects late must still learn what is wrong
+                else:
+                    self.send(self.scanner.snapshot())
+
+    async def _receive(self) -> None:
+        while True:
+            data = self.port.read()
+            if data:
+                self.receive(data)
+            elif self._host_quiet < _HOST_QUIET_MS:
+                self._host_quiet += _RX_POLL_MS
+                if self._host_quiet >= _HOST_QUIET_MS:
+                    micropython.kbd_intr(3)
+            await asyncio.sleep(_RX_POLL_MS / 1000)
+
+    async def _blink(self) -> None:
+        leds = self.leds
+        while leds is not None:
+            await asyncio.sleep(_BLINK_MS / 1000)
+            leds.lit = not leds.lit
+            leds.show()
+
+
+class UsbPort:
+    """The USB serial port of the Pico, as MicroPython's ``sys.stdin`` and ``sys.stdout`` see it."""
+
+    def __init__(self) -> None:
+        import select
+        import sys
+
+        self._in = sys.stdin.buffer
+        self._out = sys.stdout.buffer
+        self._poll = select.poll()
+        self._poll.register(sys.stdin, select.POLLIN)
+
+    def read(self) -> bytes:
+        data = bytearray()
+        while len(data) < 256 and self._poll.poll(0):
+            data.extend(self._in.read(1))
+        return bytes(data)
+
+    def write(self, data: bytes) -> None:
+        self._out.write(data)
+
+
+def build(cfg: "Any", port: "Any") -> Hub:
+    """The hub described by ``cfg`` (the ``hub_config`` module); a bad pin or count becomes a reported fault."""
+    faults = check_config(cfg)
+    readers = []
+    leds = None
+    wdt = None
+    if not faults:
+        try:
+            reset = machine.Pin(cfg.READER_RESET, machine.Pin.OUT, value=0)
+            time.sleep(0.001)  # NRSTPD low for at least 100 ns hard-resets every reader at once
+            reset.value(1)
+            spi = machine.SPI(
+                cfg.SPI_ID,
+                baudrate=cfg.SPI_BAUDRATE,
+                sck=machine.Pin(cfg.SCK),
+                mosi=machine.Pin(cfg.MOSI),
+                miso=machine.Pin(cfg.MISO),
+            )
+            for pin in cfg.CHIP_SELECTS:
+                cs = machine.Pin(pin, machine.Pin.OUT, value=1)
+                readers.append(RC522(machine_transfer(spi, cs), timeout_ms=cfg.READER_TIMEOUT_MS))
+            leds = ZoneLeds(neopixel.NeoPixel(machine.Pin(cfg.LED_DATA, machine.Pin.OUT), cfg.ZONES))
+        except (ValueError, OSError) as exc:
+            faults.append("hub_config.py: " + str(exc) + ": check the pin numbers against hardware/hub/WIRING.md")
+            readers = []
+            leds = None
+    if not faults:
+        # Fed by the scan loop only: a scan that hangs on a reader resets the board within WATCHDOG_MS.
+        wdt = machine.WDT(timeout=cfg.WATCHDOG_MS)
+    return Hub(port, Scanner(readers), leds, wdt, faults, cfg.HEARTBEAT_MS, cfg.SNAPSHOT_MS)

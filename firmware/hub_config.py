@@ -1,0 +1,22 @@
+"""The reader hub's configuration: the one file to edit on the board (``mpremote edit :hub_config.py``).
+
+Pin numbers are the Pico's GP numbers, as wired in hardware/hub/WIRING.md. A mistake here is not a crash: the
+hub reports it to the companion at start-up (the daemon logs it and the screen says "hub lost").
+"""
+
+ZONES = 8  # one MFRC522 reader and one LED per zone; up to 16 (give a chip select for each)
+CHIP_SELECTS = (0, 1, 2, 3, 4, 5, 6, 7)  # zone 0 first; for 16 zones add (10, 11, 12, 13, 14, 15, 20, 21)
+
+SPI_ID = 0
+SCK = 18
+MOSI = 19
+MISO = 16
+SPI_BAUDRATE = 4_000_000  # the MFRC522 takes up to 10 MHz; 4 MHz is safe on 20 cm ribbon cables
+
+READER_RESET = 8  # NRSTPD of every reader, wired together
+READER_TIMEOUT_MS = 1.0  # how long an empty zone is listened to; 8 empty zones then scan in about 10 ms
+LED_DATA = 9  # WS2812B chain, zone 0 first
+
+HEARTBEAT_MS = 250  # the companion declares the hub lost after 1 s without one
+SNAPSHOT_MS = 1000  # every zone's cards, so that a lost frame heals within a second
+WATCHDOG_MS = 2000  # machine.WDT: a scan loop stuck this long resets the board
