@@ -3,7 +3,7 @@
 import importlib
 import sys
 
-BENCHES: tuple[str, ...] = ("rules",)
+BENCHES: tuple[str, ...] = ("rules", "nfc")
 
 
 def main() -> int:

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import sys
 import types
 from collections.abc import Callable, Iterator
 
@@ -10,6 +9,7 @@ import pytest
 
 import companion.sim as sim
 from companion.nfc.rc522 import RC522, spidev_transfer
+from companion.sim.pi import pi_modules
 
 SPI_HZ = 4_000_000
 
@@ -42,28 +42,14 @@ def reader_at() -> Callable[..., RC522]:
 
 
 @pytest.fixture
-def fake_pi(monkeypatch: pytest.MonkeyPatch) -> Callable[[], types.ModuleType]:
-    """Make ``import mfrc522`` work off a Pi: ``spidev`` is the simulator, ``RPi.GPIO`` a do-nothing stand-in
-    for the reset pin. ``sys.modules`` is restored after the test."""
+def fake_pi() -> Iterator[Callable[[], types.ModuleType]]:
+    """Make ``import mfrc522`` work off a Pi (``spidev`` is the simulator, ``RPi.GPIO`` a stand-in for the reset
+    pin); ``sys.modules`` is restored after the test."""
+    with pi_modules():
 
-    def install() -> types.ModuleType:
-        gpio = types.ModuleType("RPi.GPIO")
-        mode: list[int | None] = [None]
-        gpio.BOARD, gpio.BCM, gpio.OUT = 10, 11, 0  # type: ignore[attr-defined]
-        gpio.getmode = lambda: mode[0]  # type: ignore[attr-defined]
-        gpio.setmode = lambda m: mode.__setitem__(0, m)  # type: ignore[attr-defined]
-        gpio.setup = gpio.output = gpio.cleanup = lambda *args, **kwargs: None  # type: ignore[attr-defined]
-        rpi = types.ModuleType("RPi")
-        rpi.GPIO = gpio  # type: ignore[attr-defined]
-        monkeypatch.setitem(sys.modules, "RPi", rpi)
-        monkeypatch.setitem(sys.modules, "RPi.GPIO", gpio)
-        monkeypatch.setitem(sys.modules, "spidev", sim.spidev)
-        for name in ("mfrc522", "mfrc522.MFRC522", "mfrc522.SimpleMFRC522"):
-            # Recorded, then removed, so that the package imports afresh over the fakes and is forgotten after.
-            monkeypatch.setitem(sys.modules, name, None)
-            del sys.modules[name]
-        import mfrc522
+        def load() -> types.ModuleType:
+            import mfrc522
 
-        return mfrc522
+            return mfrc522
 
-    return install
+        yield load
