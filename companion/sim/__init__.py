@@ -9,6 +9,8 @@ Point any MFRC522 driver at it the same way, unchanged:
   firmware: ``machine_spi(bus)`` and ``machine_pin(bus, device)``; drive the pin low around each transaction
   (``companion.nfc.rc522.machine_transfer(spi, pin)`` does). Firmware written for ``machine`` runs in CPython with
   ``sys.modules["machine"] = companion.sim.machine``, its ``Pin(bus, device)`` standing for the chip-select pin.
+* ``companion.sim.pi.pi_modules()`` (a context manager) also puts a stand-in ``RPi.GPIO`` in place, for drivers
+  such as the public ``mfrc522`` package that import it at load time; ``sys.modules`` is restored after.
 * ``field(bus, device)`` is that reader's RF field: ``add(tag)``, ``remove(tag)``, ``clear()`` and ``noise(n)``
   (the next n receive windows get a burst of interference).
 * Tags: ``Ntag213(uid)`` (7-byte UID, 45 pages; ``memory``, ``page(n)``), ``MifareClassic1K(uid)`` (4-byte UID,
