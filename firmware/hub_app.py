@@ -181,10 +181,10 @@ class Hub:
 
     def start(self) -> None:
         """Greet the host and start the loops (the scan loop only when the configuration is sound)."""
-        if not self.faults:
-            for error in self.scanner.start():
-                self.send(error)
+        errors = self.scanner.start() if not self.faults else []
         self.hello()
+        for error in errors:
+            self.send(error)
         loops = [self._beat(), self._receive()]
         if not self.faults:
             loops.append(self._scan())

@@ -224,7 +224,11 @@ class HubSession:
         self._deadline = now + HEARTBEAT_TIMEOUT_S
         for zone in sorted(self._leds):
             self._send_led(zone, now, 1)
-        return self._announce(True, now, "")
+        events = self._announce(True, now, "")
+        for name, uids, health in zip(self.zones, self._uids, hello.health, strict=True):
+            if health:
+                events.append(ZoneScan(name, uids, now, error=f"the reader of zone {name} did not answer at start-up"))
+        return events
 
     def _zone(self, zone: int) -> str | None:
         if zone < len(self.zones):

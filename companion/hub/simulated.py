@@ -9,7 +9,7 @@ back does. The firmware runs in a thread of its own with its own asyncio loop; c
 ``put()`` and ``take()``, which hand the change to that thread.
 
 Needs the repository (the firmware is not part of the installed package). It puts the firmware's module names
-(``machine``, ``protocol``, ``hub_app``, ...) in ``sys.modules``: one simulated hub per process.
+(``machine``, ``protocol``, ``hub_app``, ...) in ``sys.modules`` (``unload_firmware()`` takes them out).
 """
 
 from __future__ import annotations
@@ -33,13 +33,39 @@ import companion.sim
 FIRMWARE = Path(__file__).resolve().parents[2] / "firmware"
 
 
-def _load_build() -> Any:
+FIRMWARE_MODULES = ("machine", "neopixel", "micropython", "protocol", "rc522", "scanner", "hub_app", "hub_config")
+_board: tempfile.TemporaryDirectory[str] | None = None
+
+
+def firmware_build() -> Any:
+    """``firmware/build.py`` as a module."""
     spec = importlib.util.spec_from_file_location("firmware_build", FIRMWARE / "build.py")
     if spec is None or spec.loader is None or not FIRMWARE.is_dir():
         raise FileNotFoundError(f"{FIRMWARE}: the simulated hub runs the repository's firmware; run from a checkout")
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
     return module
+
+
+def load_firmware() -> Path:
+    """Lay out the firmware's board files as source and put them, and the fakes, first on ``sys.path``."""
+    global _board
+    if _board is None:
+        _board = tempfile.TemporaryDirectory(prefix="hub-board-")
+        firmware_build().build(Path(_board.name), compiled=False)
+        sys.path[:0] = [_board.name, str(FIRMWARE / "sim")]
+    return Path(_board.name)
+
+
+def unload_firmware() -> None:
+    """Take the firmware's modules and paths away again."""
+    global _board
+    if _board is not None:
+        sys.path[:] = [p for p in sys.path if p not in (_board.name, str(FIRMWARE / "sim"))]
+        _board.cleanup()
+        _board = None
+    for name in FIRMWARE_MODULES:
+        sys.modules.pop(name, None)
 
 
 class PtyPort:
@@ -92,7 +118,6 @@ class SimulatedHub:
         self.port = PtyPort()
         self.hub: Any = None
         self.sent: list[tuple[float, Any]] = []  # (perf_counter, message) of every message the firmware sent
-        self._board = tempfile.TemporaryDirectory(prefix="hub-board-")
         self._loop: asyncio.AbstractEventLoop | None = None
         self._thread: threading.Thread | None = None
         self._ready = threading.Event()
@@ -101,10 +126,7 @@ class SimulatedHub:
     # -- the firmware --------------------------------------------------------------------------------------
 
     def start(self) -> None:
-        _load_build().build(Path(self._board.name), compiled=False)
-        sys.path[:0] = [self._board.name, str(FIRMWARE / "sim")]
-        for name in ("machine", "neopixel", "micropython", "protocol", "rc522", "scanner", "hub_app", "hub_config"):
-            sys.modules.pop(name, None)
+        load_firmware()
         machine = importlib.import_module("machine")
         hub_app = importlib.import_module("hub_app")
         defaults = importlib.import_module("hub_config")
@@ -150,8 +172,6 @@ class SimulatedHub:
             self._thread.join(5)
         self.port.close()
         self.path.unlink(missing_ok=True)
-        sys.path[:] = [p for p in sys.path if p not in (self._board.name, str(FIRMWARE / "sim"))]
-        self._board.cleanup()
 
     @staticmethod
     def _cancel_all() -> None:

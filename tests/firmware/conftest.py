@@ -5,39 +5,28 @@ gets); ``machine``'s SPI and chip selects are attached to the register-level chi
 module names (``protocol``, ``scanner``, ...) are taken out of ``sys.modules`` again after the tests.
 """
 
-import importlib.util
-import sys
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 
-ROOT = Path(__file__).resolve().parents[2]
-_spec = importlib.util.spec_from_file_location("firmware_build", ROOT / "firmware/build.py")
-assert _spec is not None and _spec.loader is not None
-firmware_build = importlib.util.module_from_spec(_spec)
-_spec.loader.exec_module(firmware_build)
+from companion.hub.simulated import FIRMWARE, load_firmware, unload_firmware
+from companion.hub.simulated import firmware_build as _firmware_build
 
-BOARD_MODULES = [name.removesuffix(".py") for name in (*firmware_build.COMPILED, *firmware_build.SOURCE)]
-FAKES = ["machine", "neopixel", "micropython", "vm_checks"]
+ROOT = FIRMWARE.parent
+firmware_build = _firmware_build()
 
 
 @pytest.fixture(scope="session")
-def board(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
-    """A directory with the firmware's files as source, first on ``sys.path`` with the fakes."""
-    out = tmp_path_factory.mktemp("board")
-    firmware_build.build(out, compiled=False)
-    paths = [str(out), str(ROOT / "firmware/sim")]
-    sys.path[:0] = paths
-    yield out
-    for path in paths:
-        sys.path.remove(path)
-    for name in BOARD_MODULES + FAKES:
-        sys.modules.pop(name, None)
+def board() -> Iterator[Path]:
+    """The firmware's files as source, first on ``sys.path`` with the fakes."""
+    yield load_firmware()
+    unload_firmware()
 
 
 @pytest.fixture
-def sim() -> Iterator[object]:
+def sim() -> Iterator[Any]:
     import companion.sim
 
     companion.sim.reset()

@@ -1,0 +1,146 @@
+"""The firmware's hub in CPython on the chip simulator, talking to the host session through memory.
+
+``MemoryPort`` stands for the USB cable; the host side is the real ``HubSession``, so every assertion is about
+what the daemon would see.
+"""
+
+import asyncio
+import types
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from companion.hub.session import HubOffline, HubOnline, HubSession
+from companion.nfc.events import ZoneScan
+
+
+class MemoryPort:
+    def __init__(self) -> None:
+        self.out = bytearray()
+        self.incoming = bytearray()
+
+    def write(self, data: bytes) -> None:
+        self.out += data
+
+    def read(self) -> bytes:
+        data, self.incoming = bytes(self.incoming), bytearray()
+        return data
+
+
+def config(**changes: Any) -> types.SimpleNamespace:
+    import hub_config
+
+    settings = {name: getattr(hub_config, name) for name in dir(hub_config) if name.isupper()}
+    settings.update(changes)
+    return types.SimpleNamespace(**settings)
+
+
+@pytest.fixture
+def firmware(board: Path, sim: Any) -> Any:
+    import hub_app
+    import machine
+
+    machine.attach(sim.machine_spi(0), {gpio: sim.machine_pin(0, zone) for zone, gpio in enumerate(range(8))})
+    return hub_app
+
+
+def link(hub: Any, session: HubSession, port: MemoryPort, now: float = 0.0) -> list[Any]:
+    """Carry the bytes both ways once: the host's to the hub, then the hub's to the host."""
+    port.incoming += session.outbox
+    session.outbox.clear()
+    data = port.read()
+    if data:
+        hub.receive(data)
+    events = session.receive(bytes(port.out), now)
+    port.out.clear()
+    return events
+
+
+@pytest.mark.parametrize(
+    ("changes", "message"),
+    [
+        ({"ZONES": 9}, "ZONES = 9 but CHIP_SELECTS lists 8 pins"),
+        ({"ZONES": 17, "CHIP_SELECTS": tuple(range(17))}, "the hub scans 1 to 16 zones"),
+        ({"CHIP_SELECTS": (0, 1, 2, 3, 4, 5, 6, 24)}, "pin 24: not a GPIO on the Pico's header"),
+        ({"CHIP_SELECTS": (0, 1, 2, 3, 4, 5, 6, 18)}, "pin 18 is given twice"),
+        ({"SCK": 17}, "SCK = 17: SPI 0 can use GP(2, 6, 18, 22) for SCK"),
+        ({"SPI_BAUDRATE": 20_000_000}, "SPI_BAUDRATE = 20000000"),
+    ],
+)
+def test_check_config_says_what_to_change(firmware: Any, changes: dict[str, Any], message: str) -> None:
+    assert any(message in error for error in firmware.check_config(config(**changes)))
+
+
+def test_the_shipped_config_and_sixteen_zones_are_sound(firmware: Any) -> None:
+    assert firmware.check_config(config()) == []
+    sixteen = (0, 1, 2, 3, 4, 5, 6, 7, 10, 11, 12, 13, 14, 15, 20, 21)
+    assert firmware.check_config(config(ZONES=16, CHIP_SELECTS=sixteen)) == []
+
+
+def test_a_bad_pin_is_reported_over_the_link_not_a_crash(firmware: Any) -> None:
+    port = MemoryPort()
+    hub = firmware.build(config(CHIP_SELECTS=(0, 1, 2, 3, 4, 5, 6, 40)), port)
+    session = HubSession([f"z{i}" for i in range(8)])
+
+    async def boot() -> list[Any]:
+        hub.start()
+        session.open(0.0)
+        events = link(hub, session, port)
+        hub.deinit()
+        return events
+
+    events = asyncio.run(boot())
+    assert [type(e) for e in events] == [HubOffline]
+    assert "pin 40: not a GPIO on the Pico's header" in events[0].reason
+
+
+def test_scanning_reporting_and_leds(firmware: Any, sim: Any) -> None:
+    import machine
+    import micropython
+
+    port = MemoryPort()
+    hub = firmware.build(config(ZONES=3, CHIP_SELECTS=(0, 1, 2)), port)
+    session = HubSession(["a", "b", "c"])
+    sim.unplug(0, 2)
+    card = sim.Ntag213("04A1B2C3D4E5F6")
+
+    async def play() -> list[Any]:
+        hub.start()  # the scan loop runs in the background from here
+        session.open(0.0)
+        events = link(hub, session, port)
+        assert micropython.interrupt_char[0] == -1  # a host is talking: 0x03 in its frames is no Ctrl-C
+        sim.field(0, 1).add(card)
+        while hub.scanner.zones[1] != (card.uid,):
+            await asyncio.sleep(0.001)
+        session.set_led("b", "green", "steady", 0.1)
+        session.set_led("c", "red", "blink", 0.1)
+        events += link(hub, session, port, 0.2)
+        hub.deinit()
+        return events
+
+    events = asyncio.run(play())
+    assert isinstance(events[0], HubOnline) and events[0].info.health == (0, 0, 1)
+    scans = [e for e in events if isinstance(e, ZoneScan)]
+    assert scans[-1] == ZoneScan("b", (card.uid,), 0.2)
+    assert any(e.zone == "c" and e.error and "no MFRC522 answers" in e.error for e in scans)
+    assert hub.leds.state == [(0, 0), (1, 0), (2, 1)]
+    assert hub.leds.pixels.shown[1] == (0, 64, 0)  # GRB order: green
+    assert not session._pending  # both commands acknowledged
+    assert machine.watchdogs[-1].feeds == hub.scans or machine.watchdogs[-1].feeds > 0
+    assert micropython.interrupt_char[0] == 3  # deinit gives Ctrl-C back to the REPL
+
+
+def test_a_dead_reader_is_retried_and_reported_back(firmware: Any, sim: Any) -> None:
+    import scanner
+
+    port = MemoryPort()
+    hub = firmware.build(config(ZONES=1, CHIP_SELECTS=(0,)), port)
+    sim.unplug(0, 0)
+    assert [e.code for e in hub.scanner.start()] == [1]
+    sim.reader(0, 0).unplugged = False
+    messages = []
+    for _ in range(scanner.RETRY_EVERY):
+        messages += hub.scanner.scan_zone(0)
+    assert [(m.zone, m.code) for m in messages] == [(0, 2)]
+    assert hub.scanner.health == [0]
