@@ -13,8 +13,7 @@ $(BIN)/.installed: pyproject.toml
 	touch $@
 
 demo: $(BIN)/.installed
-	$(BIN)/companion play seises --players 4 companion/games/seises.txt
-	$(BIN)/companion play sexto-set companion/games/sexto-set.txt
+	$(BIN)/companion demo
 
 lint: $(BIN)/.installed
 	$(BIN)/ruff check companion tests bench

@@ -101,8 +101,9 @@ TEXT: dict[str, tuple[str, str]] = {
     "next_hand": ("Mano {hand}: abre {seat} con un seis", "Hand {hand}: {seat} opens with a six"),
     "game_won": ("{seat} gana con {score}", "{seat} wins with {score}"),
     "new_game_do": ("Pulsa OK largo: menú", "Long OK: menu"),
-    "renege": ("¡Renuncio! {seat} pagó con {card}", "Renege! {seat} paid holding {card}"),
-    "renege_chip": ("Paga una ficha más", "Pays one more chip"),
+    "renege": ("¡Renuncio de {seat}!", "Renege by {seat}!"),
+    "renege_do": ("Pagó teniendo {card}", "Paid holding the {card}"),
+    "renege_chip": ("Pagó teniendo {card}: +1 ficha", "Paid holding the {card}: +1 chip"),
     "reserve_empty": ("Bolsa vacía: ficha debida", "Reserve empty: chip owed"),
     "set_won": ("Pareja {pair} gana el set", "Pair {pair} wins the set"),
     "set_drawn": ("Set empatado", "Drawn set"),
@@ -120,6 +121,26 @@ TEXT: dict[str, tuple[str, str]] = {
     "disk_full_do": ("Libera espacio en la tarjeta", "Free space on the SD card"),
     "new_game": ("Partida nueva: {game}", "New game: {game}"),
     "seat": ("Asiento {n}", "Seat {n}"),
+}
+
+# A message's title key -> the key of its "what to do" line; the rest have none, or build it themselves.
+TODO: dict[str, str] = {
+    "unknown_card": "unknown_card_do",
+    "wrong_zone": "wrong_zone_do",
+    "two_cards": "two_cards_do",
+    "same_card": "same_card_do",
+    "nothing_pending": "nothing_pending_do",
+    "confirm_pay": "confirm_do",
+    "confirm_pass": "confirm_do",
+    "hub_lost": "hub_lost_do",
+    "reader_down": "reader_down_do",
+    "disk_full": "disk_full_do",
+    "register": "register_do",
+    "hand_won": "next_hand",
+    "game_won": "new_game_do",
+    "renege": "renege_chip",
+    "set_won": "next_set",
+    "set_drawn": "next_set",
 }
 
 
@@ -182,7 +203,7 @@ class Referee:
         elif isinstance(event, SameCardTwice):
             for zone in event.zones:
                 self.warnings[zone] = ZoneLight.ILLEGAL
-            self._say(MessageKind.ILLEGAL, "same_card", card=self._name(event.card), zones=", ".join(event.zones))
+            self._say(MessageKind.ILLEGAL, "same_card", card=self.card_name(event.card), zones=", ".join(event.zones))
         elif isinstance(event, HubStatus):
             self.hub_online = event.online
             if event.online:
@@ -224,12 +245,12 @@ class Referee:
         deck_card = self.game.deck.get(card)
         if isinstance(self.game, Seises) and role in SUITS and deck_card is not None and deck_card.suit != role:
             suit = SUITS[deck_card.suit or "O"][0 if self.language == "es" else 1]
-            self._warn(zone, ZoneLight.ILLEGAL, MessageKind.ILLEGAL, "wrong_zone", card=self._name(card), suit=suit)
+            self._warn(zone, ZoneLight.ILLEGAL, MessageKind.ILLEGAL, "wrong_zone", card=self.card_name(card), suit=suit)
             return []
         action = Play(card, self.lines.get(zone)) if isinstance(self.game, SextoSet) else Play(card)
         reason = self.game.reason(action)
         if reason is Reason.ON_TABLE:
-            self._say(MessageKind.INFO, "on_table", card=self._name(card))  # a card tapped again: ignored
+            self._say(MessageKind.INFO, "on_table", card=self.card_name(card))  # a card tapped again: ignored
             return []
         if reason is not None:
             refusal = self.game.refusal(action)
@@ -262,12 +283,12 @@ class Referee:
         owner = next((z for z, m in self.lines.items() if m == card), None)
         if owner is not None:
             self._warn(
-                zone, ZoneLight.ILLEGAL, MessageKind.ILLEGAL, "master_twice", master=self._name(card), zone=owner
+                zone, ZoneLight.ILLEGAL, MessageKind.ILLEGAL, "master_twice", master=self.card_name(card), zone=owner
             )
             return []
         self.lines[zone] = card
         if self.registering:
-            self._say(MessageKind.INFO, "registered", master=self._name(card), zone=zone)
+            self._say(MessageKind.INFO, "registered", master=self.card_name(card), zone=zone)
         else:
             self._say(MessageKind.INFO, "ready")
         return [Entry("zone", f"{zone} {card}", now)]
@@ -369,20 +390,10 @@ class Referee:
         return (english if self.language == "en" else spanish).format(**fields)
 
     def _say(self, kind: MessageKind, key: str, **fields: Any) -> None:
-        action_key = {
-            "unknown_card": "unknown_card_do",
-            "wrong_zone": "wrong_zone_do",
-            "two_cards": "two_cards_do",
-            "same_card": "same_card_do",
-            "nothing_pending": "nothing_pending_do",
-            "confirm_pay": "confirm_do",
-            "confirm_pass": "confirm_do",
-            "hub_lost": "hub_lost_do",
-            "reader_down": "reader_down_do",
-            "disk_full": "disk_full_do",
-            "register": "register_do",
-        }.get(key)
-        self.message = Message(kind, self._text(key, **fields), self._text(action_key, **fields) if action_key else "")
+        action_key = TODO.get(key)
+        title = self._text(key, **fields)
+        todo = self._text(action_key, **fields) if action_key else ""
+        self.message = Message(kind, title[:1].upper() + title[1:], todo)
 
     def _warn(self, where: str, light: ZoneLight, kind: MessageKind, key: str, **fields: Any) -> None:
         self.warnings[where] = light
@@ -393,9 +404,7 @@ class Referee:
             self.message = None
 
     def _illegal_message(self, refusal: IllegalPlay) -> Message:
-        sentence = refusal.sentence(self.language)
-        title, _, todo = sentence.partition(": ")
-        return Message(MessageKind.ILLEGAL, title, todo[:1].upper() + todo[1:])
+        return Message(MessageKind.ILLEGAL, refusal.title(self.language), refusal.todo(self.language))
 
     def _after_message(self, before: dict[str, Any], after: dict[str, Any]) -> Message | None:
         """What a committed action did beyond the obvious: a hand, set or game won, a renuncio, a chip owed."""
@@ -411,9 +420,9 @@ class Referee:
                 return Message(MessageKind.END_OF_HAND, title, self._text("next_hand", hand=after["hand"], seat=seat))
             if len(after["reneges"]) > len(before["reneges"]):
                 renege = after["reneges"][-1]
-                todo = self._text("renege_chip") if self.config.options.get("renege_penalty") == "chip" else ""
-                title = self._text("renege", seat=seat, card=self._name(renege["card"]))
-                return Message(MessageKind.RENEGE, title, todo)
+                chip = self.config.options.get("renege_penalty") == "chip"
+                todo = self._text("renege_chip" if chip else "renege_do", card=self.card_name(renege["card"]))
+                return Message(MessageKind.RENEGE, self._text("renege", seat=seat), todo)
             if sum(after["owed"]) > sum(before["owed"]):
                 return Message(MessageKind.INFO, self._text("reserve_empty"))
             return None
@@ -423,7 +432,7 @@ class Referee:
             return Message(MessageKind.END_OF_SET, title, self._text("next_set"))
         return None
 
-    def _name(self, card_id: str) -> str:
+    def card_name(self, card_id: str) -> str:
         card = self.game.deck.get(card_id)
         return card.name(self.language) if card is not None else card_id
 
@@ -433,7 +442,7 @@ class Referee:
 
     def _describe(self, action: Action) -> str:
         if isinstance(action, Play):
-            return self._name(action.card)
+            return self.card_name(action.card)
         return str(action)
 
     # ---- the view -------------------------------------------------------------------------------------------

@@ -89,7 +89,7 @@ def _step(game: Game, action: Action | Literal["undo"], lang: str) -> str:
     try:
         game.push(action)
     except IllegalPlay as exc:
-        return f"!{who}: {describe(game, action, lang)}: {exc.sentence(lang)}"
+        return f"!{who} {describe(game, action, lang)} — {'no' if es else 'refused'}: {exc.sentence(lang)}"
     notes = "".join(f"; {note}" for note in _notes(before, game.snapshot(), es))
     return f"{who} {describe(game, action, lang)}{notes}"
 

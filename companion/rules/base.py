@@ -82,75 +82,66 @@ class Reason(StrEnum):
     FIRST_ON_MASTER = "first_on_master"
 
 
-# Sentences say what happened and what the player must do. Fields come from IllegalPlay.details.
-SENTENCES: dict[Reason, tuple[str, str]] = {
-    Reason.GAME_OVER: (
-        "La partida ha terminado: empezad una nueva.",
-        "The game is over: start a new one.",
-    ),
+# What happened (a title) and what to do, in Spanish and English, short enough for the 128x64 screen
+# (a test draws every one). Fields come from IllegalPlay.details.
+SENTENCES: dict[Reason, tuple[tuple[str, str], tuple[str, str]]] = {
+    Reason.GAME_OVER: (("Partida terminada", "Empezad una nueva"), ("Game over", "Start a new one")),
     Reason.SET_OVER: (
-        "El set ha terminado: recoged las cartas; la primera carta que se coloque empieza el siguiente.",
-        "The set is over: gather the cards; the first card placed starts the next set.",
+        ("Set terminado", "Recoged: la próxima carta empieza otro"),
+        ("Set over", "Gather: the next card starts a set"),
     ),
-    Reason.WRONG_ACTION: (
-        "En {game} no se puede «{verb}»: {hint_es}.",
-        "{game} has no «{verb}»: {hint_en}.",
-    ),
+    Reason.WRONG_ACTION: (("{game}: no hay «{verb}»", "{hint_es}"), ("{game} has no «{verb}»", "{hint_en}")),
     Reason.UNKNOWN_CARD: (
-        "{card} no es una carta de la baraja {deck}: retírala y revisa la baraja o el registro.",
-        "{card} is not a card of the {deck} deck: take it back and check the deck or the registry.",
+        ("{card}: no es de {deck}", "Retírala; revisa la baraja o el registro"),
+        ("{card}: not in {deck}", "Take it back; check the deck or the registry"),
     ),
     Reason.ON_TABLE: (
-        "{name_es} ya está en la mesa: retírala y juega otra carta.",
-        "The {name_en} is already on the table: take it back and play another card.",
+        ("{name_es}: ya en la mesa", "Retírala y juega otra"),
+        ("{name_en}: already on the table", "Take it back and play another"),
     ),
     Reason.FIRST_PLAY_SIX_OF_OROS: (
-        "La partida empieza con el 6 de oros: retira {name_es}; quien tenga el 6 de oros, que lo ponga.",
-        "The game opens with the 6 of coins: take back the {name_en}; whoever holds the 6 of coins plays it.",
+        ("Se abre con el 6 de oros", "Retira {name_es}; juega el 6 de oros"),
+        ("Opens with the 6 of coins", "Take back the {name_en}; play the 6 of coins"),
     ),
     Reason.FIRST_PLAY_NO_PAY: (
-        "Nadie paga antes del 6 de oros: quien lo tenga, que lo ponga.",
-        "Nobody pays before the 6 of coins: whoever holds it plays it.",
+        ("Aún no se paga", "Quien tenga el 6 de oros, que lo juegue"),
+        ("No paying yet", "Whoever holds the 6 of coins plays it"),
     ),
     Reason.HAND_OPENS_WITH_SIX: (
-        "La mano se abre con un seis: retira {name_es}; juega un seis o paga una ficha.",
-        "A hand opens with a six: take back the {name_en}; play a six or pay one chip.",
+        ("La mano abre con un seis", "Retira {name_es}; juega un seis o paga"),
+        ("A hand opens with a six", "Take back the {name_en}; play a six or pay"),
     ),
     Reason.SUIT_NOT_STARTED: (
-        "Aún no hay hilera de {suit_es}: retira {name_es}; sólo el 6 de {suit_es} la abre.",
-        "No row of {suit_en} yet: take back the {name_en}; only the 6 of {suit_en} starts it.",
+        ("Sin hilera de {suit_es}", "Retira {name_es}; la abre el 6 de {suit_es}"),
+        ("No row of {suit_en} yet", "Take back the {name_en}; the 6 of {suit_en} starts it"),
     ),
     Reason.NOT_NEXT_IN_ROW: (
-        "{name_es} no sigue a la hilera de {suit_es} ({row}): retírala; juega {needed_es}, otra carta o paga.",
-        "The {name_en} does not follow the row of {suit_en} ({row}): take it back; play {needed_en}, "
-        "another card, or pay.",
+        ("{name_es} no sigue a {row}", "Retírala; vale {needed_es}, o paga"),
+        ("{name_en} does not follow {row}", "Take it back; {needed_en} fits, or pay"),
     ),
     Reason.UNKNOWN_LINE: (
-        "No hay línea de la maestra {line}: coloca la carta en una de las 8 líneas.",
-        "There is no line of master card {line}: place the card on one of the 8 lines.",
+        ("No hay línea {line}", "Usa una de las 8 líneas"),
+        ("No line {line}", "Use one of the 8 lines"),
     ),
     Reason.MASTER_CARD: (
-        "{name_es} es una carta maestra: encabeza su línea y no se juega; retírala.",
-        "The {name_en} is a master card: it heads its line and is not played; take it back.",
+        ("{name_es}: no se juega", "Encabeza su línea; retírala"),
+        ("{name_en}: not played", "It heads its line; take it back"),
     ),
     Reason.CENTRAL_CARD: (
-        "La carta central no se juega en el set: retírala.",
-        "The central card is not played in a set: take it back.",
+        ("La carta central no se juega", "Retírala"),
+        ("The central card is not played", "Take it back"),
     ),
     Reason.NO_EMPTY_LEFT: (
-        "Ya se han jugado las {allowed} cartas vacías del set: retírala.",
-        "All {allowed} empty cards of this set are already played: take it back.",
+        ("Ya van {allowed} vacías", "No quedan más en el set; retírala"),
+        ("{allowed} empty cards played", "No more in this set; take it back"),
     ),
     Reason.NO_LINK: (
-        "{name_es} no enlaza con {open_es} de la línea {line}: retírala; busca otra línea o pasa si no podéis.",
-        "The {name_en} does not link with {open_en} on line {line}: take it back; try another line, or pass "
-        "if your pair cannot link.",
+        ("{name_es} no enlaza con {open}", "Retírala; otra línea, o pasad"),
+        ("{name_en} does not link with {open}", "Take it back; another line, or pass"),
     ),
     Reason.FIRST_ON_MASTER: (
-        "En su primer turno del set, cada pareja coloca sobre una carta maestra: retira {name_es} y ponla en "
-        "una línea que sólo tenga su maestra.",
-        "In its first turn of a set, a pair places on a master card: take back the {name_en} and put it on a "
-        "line that holds only its master card.",
+        ("Primer turno: sobre maestra", "Pon {name_es} en una línea sin cartas"),
+        ("First turn: on a master", "Put the {name_en} on a line with no cards"),
     ),
 }
 
@@ -171,10 +162,22 @@ class IllegalPlay(ValueError):
     def __str__(self) -> str:
         return self.sentence("en")
 
+    def title(self, lang: str = "es") -> str:
+        """What happened, for the screen's title: ``Rey de oros no sigue a 6-7``."""
+        return _capital(self._pair(lang)[0])
+
+    def todo(self, lang: str = "es") -> str:
+        """What the player must do: ``Retírala; vale 5 o sota de oros, o paga``."""
+        return _capital(self._pair(lang)[1])
+
     def sentence(self, lang: str = "es") -> str:
+        """Both in one sentence, for logs and the command line."""
+        return f"{self.title(lang)}. {self.todo(lang)}."
+
+    def _pair(self, lang: str) -> tuple[str, str]:
         spanish, english = SENTENCES[self.reason]
-        text = (english if lang == "en" else spanish).format(**self.details)
-        return text[:1].upper() + text[1:]
+        title, todo = english if lang == "en" else spanish
+        return title.format(**self.details), todo.format(**self.details)
 
 
 @dataclass(frozen=True, slots=True)
@@ -274,3 +277,7 @@ def check_options(
             raise SetupError(f"Option {name} takes {either(allowed)}, not {value!r}.")
         checked[name] = value
     return checked
+
+
+def _capital(text: str) -> str:
+    return text[:1].upper() + text[1:]

@@ -60,9 +60,18 @@ class SeisesTable:
         seat = self.game.turn
         assert seat is not None
         self.game.push(action)
+        self.played(seat, action)
+        return action
+
+    def played(self, seat: int, action: Action) -> None:
+        """``action`` of ``seat`` was pushed: its card leaves the hand (unless that play ended the hand)."""
         if isinstance(action, Play) and self._dealt_hand == self.game.hand:
             self.hands[seat].remove(action.card)
-        return action
+
+    def unplayed(self, seat: int, action: Action) -> None:
+        """``action`` of ``seat`` was taken back: its card returns to the hand."""
+        if isinstance(action, Play):
+            self.hands[seat].append(action.card)
 
 
 @dataclass
@@ -103,8 +112,28 @@ class SextoSetTable:
     def step(self) -> Action:
         action, hand = self.choose()
         self.game.push(action)
-        if hand is not None and isinstance(action, Play):
-            hand.remove(action.card)
-            if self.pile:
-                hand.append(self.pile.pop())
+        self.played(action, hand)
         return action
+
+    def played(self, action: Action, hand: list[str] | None) -> str | None:
+        """``action`` from ``hand`` was pushed: the card leaves the hand and the player draws while the pile lasts.
+
+        Returns the card drawn, if any.
+        """
+        if hand is None or not isinstance(action, Play):
+            return None
+        hand.remove(action.card)
+        if not self.pile:
+            return None
+        drawn = self.pile.pop()
+        hand.append(drawn)
+        return drawn
+
+    def unplayed(self, action: Action, hand: list[str] | None, drawn: str | None) -> None:
+        """``action`` was taken back: its card returns to ``hand`` and the card drawn to the pile."""
+        if hand is None or not isinstance(action, Play):
+            return
+        if drawn is not None:
+            hand.remove(drawn)
+            self.pile.append(drawn)
+        hand.append(action.card)

@@ -140,8 +140,8 @@ class Seises(Game):
             return {
                 "game": "Seises",
                 "verb": str(action),
-                "hint_es": "se juega una carta o se paga una ficha",
-                "hint_en": "play a card, or pay one chip",
+                "hint_es": "Juega una carta o paga una ficha",
+                "hint_en": "Play a card or pay one chip",
             }
         if not isinstance(action, Play):
             return {}
@@ -158,10 +158,13 @@ class Seises(Game):
         row = self.rows[suit]
         if row is not None:
             low, high = row
-            details["row"] = f"{self._ranks[low]}–{self._ranks[high]}"
+            details["row"] = f"{self._ranks[low]}-{self._ranks[high]}"
             needed = [self.deck[self._ids[suit, p]] for p in (low - 1, high + 1) if (suit, p) in self._ids]
-            details["needed_es"] = " o ".join(c.name("es") for c in needed) or "otra carta"
-            details["needed_en"] = " or ".join(f"the {c.name('en')}" for c in needed) or "another card"
+            # "5 o caballo de espadas": the ranks, then the suit once
+            for lang, word, other in (("es", " o ", "otra carta"), ("en", " or ", "another card")):
+                names = [c.name(lang) for c in needed]
+                ranks = [n.rsplit(" de " if lang == "es" else " of ", 1)[0] for n in names[:-1]]
+                details[f"needed_{lang}"] = word.join([*ranks, *names[-1:]]) or other
         return details
 
     def legal_cards(self) -> list[str]:

@@ -146,8 +146,8 @@ class SextoSet(Game):
             return {
                 "game": "6º SET",
                 "verb": str(action),
-                "hint_es": "se coloca una carta en una línea, o la pareja pasa si no puede enlazar",
-                "hint_en": "place a card on a line, or pass if your pair cannot link",
+                "hint_es": "Coloca una carta, o pasad si no podéis enlazar",
+                "hint_en": "Place a card, or pass if you cannot link",
             }
         if not isinstance(action, Play):
             return {}
@@ -160,8 +160,7 @@ class SextoSet(Game):
             "name_es": card.name("es"),
             "name_en": card.name("en"),
             "line": action.line,
-            "open_es": f"el extremo abierto {shown}",
-            "open_en": f"the open end {shown}",
+            "open": shown,
             "allowed": self.empty_allowance,
         }
 

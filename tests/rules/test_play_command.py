@@ -41,7 +41,7 @@ def test_an_illegal_line_stops_with_status_1_and_its_reason(capsys: pytest.Captu
     status, out, _ = run(capsys, "seises", "--json", stdin="play 6O\nplay 9O\nplay 7O\n")
     lines = out.splitlines()
     assert status == 1
-    assert lines[1].startswith("2: asiento 2: juega 9O: 9O no es una carta de la baraja spanish-40")
+    assert lines[1] == "2: asiento 2 juega 9O — no: 9O: no es de spanish-40. Retírala; revisa la baraja o el registro."
     assert json.loads(lines[-1])["rows"]["O"] == [6, 6]  # the run stopped: 7O was never played
 
 

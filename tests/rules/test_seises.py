@@ -244,11 +244,12 @@ def test_every_refusal_says_what_to_do_in_spanish_and_english() -> None:
     play(game, "6O", "7O")
     with pytest.raises(IllegalPlay) as info:
         game.push(Play("12O"))
-    spanish, english = info.value.sentence("es"), info.value.sentence("en")
-    assert spanish.startswith("Rey de oros no sigue") and "5 de oros o sota de oros" in spanish
-    assert "retírala" in spanish
-    assert "king of coins" in english and "the 5 of coins or the jack of coins" in english
-    assert str(info.value) == english
+    refusal = info.value
+    assert refusal.title("es") == "Rey de oros no sigue a 6-7"
+    assert refusal.todo("es") == "Retírala; vale 5 o sota de oros, o paga"
+    assert refusal.title("en") == "King of coins does not follow 6-7"
+    assert refusal.todo("en") == "Take it back; 5 or jack of coins fits, or pay"
+    assert str(refusal) == refusal.sentence("en") == f"{refusal.title('en')}. {refusal.todo('en')}."
 
 
 def test_pop_restores_the_exact_previous_state() -> None:

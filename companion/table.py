@@ -1,0 +1,148 @@
+"""The table: reader scans, button presses and status in; the journal, the LEDs and the screen out.
+
+It owns no thread and no clock: every call brings its time. The daemon calls it from its asyncio loop; the demo
+and the tests call it directly with a simulated clock. For each event the order is always the same: the
+tracker turns scans into card events, the referee decides, the journal writes what was committed, and only
+then do the outputs show the new view, so nothing is shown as done that is not on disk (or the screen says the
+disk is full).
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
+from typing import Protocol
+
+from companion.config import GameConfig
+from companion.journal import Entry, Journal, JournalError
+from companion.nfc.events import UnknownTag, ZoneScan
+from companion.nfc.tracking import TableTracker
+from companion.referee import Event, JournalStatus, ReaderStatus, Referee
+from companion.rules import Seises
+from companion.ui.buttons import Press
+from companion.view import TableView
+
+__all__ = ["Output", "Table"]
+
+log = logging.getLogger(__name__)
+
+
+class Output(Protocol):
+    """Anything that shows a view: the screen, the zone and status LEDs, the demo's printer."""
+
+    def show(self, view: TableView, now: float) -> object: ...
+
+
+@dataclass
+class Table:
+    referee: Referee
+    tracker: TableTracker
+    journal: Journal
+    outputs: list[Output] = field(default_factory=list)
+    on_event: Callable[[object, float], None] | None = None  # the demo prints what happens
+    game_id: int = 0
+    _unknown: dict[str, set[bytes]] = field(default_factory=dict)  # zone -> unknown tags lying there
+
+    def start(self, now: float) -> None:
+        """Resume the last unfinished game from the journal, or start the configured one."""
+        last = self.journal.last_game()
+        if last is not None and last.outcome is None:
+            config = _game_config(last.settings)
+            self.referee.start(config)
+            self.referee.replay(self.journal.entries(last.id))
+            self.game_id = last.id
+            log.info("resumed game %d (%s) after %d journal entries", last.id, config.name, last.entries)
+        else:
+            self.game_id = self.journal.new_game(self.referee.config.settings(), now)
+            log.info("new game %d (%s)", self.game_id, self.referee.config.name)
+        self._show(now)
+
+    def scan(self, scan: ZoneScan, now: float) -> None:
+        events: list[Event] = list(self.tracker.feed(scan))
+        down = scan.error is not None and scan.error.startswith("reader not responding")
+        if down != (scan.zone in self.referee.readers_down):
+            events.append(ReaderStatus(scan.zone, not down, scan.error or ""))
+        self._unknown_gone(scan, now)
+        if events:
+            self._handle(events, now)
+
+    def press(self, press: Press, now: float) -> None:
+        self._handle([press], now)
+
+    def status(self, event: Event, now: float) -> None:
+        self._handle([event], now)
+
+    def _unknown_gone(self, scan: ZoneScan, now: float) -> None:
+        """An unknown tag has no card to leave with: forget it once the tracker no longer holds it there."""
+        lying = self._unknown.get(scan.zone)
+        if lying:
+            for uid in lying - self.tracker.tags_on(scan.zone):
+                lying.discard(uid)
+                self.referee.forget_uid(scan.zone, uid)
+                self._show(now)
+
+    def _handle(self, events: Iterable[Event], now: float) -> None:
+        for event in events:
+            if isinstance(event, UnknownTag):
+                self._unknown.setdefault(event.zone, set()).add(event.uid)
+            if self.on_event is not None:
+                self.on_event(event, now)
+            entries = self.referee.handle(event, now)
+            self._record(entries, now)
+        self._show(now)
+
+    def _record(self, entries: list[Entry], now: float) -> None:
+        for entry in entries:
+            if entry.kind == "new_game":
+                self._finish()
+                try:
+                    self.game_id = self.journal.new_game(json.loads(entry.text), now)
+                except JournalError as exc:
+                    self._journal_failed(exc, now)
+                continue
+            try:
+                self.journal.append(self.game_id, entry)
+            except JournalError as exc:
+                self._journal_failed(exc, now)
+            else:
+                if not self.referee.journal_ok:
+                    log.warning("journal writable again: the entries kept in memory are on disk now")
+                    self.referee.handle(JournalStatus(True), now)
+        if entries and self.referee.game.outcome() is not None and isinstance(self.referee.game, Seises):
+            self._finish()
+
+    def _finish(self) -> None:
+        outcome = self.referee.game.outcome()
+        if outcome is None:
+            return
+        try:
+            self.journal.finish(self.game_id, {"termination": outcome.termination, "winner": outcome.winner})
+        except JournalError as exc:
+            log.error("%s", exc)
+
+    def _journal_failed(self, exc: JournalError, now: float) -> None:
+        log.error("%s", exc)
+        if self.referee.journal_ok:
+            self.referee.handle(JournalStatus(False, str(exc)), now)
+
+    def _show(self, now: float) -> None:
+        view = self.referee.view()
+        for output in self.outputs:
+            output.show(view, now)
+
+
+def _game_config(settings: dict[str, object]) -> GameConfig:
+    options = settings.get("options") or {}
+    names = settings.get("seat_names") or []
+    assert isinstance(options, dict) and isinstance(names, list)
+    return GameConfig(
+        name=str(settings["game"]),
+        players=int(str(settings.get("players", 4))),
+        deck=str(settings.get("deck", "")),
+        options={str(k): str(v) for k, v in options.items()},
+        language=str(settings.get("language", "es")),
+        confirm_turns=bool(settings.get("confirm_turns", True)),
+        seat_names=tuple(str(n) for n in names),
+    )

@@ -1,0 +1,77 @@
+"""Every message the referee can put on the screen fits the 128x64 OLED, in both languages, with the longest
+names the decks have: a text that does not fit fails here, not on a table."""
+
+from __future__ import annotations
+
+import pytest
+from PIL import Image, ImageDraw
+
+from companion.decks import SUITS, load_deck
+from companion.referee import TEXT, TODO
+from companion.rules import IllegalPlay, Play, Reason
+from companion.ui.screens import HEIGHT, WIDTH, draw_message
+from companion.view import Message, MessageKind
+
+LONGEST = {
+    lang: max(
+        (card.name(lang) for deck in ("spanish-48", "squadratik") for card in load_deck(deck)),
+        key=len,
+    )
+    for lang in ("es", "en")
+}
+SUIT = {"es": max((s[0] for s in SUITS.values()), key=len), "en": max((s[1] for s in SUITS.values()), key=len)}
+DETAILS = {
+    "name_es": LONGEST["es"],
+    "name_en": LONGEST["en"],
+    "suit_es": SUIT["es"],
+    "suit_en": SUIT["en"],
+    "row": "10-12",
+    "needed_es": "caballo o caballo de espadas",
+    "needed_en": "knight or knight of swords",
+    "card": "CENTRAL",
+    "deck": "spanish-48",
+    "line": "M4B",
+    "open": "* | 0 | 4B",
+    "allowed": 12,
+    "game": "6º SET",
+    "verb": "play M4B N32",
+    "hint_es": "Coloca una carta, o pasad si no podéis enlazar",
+    "hint_en": "Place a card, or pass if you cannot link",
+}
+
+
+def fits(message: Message) -> None:
+    draw_message(ImageDraw.Draw(Image.new("1", (WIDTH, HEIGHT))), message)  # raises TextOverflow
+
+
+@pytest.mark.parametrize("lang", ["es", "en"])
+@pytest.mark.parametrize("reason", list(Reason))
+def test_every_refusal_fits_the_screen(reason: Reason, lang: str) -> None:
+    refusal = IllegalPlay(Play("X"), reason, **DETAILS)
+    fits(Message(MessageKind.ILLEGAL, refusal.title(lang), refusal.todo(lang)))
+
+
+TITLES = sorted(set(TEXT) - set(TODO.values()) - {"seat", "renege_do"})
+
+
+@pytest.mark.parametrize("lang", [0, 1])
+@pytest.mark.parametrize("key", TITLES)
+def test_every_referee_message_fits_the_screen(key: str, lang: int) -> None:
+    fields = {
+        "zone": "z8",
+        "zones": "z1, z8",
+        "card": LONGEST["es" if lang == 0 else "en"],
+        "suit": SUIT["es" if lang == 0 else "en"],
+        "seat": "Asiento 8",
+        "chips": 50,
+        "hand": 12,
+        "score": 99,
+        "pair": "A",
+        "left": 8,
+        "master": "maestra 4 negra",
+        "action": LONGEST["es" if lang == 0 else "en"],
+        "game": "sexto-set",
+        "n": 8,
+    }
+    todo = TEXT[TODO[key]][lang].format(**fields) if key in TODO else ""
+    fits(Message(MessageKind.INFO, TEXT[key][lang].format(**fields), todo))
