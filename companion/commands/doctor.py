@@ -1,0 +1,54 @@
+"""``companion doctor [--config FILE] [--root DIR]``: check this Pi can run the table, and say how to fix what fails.
+
+Exit status: 0 when every check passes, 1 when one fails, 2 when the config cannot be read (nothing else can be
+checked without it). The output is English, like the service's log.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+from typing import Any, TextIO
+
+from companion.doctor import CONFIG, Check, System, diagnose
+
+
+def register(subparsers: Any) -> None:
+    parser = subparsers.add_parser(
+        "doctor",
+        help="check SPI, I2C, device permissions, the readers, the display, the hub and the config",
+        description="Check that this Pi can run the table: SPI and I2C switched on, the device nodes there and "
+        "open to the service user, each reader's version register, the display's I2C address, the hub's "
+        "handshake and the config. Each failure comes with the exact fix.",
+    )
+    parser.add_argument(
+        "--config", type=Path, help="the daemon's config file (default: /etc/companion/config.toml under --root)"
+    )
+    parser.add_argument(
+        "--root",
+        type=Path,
+        default=Path("/"),
+        help="look for /dev, /boot and /etc under this folder instead of / (an SD card mounted on another machine)",
+    )
+    parser.set_defaults(func=run)
+
+
+def run(args: argparse.Namespace, system: System | None = None, out: TextIO | None = None) -> int:
+    out = out or sys.stdout  # looked up now: a test's capture replaces sys.stdout after import
+    if not args.root.is_dir():
+        print(f"--root {args.root}: no such folder; give the folder the Pi's / is mounted on", file=out)
+        return 2
+    system = system or System(root=args.root.resolve())
+    status = 0
+    for check in diagnose(args.config, system):
+        print(render(check), file=out, flush=True)
+        if not check.ok:
+            status = 2 if check.name == CONFIG else 1
+    return status
+
+
+def render(check: Check) -> str:
+    """``✓ name: detail``, or ``✗ name: detail`` with ``fix: ...`` on the next line."""
+    line = f"{'✓' if check.ok else '✗'} {check.name}: {check.detail}"
+    return line if check.ok else f"{line}\n    fix: {check.fix}"

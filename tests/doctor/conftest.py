@@ -1,0 +1,39 @@
+"""Fixtures: a Pi in a folder (:mod:`fake_pi`) and the chip simulator, reset around every test."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from fake_pi import BOOT, COMPANION_UID, GIDS, NODES, I2CBench, Pi
+
+import companion.sim as sim
+
+
+@pytest.fixture(autouse=True)
+def bench() -> Iterator[None]:
+    sim.reset()
+    yield
+    sim.reset()
+
+
+@pytest.fixture
+def pi(tmp_path: Path) -> Pi:
+    """A Pi 4 set up as the README says: SPI and I2C on, companion in its groups, an OLED at 0x3C on I2C1."""
+    root = tmp_path / "pi"
+    (root / "boot/firmware").mkdir(parents=True)
+    (root / "etc").mkdir()
+    config = tmp_path / "config.toml"
+    made = Pi(root, config, I2CBench({1: {0x3C}}))
+    made.boot(BOOT)
+    for name, group in NODES.items():
+        made.node(name, group)
+    (root / "etc/passwd").write_text(
+        f"root:x:0:0:root:/root:/bin/bash\ncompanion:x:{COMPANION_UID}:{GIDS['companion']}::/var/lib/companion:"
+        "/usr/sbin/nologin\n",
+        "utf-8",
+    )
+    made.groups({"spi": "companion", "i2c": "companion", "gpio": "companion", "dialout": "companion"})
+    made.write_config('[zones]\nz1 = "table"\nz2 = "O"\n')
+    return made

@@ -1,0 +1,239 @@
+"""``companion doctor`` on a Pi in a folder: what each fault looks like, and that its fix is the right one."""
+
+from __future__ import annotations
+
+import errno
+import io
+from pathlib import Path
+
+import pytest
+from fake_pi import Pi
+
+import companion.sim as sim
+from companion.cli import build_parser, main
+from companion.commands.doctor import run
+from companion.doctor import Check, System, boot_config, check_access, check_reader, diagnose
+from companion.hardware import ReaderPins
+
+
+def doctor(pi: Pi, system: System | None = None) -> tuple[int, str]:
+    """The command as typed, through the CLI's parser, on ``pi`` with simulated readers and I2C."""
+    args = build_parser().parse_args(["doctor", "--config", str(pi.config), "--root", str(pi.root)])
+    out = io.StringIO()
+    status = run(args, system or pi.system(), out)
+    return status, out.getvalue()
+
+
+def checks(pi: Pi) -> dict[str, Check]:
+    return {check.name: check for check in diagnose(pi.config, pi.system())}
+
+
+def test_a_ready_pi_passes_every_check(pi: Pi) -> None:
+    status, out = doctor(pi)
+    assert status == 0, out
+    assert "✗" not in out and "fix:" not in out
+    names = [line.split(":")[0] for line in out.splitlines()]
+    assert names == [
+        "✓ config",
+        "✓ pin map",
+        "✓ SPI",
+        "✓ I2C",
+        "✓ GPIO",
+        "✓ user companion",
+        "✓ reader z1",
+        "✓ reader z2",
+        "✓ display",
+    ]
+    assert "SPI0 CE1 (/dev/spidev0.1): VersionReg 0x92, MFRC522 v2.0" in out
+    assert "dtparam=spi=on in /boot/firmware/config.txt" in out  # the commented-out line did not count
+    assert pi.i2c.opened == [1] and pi.i2c.closed == 1
+
+
+def test_a_reader_that_does_not_answer_is_named_with_its_wiring(pi: Pi) -> None:
+    sim.unplug(0, 1)
+    status, out = doctor(pi)
+    assert status == 1
+    found = checks(pi)
+    assert found["reader z1"].ok
+    z2 = found["reader z2"]
+    assert not z2.ok
+    assert "VersionReg reads 0x00: no chip answers" in z2.detail
+    # z2 is SPI0 CE1 with reset on GPIO25 in the shipped pin map: the fix points at those very pins.
+    assert "SDA to CE1 (pin 26)" in z2.fix and "RST to GPIO25" in z2.fix
+    assert "✗ reader z2" in out and f"    fix: {z2.fix}" in out
+
+
+def test_the_version_read_leaves_a_running_reader_as_it_was(pi: Pi) -> None:
+    """The daemon may be polling this reader: doctor reads a register, it does not soft-reset the chip."""
+    chip = sim.reader(0, 0)
+    chip.regs[0x14] = 0x83  # TxControlReg: the daemon switched the antenna on
+    check = check_reader(pi.system(), "z1", ReaderPins(0, 0, 24))
+    assert check.ok, check
+    assert sim.reader(0, 0).regs[0x14] == 0x83
+
+
+def test_a_chip_that_is_not_an_mfrc522(pi: Pi) -> None:
+    sim.reader(0, 0).regs[0x37] = 0x15  # something on CE0 that is not a reader
+    check = check_reader(pi.system(), "z1", ReaderPins(0, 0, 24))
+    assert not check.ok and "0x15: something answers, but not an MFRC522" in check.detail
+
+
+def test_no_display_at_the_address(pi: Pi) -> None:
+    pi.i2c.devices[1] = {0x3D}  # the OLED strapped to the other address
+    status, _ = doctor(pi)
+    display = checks(pi)["display"]
+    assert status == 1 and not display.ok
+    assert display.detail == "ssd1306 at 0x3C on /dev/i2c-1: nothing answers at 0x3C"
+    assert "i2cdetect -y 1" in display.fix and '"0x3D"' in display.fix
+    assert pi.i2c.closed == len(pi.i2c.opened)  # the bus is closed after a failed probe too
+
+
+def test_a_bus_held_low_is_not_taken_for_a_missing_display(pi: Pi) -> None:
+    pi.i2c.fault = errno.ETIMEDOUT
+    display = checks(pi)["display"]
+    assert not display.ok and "the bus fails" in display.detail and "shorted or held low" in display.fix
+
+
+def test_a_bad_config_value_stops_with_status_2(pi: Pi) -> None:
+    pi.write_config("[game]\nplayers = 12\n")
+    status, out = doctor(pi)
+    assert status == 2
+    lines = out.splitlines()
+    assert lines[0] == f"✗ config: {pi.config}: game.players: 12 is not between 2 and 8"
+    assert lines[1].startswith(f"    fix: edit {pi.config}")
+    assert len(lines) == 2  # nothing else is checked against a config the daemon would refuse
+
+
+def test_no_config_file_says_how_to_install_one(pi: Pi) -> None:
+    pi.config.unlink()
+    status, out = doctor(pi)
+    assert status == 2 and "no config file" in out and "sudo make install" in out
+
+
+def test_the_default_config_is_looked_for_under_the_root(pi: Pi) -> None:
+    (pi.root / "etc/companion").mkdir()
+    (pi.root / "etc/companion/config.toml").write_text('[game]\nlanguage = "fr"\n', "utf-8")
+    status = main(["doctor", "--root", str(pi.root)])
+    assert status == 2  # the root's config (language fr) was read, not this machine's /etc
+
+
+def test_a_missing_root_is_refused(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["doctor", "--root", str(tmp_path / "nowhere")]) == 2
+    assert "no such folder" in capsys.readouterr().out
+
+
+def test_a_config_zone_without_a_reader_in_the_pin_map(pi: Pi) -> None:
+    pi.write_config('[zones]\nz1 = "table"\nz3 = "O"\n')
+    status, out = doctor(pi)
+    assert status == 1
+    assert "the config's zone z3 is not among the pin map's zones with a reader (z1, z2)" in out
+    assert "reader" not in out.split("pin map")[-1]  # the readers were not probed against a wrong zone list
+
+
+def test_user_not_in_the_spi_group(pi: Pi) -> None:
+    pi.groups({"i2c": "companion", "gpio": "companion"})
+    access = checks(pi)["user companion"]
+    assert not access.ok
+    assert access.detail == "companion is not in group spi (for /dev/spidev0.0)"
+    assert access.fix == "sudo usermod -aG spi companion, then sudo systemctl restart companion"
+
+
+def test_the_units_supplementary_groups_count(pi: Pi) -> None:
+    """The shipped unit gives the daemon its groups whatever /etc/group says: no false alarm then."""
+    pi.groups({})
+    unit = pi.root / "etc/systemd/system/companion.service"
+    unit.parent.mkdir(parents=True)
+    unit.write_text((Path(__file__).parents[2] / "systemd/companion.service").read_text("utf-8"), "utf-8")
+    assert checks(pi)["user companion"].ok
+    # ... unless a group it names does not exist: systemd then refuses to start the service.
+    (pi.root / "etc/group").write_text("spi:x:999:\ni2c:x:998:\ngpio:x:997:\n", "utf-8")
+    access = checks(pi)["user companion"]
+    assert not access.ok and access.fix == "sudo groupadd --system dialout"
+
+
+def test_a_root_only_node_needs_its_group_not_usermod(pi: Pi) -> None:
+    pi.node("dev/i2c-1", "i2c").unlink()
+    path = pi.node("dev/i2c-1", "i2c", 0o600)
+    path.chmod(0o600)
+    access = check_access(pi.system(), ["/dev/i2c-1"])
+    assert not access.ok and "only root can open it" in access.detail
+    assert access.fix.startswith("sudo chgrp i2c /dev/i2c-1 && sudo chmod g+rw /dev/i2c-1")
+
+
+def test_no_service_user(pi: Pi) -> None:
+    (pi.root / "etc/passwd").write_text("root:x:0:0:root:/root:/bin/bash\n", "utf-8")
+    access = checks(pi)["user companion"]
+    assert not access.ok and access.fix.startswith("sudo useradd --system")
+
+
+def test_spi_not_switched_on(pi: Pi) -> None:
+    pi.boot("dtparam=i2c_arm=on\n# dtparam=spi=on\n")
+    for node in ("dev/spidev0.0", "dev/spidev0.1"):
+        (pi.root / node).unlink()
+    status, _ = doctor(pi)
+    found = checks(pi)
+    assert status == 1
+    assert found["SPI"].detail == (
+        "dtparam=spi=on is not in /boot/firmware/config.txt; /dev/spidev0.0 /dev/spidev0.1 are missing"
+    )
+    assert found["SPI"].fix.startswith("sudo raspi-config nonint do_spi 0")
+    assert found["SPI"].fix.endswith("then sudo reboot")
+    assert found["I2C"].ok  # only SPI is off
+    assert not found["reader z1"].ok and "see the SPI check" in found["reader z1"].fix
+
+
+def test_spi_switched_on_but_not_rebooted(pi: Pi) -> None:
+    (pi.root / "dev/spidev0.1").unlink()
+    spi = checks(pi)["SPI"]
+    assert not spi.ok and spi.fix == "sudo reboot" and "/dev/spidev0.1 is missing" in spi.detail
+
+
+def test_the_last_dtparam_wins_and_comma_lists_are_read(pi: Pi) -> None:
+    pi.boot("dtparam=spi=on\ndtparam=i2c=on,spi=off\n")
+    _, params, _ = boot_config(pi.system())
+    assert params == {"spi": "off", "i2c_arm": "on"}
+
+
+def test_the_older_boot_path_is_used_when_bookworms_is_absent(pi: Pi) -> None:
+    (pi.root / "boot/firmware/config.txt").unlink()
+    (pi.root / "boot/config.txt").write_text("dtparam=i2c_arm=on\n", "utf-8")
+    path, params, _ = boot_config(pi.system())
+    assert path == pi.root / "boot/config.txt" and params == {"i2c_arm": "on"}
+    for node in ("dev/spidev0.0", "dev/spidev0.1"):
+        (pi.root / node).unlink()
+    assert "to /boot/config.txt" in checks(pi)["SPI"].fix
+
+
+def test_a_reader_on_spi1_needs_its_overlay(pi: Pi, tmp_path: Path) -> None:
+    pinmap = (Path(__file__).parents[2] / "hardware/pinmap.toml").read_text("utf-8")
+    # SPI1 takes GPIO16-21: z1's red LED moves off GPIO17 (CE1 of SPI1) to the free GPIO4.
+    pinmap = pinmap.replace("spi_port = 0, spi_device = 1", "spi_port = 1, spi_device = 1").replace(
+        "red = 17", "red = 4"
+    )
+    (tmp_path / "pinmap.toml").write_text(pinmap, "utf-8")
+    pi.write_config(f'[zones]\nz1 = "table"\nz2 = "O"\n[pins]\nmap = "{tmp_path / "pinmap.toml"}"\n')
+    spi = checks(pi)["SPI"]
+    assert not spi.ok and spi.fix == "add dtoverlay=spi1-2cs to /boot/firmware/config.txt, then sudo reboot"
+    pi.boot(BOOT_WITH_SPI1)
+    pi.node("dev/spidev1.1", "spi")
+    found = checks(pi)
+    assert found["SPI"].ok and found["reader z2"].ok and "SPI1 CE1" in found["reader z2"].detail
+
+
+BOOT_WITH_SPI1 = "dtparam=spi=on\ndtparam=i2c_arm=on\ndtoverlay=spi1-3cs\n"
+
+
+def test_no_gpio_chips(pi: Pi) -> None:
+    for node in ("dev/gpiochip0", "dev/gpiochip4"):
+        (pi.root / node).unlink()
+    gpio = checks(pi)["GPIO"]
+    assert not gpio.ok and "no /dev/gpiochip*" in gpio.detail
+
+
+def test_simulated_readers_are_not_probed(pi: Pi) -> None:
+    pi.write_config('[zones]\nz1 = "table"\n[readers]\nbackend = "sim"\n')
+    for node in ("dev/spidev0.0", "dev/spidev0.1"):
+        (pi.root / node).unlink()  # SPI is not needed: no SPI check may fail
+    status, out = doctor(pi)
+    assert status == 0, out
+    assert "✓ readers: backend sim: the readers are simulated" in out and "SPI" not in out
