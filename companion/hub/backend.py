@@ -3,7 +3,7 @@
 The daemon builds one with its zone names and an ``emit`` callback, runs ``run()`` as a task, and calls
 ``set_led()`` from the loop::
 
-    hub = HubBackend(["z1", "z2", ...], emit=queue.put_nowait)
+    hub = HubBackend(["z1", "z2", ...], emit=queue.put_nowait, port="auto")
     task = asyncio.create_task(hub.run())
     hub.set_led("z3", "red", "blink")
 
@@ -29,14 +29,17 @@ log = logging.getLogger(__name__)
 # MicroPython on a Raspberry Pi Pico or Pico 2 (systemd/99-companion-hub.rules names it /dev/companion-hub).
 USB_VID = 0x2E8A
 USB_PID = 0x0005
-DEFAULT_PORT = "/dev/companion-hub"
+UDEV_PORT = "/dev/companion-hub"
 TICK_S = 0.05  # how often time is passed to the session: the watchdog's resolution
 
 
-def find_hub(port: str = DEFAULT_PORT) -> str | None:
-    """``port`` if it exists, else the first serial port whose USB ids are MicroPython's on a Pico."""
-    if os.path.exists(port):
-        return port
+def find_hub(port: str = "auto") -> str | None:
+    """The hub's serial port: ``port`` if it is a path that exists; with ``"auto"``, the udev rule's name, else the
+    first serial port with the USB ids of MicroPython on a Pico. ``None`` when there is none."""
+    if port != "auto":
+        return port if os.path.exists(port) else None
+    if os.path.exists(UDEV_PORT):
+        return UDEV_PORT
     for info in list_ports.comports():
         if info.vid == USB_VID and info.pid == USB_PID:
             return str(info.device)
@@ -50,7 +53,7 @@ class HubBackend:
         self,
         zones: Sequence[str],
         emit: Callable[[HubEvent], None],
-        port: str = DEFAULT_PORT,
+        port: str = "auto",
         *,
         clock: Callable[[], float] = time.monotonic,
     ) -> None:
@@ -81,11 +84,8 @@ class HubBackend:
         path = find_hub(self.port)
         now = self._clock()
         if path is None:
-            self._deliver(
-                self.session.close(
-                    f"no hub at {self.port} nor any USB device {USB_VID:04X}:{USB_PID:04X}: plug it in", now
-                )
-            )
+            where = f"{UDEV_PORT} nor any USB device {USB_VID:04X}:{USB_PID:04X}" if self.port == "auto" else self.port
+            self._deliver(self.session.close(f"no hub at {where}: plug it in (and see README, Reader hub)", now))
             return False
         try:
             self._serial = serial.Serial(path, timeout=0, write_timeout=0.5, exclusive=True)
