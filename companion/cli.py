@@ -15,6 +15,7 @@ COMMANDS: tuple[str, ...] = (
     "companion.commands.enroll",
     "companion.commands.cards",
     "companion.commands.demo",
+    "companion.commands.history",
     "companion.commands.doctor",
 )
 

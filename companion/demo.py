@@ -61,6 +61,7 @@ class Demo:
     frames: Path | None = None
     out: Callable[[str], None] = print
     journal_path: Path | None = None
+    factory: MockFactory | None = None  # gpiozero's mock pins; a test passes its own to read the pin histories
     now: float = 0.0
     counts: dict[str, int] = field(default_factory=dict)
 
@@ -69,7 +70,8 @@ class Demo:
         workdir = Path(tempfile.mkdtemp(prefix="companion-demo-"))
         if self.frames is not None:
             self.frames.mkdir(parents=True, exist_ok=True)
-        factory = MockFactory(revision=PI_4, pin_class=MockPWMPin)
+        own_factory = self.factory is None
+        factory = self.factory or MockFactory(revision=PI_4, pin_class=MockPWMPin)
         pinmap = load_pinmap()
         if self.game == "seises":
             config, zones = GameConfig(name="seises", players=4), {"z1": "table"}
@@ -118,7 +120,8 @@ class Demo:
             self.buttons.close()
             self.lights.close() if isinstance(self.lights, ZoneLights) else status.close()
             self.journal.close()
-            factory.close()
+            if own_factory:
+                factory.close()
         return 0
 
     # ---- the players' hands and fingers ---------------------------------------------------------------------
