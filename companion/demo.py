@@ -16,6 +16,7 @@ import random
 import tempfile
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -213,7 +214,7 @@ class Demo:
             robots.played(seat, action)
             if not undo_done and step >= 20 and isinstance(action, Play) and game.turn is not None:
                 self._undo_and_redo(
-                    action, "z1", lambda: robots.unplayed(seat, action), lambda: robots.played(seat, action)
+                    action, "z1", partial(robots.unplayed, seat, action), partial(robots.played, seat, action)
                 )
                 undo_done = True
             step += 1
@@ -251,7 +252,10 @@ class Demo:
             drawn = robots.played(action, hand)
             if not undo_done and step >= 10 and isinstance(action, Play) and game.result is None:
                 self._undo_and_redo(
-                    action, line_zone, lambda: robots.unplayed(action, hand, drawn), lambda: robots.played(action, hand)
+                    action,
+                    line_zone,
+                    partial(robots.unplayed, action, hand, drawn),
+                    partial(robots.played, action, hand),
                 )
                 undo_done = True
             step += 1

@@ -3,6 +3,7 @@ and press mock buttons; the LED pins, the screen frames and the journal are chec
 
 from __future__ import annotations
 
+import itertools
 import json
 from pathlib import Path
 
@@ -28,7 +29,7 @@ def run_demo(game: str, seed: int, tmp_path: Path) -> tuple[Demo, list[str], Moc
 def lit(factory: MockFactory, gpio: int) -> int:
     """How many times the LED on ``gpio`` was switched on (the pin's recorded history)."""
     states = [state.state for state in factory.pin(gpio).states]
-    return sum(1 for before, after in zip(states, states[1:]) if not before and after)
+    return sum(1 for before, after in itertools.pairwise(states) if not before and after)
 
 
 def test_a_whole_seises_game(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
@@ -70,7 +71,7 @@ def test_a_whole_seises_game(tmp_path: Path, capsys: pytest.CaptureFixture[str])
 
 def test_a_sexto_set_match_is_the_same_for_the_same_seed(tmp_path: Path) -> None:
     first, lines, _ = run_demo("sexto-set", 5, tmp_path / "a")
-    again, lines_again, _ = run_demo("sexto-set", 5, tmp_path / "b")
+    _, lines_again, _ = run_demo("sexto-set", 5, tmp_path / "b")
     assert lines[1:] == lines_again[1:]  # the first line names the journal's path
     game = first.referee.game
     assert max(game.sets_won.values()) == 2 or game.set_number > 5
