@@ -16,6 +16,7 @@ COMMANDS: tuple[str, ...] = (
     "companion.commands.cards",
     "companion.commands.demo",
     "companion.commands.history",
+    "companion.commands.run",
     "companion.commands.doctor",
 )
 

@@ -20,7 +20,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, NoReturn
 
-from companion.decks import BUILTIN_DECKS, SUITS
+from companion.decks import BUILTIN_DECKS, SUITS, DeckError, load_deck
+from companion.rules.base import either
 
 __all__ = ["BACKENDS", "DEFAULT_PATH", "Config", "ConfigError", "GameConfig", "load_config", "parse_config"]
 
@@ -70,6 +71,7 @@ class Config:
     poll_interval_s: float = 0.01
     registry: Path = Path("/var/lib/companion/registry.toml")
     hub_port: str = "auto"
+    scenario: str = ""  # the sim back-end's timed steps (companion.nfc.backends.parse_scenario), for tests
     display: tuple[str, ...] = ()  # luma.core.cmdline arguments; empty: the pin map's OLED
     dim_after_s: float = 120.0
     pinmap: str = ""  # empty: the pin map shipped with the package
@@ -106,6 +108,7 @@ def parse_config(text: str, source: str) -> Config:
         confirm_turns=read.flag("game.confirm_turns", True),
         seat_names=tuple(read.texts("game.seat_names")),
     )
+    _check_game(read, game)
     zones = {str(k): str(v) for k, v in read.table("zones").items()} or (
         {"z1": "table"} if name == "seises" else {f"z{i}": "auto" for i in range(1, 9)}
     )
@@ -125,11 +128,33 @@ def parse_config(text: str, source: str) -> Config:
         poll_interval_s=read.number("readers.poll_interval_ms", 10, low=1, high=1000) / 1000,
         registry=Path(read.text("readers.registry", "/var/lib/companion/registry.toml")),
         hub_port=read.text("readers.hub_port", "auto"),
+        scenario=read.text("readers.scenario", ""),
         display=tuple(read.texts("display.options")),
         dim_after_s=float(read.number("display.dim_after_s", 120, low=0, high=86400)),
         pinmap=read.text("pins.map", ""),
         journal=Path(read.text("journal.path", "/var/lib/companion/journal.db")),
     )
+
+
+def _check_game(read: _Reader, game: GameConfig) -> None:
+    """The game must be playable as configured: its deck loads, the players fit it, its options exist."""
+    from companion.rules.base import SetupError, check_options
+    from companion.rules.seises import OPTIONS as SEISES_OPTIONS
+    from companion.rules.seises import player_counts
+    from companion.rules.sexto_set import OPTIONS as SEXTO_OPTIONS
+
+    try:
+        deck = load_deck(game.deck_name)
+    except DeckError as exc:
+        read.fail("game.deck", str(exc))
+    if game.name == "seises":
+        counts = player_counts(deck)
+        if game.players not in counts:
+            read.fail("game.players", f"{game.players} cannot share {len(deck)} cards evenly: use {either(counts)}")
+    try:
+        check_options(game.name, SEISES_OPTIONS if game.name == "seises" else SEXTO_OPTIONS, game.options)
+    except SetupError as exc:
+        read.fail("game.options", str(exc))
 
 
 class _Reader:

@@ -31,7 +31,7 @@ import serial
 from companion.config import DEFAULT_PATH, Config, ConfigError, load_config
 from companion.decks import DeckError, load_deck
 from companion.hardware import PinMap, PinMapError, ReaderPins, load_pinmap
-from companion.hub.backend import DEFAULT_PORT as HUB_PORT
+from companion.hub.backend import UDEV_PORT as HUB_PORT
 from companion.hub.backend import find_hub
 from companion.hub.session import HubInfo, HubOffline, HubOnline, HubSession
 from companion.nfc.rc522 import KNOWN_VERSIONS, RC522, spidev_transfer
@@ -538,7 +538,7 @@ def hub_port(config: Config, system: System) -> str:
         return config.hub_port
     if system.root != Path("/"):
         return HUB_PORT
-    return find_hub(HUB_PORT) or HUB_PORT
+    return find_hub("auto") or HUB_PORT
 
 
 def check_hub(system: System, port: str, zones: Sequence[str]) -> Check:

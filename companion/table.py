@@ -57,7 +57,7 @@ class Table:
         else:
             self.game_id = self.journal.new_game(self.referee.config.settings(), now)
             log.info("new game %d (%s)", self.game_id, self.referee.config.name)
-        self._show(now)
+        self.show(now)
 
     def scan(self, scan: ZoneScan, now: float) -> None:
         events: list[Event] = list(self.tracker.feed(scan))
@@ -81,7 +81,7 @@ class Table:
             for uid in lying - self.tracker.tags_on(scan.zone):
                 lying.discard(uid)
                 self.referee.forget_uid(scan.zone, uid)
-                self._show(now)
+                self.show(now)
 
     def _handle(self, events: Iterable[Event], now: float) -> None:
         for event in events:
@@ -91,7 +91,7 @@ class Table:
                 self.on_event(event, now)
             entries = self.referee.handle(event, now)
             self._record(entries, now)
-        self._show(now)
+        self.show(now)
 
     def _record(self, entries: list[Entry], now: float) -> None:
         for entry in entries:
@@ -127,7 +127,8 @@ class Table:
         if self.referee.journal_ok:
             self.referee.handle(JournalStatus(False, str(exc)), now)
 
-    def _show(self, now: float) -> None:
+    def show(self, now: float) -> None:
+        """Draw the referee's view on every output."""
         view = self.referee.view()
         for output in self.outputs:
             output.show(view, now)

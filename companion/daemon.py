@@ -1,0 +1,254 @@
+"""``companion run``: the service at the table.
+
+One asyncio loop owns the table (:class:`~companion.table.Table`). The parts start in a fixed order and stop in
+reverse: journal, registry, table (which resumes the last unfinished game from the journal), screen, lights,
+buttons, readers, ticker. Readers poll in their own thread (or, for the hub, on the serial port's descriptor) and
+gpiozero calls back from its threads: both hand their events to the loop with ``call_soon_threadsafe``, so the
+table only ever runs on the loop. SIGTERM and SIGINT stop the service cleanly; the screen says so. Logs go to
+stderr, for journald.
+
+A part that cannot start is said plainly: a missing display or a journal that cannot be written leave the table
+refereeing (the log and, for the journal, the screen say so); a wrong config, registry or pin map stop the
+service at start with the key and what to do.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import signal
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import luma.core.error
+
+from companion.config import Config
+from companion.hardware import PinMap, load_pinmap
+from companion.hub.session import HubOffline, HubOnline
+from companion.journal import Journal, JournalError
+from companion.nfc.backends import ReaderBackend, SimBackend, SpiZone, mfrc522_backend, parse_scenario, spi_backend
+from companion.nfc.events import ZoneScan
+from companion.nfc.rc522 import ReaderNotResponding
+from companion.nfc.registry import Registry
+from companion.nfc.tracking import TableTracker
+from companion.referee import HubStatus, JournalStatus, Referee
+from companion.table import Table
+from companion.ui.buttons import Buttons
+from companion.ui.lights import HubZoneLights, StatusLed, ZoneLights
+from companion.ui.screen import Screen, make_device
+from companion.view import Message, MessageKind, TableView
+
+__all__ = ["Daemon", "StartError"]
+
+log = logging.getLogger("companion")
+
+TICK_S = 0.05  # buttons' long presses and the screen's dimming are looked at this often
+
+
+class StartError(RuntimeError):
+    """A part that the table cannot do without failed to start; the message says what to do."""
+
+
+@dataclass
+class Daemon:
+    config: Config
+    pin_factory: Any = None  # gpiozero's; None is the board's own
+    display: Any = None  # a luma device; None builds one from the config
+    clock: Callable[[], float] = time.monotonic
+    on_started: Callable[[Daemon], None] | None = None  # the tests' and the benchmark's hook
+    table: Table | None = None
+    stopped_view: TableView | None = None  # what the screen was left showing
+    _stack: contextlib.ExitStack = field(default_factory=contextlib.ExitStack)
+    _readers: ReaderBackend | None = None
+    _hub: Any = None
+
+    async def run(self, stop: asyncio.Event | None = None) -> int:
+        loop = asyncio.get_running_loop()
+        stop = stop or asyncio.Event()
+        for signum in (signal.SIGTERM, signal.SIGINT):
+            with contextlib.suppress(NotImplementedError, RuntimeError):  # not in the main thread
+                loop.add_signal_handler(signum, stop.set)
+        tasks: list[asyncio.Task[None]] = []
+        try:
+            self._start(loop, tasks)
+            if self.on_started is not None:
+                self.on_started(self)
+            await stop.wait()
+            log.info("stopping")
+            return 0
+        finally:
+            for task in reversed(tasks):
+                task.cancel()
+                with contextlib.suppress(asyncio.CancelledError):
+                    await task
+            self._say_stopped()
+            self._stack.close()  # every part, in reverse order of start
+            for signum in (signal.SIGTERM, signal.SIGINT):
+                with contextlib.suppress(NotImplementedError, RuntimeError):
+                    loop.remove_signal_handler(signum)
+
+    # ---- start-up, in order ---------------------------------------------------------------------------------
+
+    def _start(self, loop: asyncio.AbstractEventLoop, tasks: list[asyncio.Task[None]]) -> None:
+        config = self.config
+        pinmap = load_pinmap(config.pinmap or None)
+        journal = self._open_journal()
+        registry = Registry.load(config.registry, deck=config.game.deck_name)
+        referee = Referee(config.game, config.zones)
+        self.table = table = Table(referee, TableTracker(registry, absences=config.absences), journal)
+        if journal.path == Path(":memory:"):
+            referee.handle(JournalStatus(False, "not writable"), self.clock())
+        table.start(self.clock())
+        log.info("table ready: %s, zones %s", config.game.name, ", ".join(config.zones))
+
+        screen = self._open_screen()
+        if screen is not None:
+            table.outputs.append(_ScreenOutput(screen))
+        status = StatusLed(pinmap.status_led, pin_factory=self.pin_factory)
+        self._stack.callback(status.close)
+        if config.backend == "hub":
+            from companion.hub.backend import HubBackend
+
+            self._hub = HubBackend(list(config.zones), self._threadsafe(loop, self._hub_event), config.hub_port)
+            lights: Any = HubZoneLights(tuple(config.zones), self._hub.set_led, status)
+        else:
+            missing = [zone for zone in config.zones if zone not in pinmap.zones]
+            if missing:
+                raise StartError(
+                    f"zones {', '.join(missing)} have no LEDs in the pin map {pinmap.source}: "
+                    "add them there, or use the hub back-end for more zones"
+                )
+            lights = ZoneLights({z: pinmap.zones[z] for z in config.zones}, status, pin_factory=self.pin_factory)
+            self._stack.callback(lights.close)
+        table.outputs.append(_LightsOutput(lights))
+
+        buttons = Buttons(
+            pinmap.buttons,
+            lambda press: table.press(press, press.t),
+            loop.call_soon_threadsafe,
+            clock=self.clock,
+            pin_factory=self.pin_factory,
+        )
+        self._stack.callback(buttons.close)
+
+        if self._hub is not None:
+            tasks.append(loop.create_task(self._hub.run(), name="hub"))
+        else:
+            self._readers = self._open_readers(pinmap, registry)
+            scans = self._threadsafe(loop, lambda scan: table.scan(scan, self.clock()))
+            self._readers.start(scans, interval_s=config.poll_interval_s, clock=self.clock)
+            self._stack.callback(self._readers.stop)
+        tasks.append(loop.create_task(self._tick(buttons, screen), name="ticker"))
+        table.show(self.clock())
+
+    def _open_journal(self) -> Journal:
+        try:
+            journal = Journal(self.config.journal)
+        except JournalError as exc:
+            log.error("%s; refereeing in memory until it is fixed", exc)
+            journal = Journal(":memory:")
+        self._stack.callback(journal.close)
+        return journal
+
+    def _open_screen(self) -> Screen | None:
+        try:
+            device = self.display
+            if device is None:
+                options = list(self.config.display) or load_pinmap(self.config.pinmap or None).oled_options()
+                device = make_device(options)
+        except (OSError, ValueError, ImportError, luma.core.error.Error) as exc:
+            log.error("no display (%s): refereeing without a screen; companion doctor says what is wrong", exc)
+            return None
+        return Screen(device, dim_after_s=self.config.dim_after_s)
+
+    def _open_readers(self, pinmap: PinMap, registry: Registry) -> ReaderBackend:
+        config = self.config
+        if config.backend == "sim":
+            backend: ReaderBackend = SimBackend(list(config.zones), registry)
+            if config.scenario:
+                text = Path(config.scenario).read_text("utf-8")
+                backend.play(parse_scenario(text, config.scenario))  # type: ignore[attr-defined]
+        else:
+            zones = []
+            for zone in config.zones:
+                reader = pinmap.zones[zone].reader
+                if reader is None:
+                    raise StartError(f"zone {zone} has no reader in the pin map {pinmap.source}: add reader = {{...}}")
+                zones.append(SpiZone(zone, reader.spi_port, reader.spi_device))
+            resets = {pinmap.zones[z].reader.reset for z in config.zones if pinmap.zones[z].reader}  # type: ignore[union-attr]
+            reset = min(resets) if resets else None
+            if config.backend == "mfrc522":
+                backend = mfrc522_backend(zones, registry, reset_gpio=reset or 25)
+            else:
+                backend = spi_backend(zones, registry, reset_gpio=reset, pin_factory=self.pin_factory)
+        try:
+            backend.init()
+        except ReaderNotResponding as exc:
+            log.error("%s: that zone is out until its reader answers; companion doctor helps", exc)
+        return backend
+
+    def _threadsafe(self, loop: asyncio.AbstractEventLoop, call: Callable[[Any], None]) -> Callable[[Any], None]:
+        """A callback for another thread that runs ``call`` on the loop; a failing call is logged, not fatal."""
+
+        def run(item: Any) -> None:
+            try:
+                call(item)
+            except Exception:
+                log.exception("handling %r failed", item)
+
+        def from_thread(item: Any) -> None:
+            if not loop.is_closed():
+                loop.call_soon_threadsafe(run, item)
+
+        return from_thread
+
+    def _hub_event(self, event: Any) -> None:
+        assert self.table is not None
+        now = self.clock()
+        if isinstance(event, ZoneScan):
+            self.table.scan(event, now)
+        elif isinstance(event, HubOnline):
+            self.table.status(HubStatus(True), now)
+        elif isinstance(event, HubOffline):
+            log.warning("hub lost: %s", event.reason)
+            self.table.status(HubStatus(False), now)
+
+    async def _tick(self, buttons: Buttons, screen: Screen | None) -> None:
+        while True:
+            await asyncio.sleep(TICK_S)
+            now = self.clock()
+            buttons.tick(now)
+            if screen is not None:
+                screen.tick(now)
+
+    def _say_stopped(self) -> None:
+        if self.table is None:
+            return
+        stopped = Message(MessageKind.INFO, "Companion parado", "Se reanuda al arrancar")
+        if self.table.referee.language == "en":
+            stopped = Message(MessageKind.INFO, "Companion stopped", "It resumes at start")
+        view = self.table.referee.view()
+        self.stopped_view = TableView(view.game, stopped, {}, view.status, view.language)
+        for output in self.table.outputs:
+            output.show(self.stopped_view, self.clock())
+        log.info("stopped: %s", stopped.title)
+
+
+class _ScreenOutput:
+    def __init__(self, screen: Screen) -> None:
+        self.screen = screen
+
+    def show(self, view: TableView, now: float) -> None:
+        self.screen.show(view, now)
+
+
+class _LightsOutput:
+    def __init__(self, lights: Any) -> None:
+        self.lights = lights
+
+    def show(self, view: TableView, now: float) -> None:
+        self.lights.apply(view.zone_lights, view.status)

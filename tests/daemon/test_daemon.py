@@ -1,0 +1,230 @@
+"""The service: parts started and stopped in order, a game played through it, and what it does when a part is
+missing or fails. The readers are simulated chips, gpiozero runs on its mock pins and the real ssd1306 driver
+draws on a fake I2C bus."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import signal
+import subprocess
+import sys
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+from gpiozero.pins.mock import MockFactory, MockPWMPin
+
+import companion.sim as sim
+from companion.config import parse_config
+from companion.daemon import Daemon
+from companion.hardware import load_pinmap
+from companion.journal import Journal
+from companion.ui.screen import FakeI2CBus, make_device
+from companion.ui.screens import render
+from companion.view import MessageKind, StatusLight
+
+PINS = load_pinmap()
+
+
+def config_text(tmp_path: Path, extra: str = "") -> str:
+    return (
+        f'[readers]\nbackend = "sim"\nregistry = "{tmp_path / "registry.toml"}"\npoll_interval_ms = 5\n'
+        f'[journal]\npath = "{tmp_path / "journal.db"}"\n{extra}'
+    )
+
+
+async def until(condition: Callable[[], bool], timeout: float = 5.0) -> None:
+    end = time.monotonic() + timeout
+    while not condition():
+        assert time.monotonic() < end, "timed out"
+        await asyncio.sleep(0.005)
+
+
+async def tap_button(factory: MockFactory, name: str) -> None:
+    pin = factory.pin(PINS.buttons[name])
+    pin.drive_low()
+    await asyncio.sleep(0.08)
+    pin.drive_high()
+    await asyncio.sleep(0.06)
+
+
+@pytest.fixture(autouse=True)
+def fresh_sim() -> None:
+    sim.reset()
+
+
+@pytest.fixture
+def factory() -> MockFactory:
+    return MockFactory(revision="c03111", pin_class=MockPWMPin)
+
+
+def test_a_play_goes_through_the_service_to_the_journal_and_the_screen_says_it_stopped(
+    tmp_path: Path, factory: MockFactory
+) -> None:
+    bus = FakeI2CBus()
+    daemon = Daemon(parse_config(config_text(tmp_path), "test"), pin_factory=factory, display=make_device([], bus=bus))
+
+    async def play() -> None:
+        stop = asyncio.Event()
+        task = asyncio.create_task(daemon.run(stop))
+        await until(lambda: daemon._readers is not None)
+        readers = daemon._readers
+        assert isinstance(readers, sim_backend_type())
+        readers.put("6O", "z1")
+        await until(lambda: daemon.table is not None and daemon.table.referee.pending is not None)
+        assert factory.pin(PINS.zones["z1"].green).state, "the zone is green while the play waits"
+        await tap_button(factory, "confirm")
+        await until(lambda: len(daemon.table.journal.entries(daemon.table.game_id)) == 1)  # type: ignore[union-attr]
+        readers.take("6O")
+        await until(lambda: not factory.pin(PINS.zones["z1"].green).state)
+        stop.set()
+        assert await task == 0
+
+    asyncio.run(play())
+    stopped = daemon.stopped_view
+    assert stopped is not None and stopped.message is not None and stopped.message.title == "Companion parado"
+    assert bus.last_image().convert("1").tobytes() == render(stopped).convert("1").tobytes()
+    journal = Journal(tmp_path / "journal.db")
+    assert [e.text for e in journal.entries(1)] == ["play 6O"]
+
+
+def sim_backend_type() -> type:
+    from companion.nfc.backends import SimBackend
+
+    return SimBackend
+
+
+def test_the_service_resumes_the_game_from_the_journal(tmp_path: Path, factory: MockFactory) -> None:
+    async def session(actions: Callable[[Daemon], object] | None) -> Daemon:
+        daemon = Daemon(
+            parse_config(config_text(tmp_path, "[game]\nconfirm_turns = false\n"), "t"),
+            pin_factory=factory,
+            display=make_device([], bus=FakeI2CBus()),
+        )
+        stop = asyncio.Event()
+        task = asyncio.create_task(daemon.run(stop))
+        await until(lambda: daemon._readers is not None)
+        if actions is not None:
+            for card in ("6O", "7O", "5O"):
+                daemon._readers.put(card, "z1")  # type: ignore[attr-defined]
+                await until(
+                    lambda card=card: (
+                        f"play {card}" in [e.text for e in daemon.table.journal.entries(daemon.table.game_id)]
+                    )
+                )  # type: ignore[union-attr]
+                daemon._readers.take(card)  # type: ignore[attr-defined]
+                await asyncio.sleep(0.05)
+        stop.set()
+        await task
+        return daemon
+
+    first = asyncio.run(session(lambda d: None))
+    sim.reset()
+    factory.reset()
+    second = asyncio.run(session(None))
+    assert second.table is not None and first.table is not None
+    assert second.table.referee.game.snapshot() == first.table.referee.game.snapshot()
+    assert second.table.game_id == first.table.game_id
+
+
+def test_an_unwritable_journal_leaves_the_table_refereeing_and_the_screen_says_so(
+    tmp_path: Path, factory: MockFactory
+) -> None:
+    (tmp_path / "blocker").write_text("a file where the journal's folder should be")
+    text = config_text(tmp_path).replace(str(tmp_path / "journal.db"), str(tmp_path / "blocker" / "journal.db"))
+    daemon = Daemon(parse_config(text, "t"), pin_factory=factory, display=make_device([], bus=FakeI2CBus()))
+
+    async def play() -> None:
+        stop = asyncio.Event()
+        task = asyncio.create_task(daemon.run(stop))
+        await until(lambda: daemon.table is not None)
+        view = daemon.table.referee.view()  # type: ignore[union-attr]
+        assert view.message is not None and view.message.kind is MessageKind.DISK_FULL
+        assert view.status is StatusLight.ERROR
+        stop.set()
+        await task
+
+    asyncio.run(play())
+
+
+def test_a_missing_display_leaves_the_table_refereeing(
+    tmp_path: Path, factory: MockFactory, caplog: pytest.LogCaptureFixture
+) -> None:
+    text = config_text(tmp_path, '[display]\noptions = ["--display", "ssd1306", "--i2c-port", "9"]\n')
+    daemon = Daemon(parse_config(text, "t"), pin_factory=factory)
+
+    async def play() -> None:
+        stop = asyncio.Event()
+        task = asyncio.create_task(daemon.run(stop))
+        await until(lambda: daemon._readers is not None)
+        stop.set()
+        assert await task == 0
+
+    asyncio.run(play())
+    assert "no display" in caplog.text
+
+
+def test_a_reader_that_stops_answering_is_said_and_comes_back(tmp_path: Path, factory: MockFactory) -> None:
+    daemon = Daemon(
+        parse_config(config_text(tmp_path), "t"), pin_factory=factory, display=make_device([], bus=FakeI2CBus())
+    )
+
+    async def play() -> None:
+        stop = asyncio.Event()
+        task = asyncio.create_task(daemon.run(stop))
+        await until(lambda: daemon._readers is not None)
+        sim.unplug(0, 0)
+        await until(lambda: "z1" in daemon.table.referee.readers_down)  # type: ignore[union-attr]
+        view = daemon.table.referee.view()  # type: ignore[union-attr]
+        assert view.status is StatusLight.ERROR and view.message is not None
+        assert view.message.kind is MessageKind.READER_DOWN
+        sim.reader(0, 0).unplugged = False
+        await until(lambda: not daemon.table.referee.readers_down)  # type: ignore[union-attr]
+        stop.set()
+        await task
+
+    asyncio.run(play())
+
+
+def run_service(tmp_path: Path, text: str) -> subprocess.Popen[str]:
+    path = tmp_path / "config.toml"
+    path.write_text(text)
+    env = {**os.environ, "GPIOZERO_PIN_FACTORY": "mock"}
+    return subprocess.Popen(
+        [sys.executable, "-m", "companion", "run", "--config", str(path)],
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+    )
+
+
+def test_sigterm_stops_the_service_cleanly(tmp_path: Path) -> None:
+    service = run_service(tmp_path, config_text(tmp_path, '[display]\noptions = ["--display", "dummy"]\n'))
+    assert service.stdout is not None
+    for line in service.stdout:
+        if "table ready" in line:
+            break
+    service.send_signal(signal.SIGTERM)
+    out, _ = service.communicate(timeout=10)
+    assert service.returncode == 0, out
+    assert "stopped: Companion parado" in out
+
+
+@pytest.mark.parametrize(
+    ("extra", "said"),
+    [
+        ("[game]\nplayers = 6\n", "game.players: 6 cannot share 40 cards evenly: use 4, 5 or 8"),
+        ('[readers]\nbackend = "usb"\n', "readers.backend"),
+    ],
+)
+def test_a_wrong_config_stops_the_service_at_start_with_the_key(tmp_path: Path, extra: str, said: str) -> None:
+    text = config_text(tmp_path).replace('[readers]\nbackend = "sim"\n', "[readers]\n") + extra
+    if "backend" in extra:
+        text = text.replace("[readers]\nregistry", "[rdrs]\nregistry")
+    service = run_service(tmp_path, text)
+    out, _ = service.communicate(timeout=20)
+    assert service.returncode == 2, out
+    assert "cannot start" in out and said in out
