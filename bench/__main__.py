@@ -3,7 +3,7 @@
 import importlib
 import sys
 
-BENCHES: tuple[str, ...] = ("rules", "nfc")
+BENCHES: tuple[str, ...] = ("rules", "nfc", "hub")
 
 
 def main() -> int:

@@ -4,35 +4,37 @@ The firmware's board files (``firmware/build.py`` lays them out) run unchanged o
 ``neopixel`` and ``micropython`` as faked in ``firmware/sim``, whose SPI bus and chip selects reach the
 register-level MFRC522s of ``companion.sim`` (zone ``i`` is the reader at bus 0, device ``i``). The USB cable is a
 pty: the host opens ``path`` (a symlink to the pty, as udev makes ``/dev/companion-hub``) with pyserial.
-``unplug()`` takes the pty away and ``plug()`` brings a new one under the same path, as a cable pulled and put
-back does. The firmware runs in a thread of its own with its own asyncio loop; cards go on and off through
-``put()`` and ``take()``, which hand the change to that thread.
 
-Needs the repository (the firmware is not part of the installed package). It puts the firmware's module names
-(``machine``, ``protocol``, ``hub_app``, ...) in ``sys.modules`` (``unload_firmware()`` takes them out).
+The firmware runs in a process of its own, as the Pico is a computer of its own: in a thread, its busy scan loop
+and the host would take turns at CPython's lock, and a host waiting for its turn looks like a slow link. The
+parent drives it through ``SimulatedHub``: cards on and off (``put``, ``take``), the cable out and back in
+(``unplug``, ``plug``: the pty goes away and a new one comes under the same path), and ``status()``.
+
+Needs the repository (the firmware is not part of the installed package).
 """
 
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import importlib
 import importlib.util
+import multiprocessing
 import os
 import pty
 import sys
 import tempfile
-import threading
 import time
 import tty
 import types
+from dataclasses import dataclass
+from multiprocessing.connection import Connection
 from pathlib import Path
 from typing import Any
 
 import companion.sim
 
 FIRMWARE = Path(__file__).resolve().parents[2] / "firmware"
-
-
 FIRMWARE_MODULES = ("machine", "neopixel", "micropython", "protocol", "rc522", "scanner", "hub_app", "hub_config")
 _board: tempfile.TemporaryDirectory[str] | None = None
 
@@ -74,7 +76,8 @@ class PtyPort:
     def __init__(self) -> None:
         self.fd: int | None = None
         self.slave: int | None = None
-        self.sent = 0
+        self.sent = 0  # bytes to the host
+        self.received = 0  # bytes from the host
         self.dropped = 0
 
     def open(self) -> str:
@@ -93,9 +96,11 @@ class PtyPort:
         if self.fd is None:
             return b""
         try:
-            return os.read(self.fd, 4096)
+            data = os.read(self.fd, 4096)
         except OSError:  # nothing to read (EAGAIN), or nobody at the other end (EIO)
             return b""
+        self.received += len(data)
+        return data
 
     def write(self, data: bytes) -> None:
         if self.fd is None:
@@ -108,6 +113,120 @@ class PtyPort:
             self.dropped += len(data)
 
 
+@dataclass(frozen=True)
+class Report:
+    """A zone change as the firmware sent it, with the time (``time.perf_counter``, the same in every process)."""
+
+    t: float
+    event: int
+    zone: int
+    uids: tuple[bytes, ...]
+
+
+@dataclass(frozen=True)
+class HubStatus:
+    zones: list[tuple[bytes, ...]]  # the cards the firmware sees on each zone
+    leds: list[tuple[int, int]]  # (colour, mode) codes of each zone's LED
+    reports: list[Report]  # every ZONE frame sent, replays included
+    scans: int  # full scans of every zone since boot
+    modeled_s: float  # the simulator's clock: hardware time spent on the SPI bus and the readers
+    sent: int  # bytes to the host
+    received: int  # bytes from the host
+    dropped: int  # bytes sent while unplugged
+
+
+class _Board:
+    """The child process's side: the firmware, its port, the simulated table, and the commands from the parent."""
+
+    def __init__(self, path: Path, zones: int, config: dict[str, Any]) -> None:
+        load_firmware()
+        machine = importlib.import_module("machine")
+        self.hub_app = importlib.import_module("hub_app")
+        defaults = importlib.import_module("hub_config")
+        settings = {name: getattr(defaults, name) for name in dir(defaults) if name.isupper()}
+        settings.update(ZONES=zones, CHIP_SELECTS=tuple(settings["CHIP_SELECTS"])[:zones])
+        settings.update(config)
+        self.cfg = types.SimpleNamespace(**settings)
+        spi = companion.sim.machine_spi(0, self.cfg.SPI_BAUDRATE)
+        machine.attach(spi, {gpio: companion.sim.machine_pin(0, z) for z, gpio in enumerate(self.cfg.CHIP_SELECTS)})
+        self.path = path
+        self.port = PtyPort()
+        self.tags: dict[bytes, Any] = {}
+        self.reports: list[Report] = []
+        self.scans = 0
+        self.hub: Any = None
+        self._firmware_send: Any = None
+
+    def plug(self) -> None:
+        tty_path = self.port.open()
+        tmp = self.path.with_name(self.path.name + ".new")
+        tmp.unlink(missing_ok=True)
+        tmp.symlink_to(tty_path)
+        tmp.replace(self.path)
+
+    def unplug(self) -> None:
+        self.path.unlink(missing_ok=True)
+        self.port.close()
+
+    def put(self, zone: int, kind: str, uid: bytes) -> None:
+        tag = self.tags.setdefault(uid, getattr(companion.sim, kind)(uid))
+        companion.sim.field(0, zone).add(tag)
+
+    def take(self, zone: int, uid: bytes) -> None:
+        companion.sim.field(0, zone).remove(self.tags[uid])
+
+    def status(self) -> HubStatus:
+        return HubStatus(
+            zones=list(self.hub.scanner.zones),
+            leds=list(self.hub.leds.state),
+            reports=list(self.reports),
+            scans=self.scans + self.hub.scans,
+            modeled_s=companion.sim.clock.now_s,
+            sent=self.port.sent,
+            received=self.port.received,
+            dropped=self.port.dropped,
+        )
+
+    def _send(self, message: Any) -> None:
+        if message.TYPE == 0x02:
+            self.reports.append(Report(time.perf_counter(), message.event, message.zone, tuple(message.uids)))
+        elif message.TYPE == 0x04:
+            self.scans += message.scans
+        self._firmware_send(message)
+
+    async def run(self, conn: Connection) -> None:
+        self.plug()
+        self.hub = self.hub_app.build(self.cfg, self.port)
+        self._firmware_send = self.hub.send
+        self.hub.send = self._send
+        stopped = asyncio.Event()
+
+        def command() -> None:
+            try:
+                name, args = conn.recv()
+            except EOFError:  # the parent went away
+                name, args = "stop", ()
+            if name == "stop":
+                loop.remove_reader(conn.fileno())
+                stopped.set()
+                return
+            conn.send(getattr(self, name)(*args))
+
+        loop = asyncio.get_running_loop()
+        loop.add_reader(conn.fileno(), command)
+        runner = asyncio.create_task(self.hub.run())
+        conn.send("ready")
+        await stopped.wait()
+        runner.cancel()
+        await asyncio.gather(runner, return_exceptions=True)
+        self.unplug()
+
+
+def _child(conn: Connection, path: Path, zones: int, config: dict[str, Any]) -> None:
+    board = _Board(path, zones, config)
+    asyncio.run(board.run(conn))
+
+
 class SimulatedHub:
     """The hub firmware with ``zones`` simulated readers; ``config`` overrides settings of ``hub_config.py``."""
 
@@ -115,106 +234,54 @@ class SimulatedHub:
         self.path = path
         self.zones = zones
         self.config = config
-        self.port = PtyPort()
-        self.hub: Any = None
-        self.sent: list[tuple[float, Any]] = []  # (perf_counter, message) of every message the firmware sent
-        self._loop: asyncio.AbstractEventLoop | None = None
-        self._thread: threading.Thread | None = None
-        self._ready = threading.Event()
-        self.error: BaseException | None = None
-
-    # -- the firmware --------------------------------------------------------------------------------------
+        self._conn: Connection | None = None
+        self._process: Any = None
 
     def start(self) -> None:
-        load_firmware()
-        machine = importlib.import_module("machine")
-        hub_app = importlib.import_module("hub_app")
-        defaults = importlib.import_module("hub_config")
-        settings = {name: getattr(defaults, name) for name in dir(defaults) if name.isupper()}
-        settings.update(ZONES=self.zones, CHIP_SELECTS=tuple(settings["CHIP_SELECTS"])[: self.zones])
-        settings.update(self.config)
-        cfg = types.SimpleNamespace(**settings)
-        spi = companion.sim.machine_spi(0, cfg.SPI_BAUDRATE)
-        machine.attach(spi, {gpio: companion.sim.machine_pin(0, zone) for zone, gpio in enumerate(cfg.CHIP_SELECTS)})
-        self._plug()
-        self._thread = threading.Thread(target=self._run, args=(hub_app, cfg), name="simulated-hub", daemon=True)
-        self._thread.start()
-        if not self._ready.wait(10):
-            raise RuntimeError("the simulated hub did not start within 10 s")
-        if self.error is not None:
-            raise RuntimeError("the simulated hub failed to start") from self.error
+        context = multiprocessing.get_context("spawn")  # no fork of a parent that may have threads
+        self._conn, child = context.Pipe()
+        self._process = context.Process(
+            target=_child, args=(child, self.path, self.zones, self.config), name="simulated-hub", daemon=True
+        )
+        self._process.start()
+        child.close()
+        if not self._conn.poll(30) or self._conn.recv() != "ready":
+            self.stop()
+            raise RuntimeError("the simulated hub did not start within 30 s")
 
-    def _run(self, hub_app: Any, cfg: Any) -> None:
-        async def main() -> None:
-            self._loop = asyncio.get_running_loop()
-            self.hub = hub_app.build(cfg, self.port)
-            send = self.hub.send
+    def _call(self, name: str, *args: Any) -> Any:
+        assert self._conn is not None, "start() the simulated hub first"
+        self._conn.send((name, args))
+        return self._conn.recv()
 
-            def timed_send(message: Any) -> None:
-                self.sent.append((time.perf_counter(), message))
-                send(message)
+    def put(self, zone: int, uid: bytes, kind: str = "Ntag213") -> None:
+        """Lay a tag (a ``companion.sim`` tag class name) on ``zone``."""
+        self._call("put", zone, kind, uid)
 
-            self.hub.send = timed_send
-            self._ready.set()
-            await self.hub.run()
-
-        try:
-            asyncio.run(main())
-        except asyncio.CancelledError:
-            pass
-        except BaseException as exc:  # the test that owns the hub reads it
-            self.error = exc
-            self._ready.set()
-
-    def stop(self) -> None:
-        if self._loop is not None and self._thread is not None:
-            self._loop.call_soon_threadsafe(self._cancel_all)
-            self._thread.join(5)
-        self.port.close()
-        self.path.unlink(missing_ok=True)
-
-    @staticmethod
-    def _cancel_all() -> None:
-        for task in asyncio.all_tasks():
-            task.cancel()
-
-    def call(self, function: Any, *args: Any) -> Any:
-        """Run ``function(*args)`` in the firmware's thread, between two of its steps, and return its result.
-
-        The simulator and the port belong to that thread: a pty closed under a write in progress could have its
-        descriptor number reused by the host's next open.
-        """
-        assert self._loop is not None
-
-        async def step() -> Any:
-            return function(*args)
-
-        return asyncio.run_coroutine_threadsafe(step(), self._loop).result(10)
-
-    # -- the table and the cable ---------------------------------------------------------------------------
-
-    def put(self, zone: int, tag: Any) -> None:
-        self.call(companion.sim.field(0, zone).add, tag)
-
-    def take(self, zone: int, tag: Any) -> None:
-        self.call(companion.sim.field(0, zone).remove, tag)
-
-    def _plug(self) -> None:
-        tty_path = self.port.open()
-        tmp = self.path.with_name(self.path.name + ".new")
-        tmp.unlink(missing_ok=True)
-        tmp.symlink_to(tty_path)
-        tmp.replace(self.path)
-
-    def plug(self) -> None:
-        """A cable put in: a new pty under ``path``."""
-        self.call(self._plug)
+    def take(self, zone: int, uid: bytes) -> None:
+        self._call("take", zone, uid)
 
     def unplug(self) -> None:
         """The cable pulled: the pty goes away, and what the firmware sends meanwhile is lost."""
+        self._call("unplug")
 
-        def pull() -> None:
-            self.path.unlink(missing_ok=True)
-            self.port.close()
+    def plug(self) -> None:
+        """The cable put back: a new pty under ``path``."""
+        self._call("plug")
 
-        self.call(pull)
+    def status(self) -> HubStatus:
+        result: HubStatus = self._call("status")
+        return result
+
+    def stop(self) -> None:
+        if self._conn is not None:
+            with contextlib.suppress(OSError):  # the child may be gone already
+                self._conn.send(("stop", ()))
+            self._conn.close()
+            self._conn = None
+        if self._process is not None:
+            self._process.join(5)
+            if self._process.is_alive():
+                self._process.kill()
+            self._process = None
+        self.path.unlink(missing_ok=True)

@@ -7,9 +7,7 @@ from collections.abc import AsyncIterator, Callable
 from pathlib import Path
 from typing import Any
 
-import companion.sim as sim
 from companion.hub.backend import HubBackend
-from companion.hub.protocol import ZONE
 from companion.hub.session import HubEvent, HubOffline, HubOnline
 from companion.hub.simulated import SimulatedHub
 from companion.nfc.events import ZoneScan
@@ -42,7 +40,6 @@ class Host:
 @contextlib.asynccontextmanager
 async def running(tmp_path: Path) -> AsyncIterator[Host]:
     """The simulated hub and the host back-end, both running (pytest has no asyncio plugin here)."""
-    sim.reset()
     hub = SimulatedHub(tmp_path / "companion-hub", zones=len(ZONES))
     hub.start()
     events: list[HubEvent] = []
@@ -54,7 +51,6 @@ async def running(tmp_path: Path) -> AsyncIterator[Host]:
         task.cancel()
         await asyncio.gather(task, return_exceptions=True)
         hub.stop()
-        sim.reset()
 
 
 def changes(events: list[Any]) -> list[tuple[str, tuple[bytes, ...]]]:
@@ -78,42 +74,43 @@ async def cards_and_a_pulled_cable(tmp_path: Path) -> None:
 
 
 async def play_and_pull_the_cable(host: Host) -> None:
-    card1, card2, card3 = sim.Ntag213("04A1B2C3D4E5F6"), sim.Ntag213("04112233445566"), sim.MifareClassic1K("DE0BADF0")
+    card1, card2, card3 = bytes.fromhex("04A1B2C3D4E5F6"), bytes.fromhex("04112233445566"), bytes.fromhex("DE0BADF0")
     await host.until(lambda: host.count(HubOnline) == 1, "HELLO")
 
     host.hub.put(0, card1)
-    await host.until(lambda: host.last("a") == (card1.uid,), "card 1 on zone a")
+    await host.until(lambda: host.last("a") == (card1,), "card 1 on zone a")
     host.hub.put(1, card2)
     host.hub.take(0, card1)
-    await host.until(lambda: host.last("a") == () and host.last("b") == (card2.uid,), "card 1 off, card 2 on")
+    await host.until(lambda: host.last("a") == () and host.last("b") == (card2,), "card 1 off, card 2 on")
 
     host.backend.set_led("b", "red", "blink")
-    await host.until(lambda: host.hub.hub.leds.state[1] == (2, 1), "the LED command")
+    await host.until(lambda: host.hub.status().leds[1] == (2, 1), "the LED command")
     await host.until(lambda: not host.backend.session._pending, "the hub's ACK")
 
     host.hub.unplug()
     await host.until(lambda: host.count(HubOffline) == 1, "the host to notice the pulled cable")
     host.hub.put(2, card1)  # while the cable is out: these changes must arrive once it is back
-    await host.until(lambda: host.hub.hub.scanner.zones[2] == (card1.uid,), "the hub to see card 1")
+    await host.until(lambda: host.hub.status().zones[2] == (card1,), "the hub to see card 1")
     host.hub.take(2, card1)
-    host.hub.put(3, card3)
-    await host.until(lambda: host.hub.hub.scanner.zones[3] == (card3.uid,), "the hub to see card 3")
+    host.hub.put(3, card3, "MifareClassic1K")
+    await host.until(lambda: host.hub.status().zones[3] == (card3,), "the hub to see card 3")
     host.hub.plug()
     await host.until(lambda: host.count(HubOnline) == 2, "the host to reconnect")
-    await host.until(lambda: host.last("d") == (card3.uid,), "card 3 on zone d")
+    await host.until(lambda: host.last("d") == (card3,), "card 3 on zone d")
     host.hub.take(1, card2)
     await host.until(lambda: host.last("b") == (), "card 2 off")
 
     # Every change the firmware numbered (sent once, or again in a replay after the reconnection), in order.
-    numbered = {m.event: (ZONES[m.zone], m.uids) for _, m in host.hub.sent if m.TYPE == ZONE}
+    status = host.hub.status()
+    numbered = {r.event: (ZONES[r.zone], r.uids) for r in status.reports}
     assert changes(host.events) == [numbered[event] for event in sorted(numbered)]
     assert changes(host.events) == [
-        ("a", (card1.uid,)),
-        ("b", (card2.uid,)),
+        ("a", (card1,)),
+        ("b", (card2,)),
         ("a", ()),
-        ("c", (card1.uid,)),
+        ("c", (card1,)),
         ("c", ()),
-        ("d", (card3.uid,)),
+        ("d", (card3,)),
         ("b", ()),
     ]
     assert [type(e).__name__ for e in host.events if not isinstance(e, ZoneScan)] == [
@@ -121,6 +118,6 @@ async def play_and_pull_the_cable(host: Host) -> None:
         "HubOffline",
         "HubOnline",
     ]
-    assert host.hub.hub.leds.state[1] == (2, 1)  # re-sent after the reconnection, still red and blinking
-    assert host.hub.port.dropped > 0  # the firmware did talk into the void while unplugged
+    assert status.leds[1] == (2, 1)  # re-sent after the reconnection, still red and blinking
+    assert status.dropped > 0  # the firmware did talk into the void while unplugged
     assert host.backend.session.faults().get("bad_checksum", 0) == 0
