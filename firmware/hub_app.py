@@ -42,7 +42,7 @@ except ImportError:
 FIRMWARE = (1, 0, 0)
 
 # GRB levels of each colour on a WS2812B; a quarter of full power is bright enough under a card and keeps 8
-# LEDs at about 40 mA (hardware/hub/POWER.md).
+# LEDs at 40 to 60 mA (hardware/hub/README.md, Power budget).
 _RGB = ((0, 0, 0), (0, 64, 0), (64, 0, 0), (64, 24, 0))
 _BLINK_MS = 250
 # Ctrl-C stays the REPL's interrupt (so mpremote can stop the hub) except while a host talks to us: its frames
@@ -293,7 +293,7 @@ def build(cfg: "Any", port: "Any") -> Hub:
                 readers.append(RC522(machine_transfer(spi, cs), timeout_ms=cfg.READER_TIMEOUT_MS))
             leds = ZoneLeds(neopixel.NeoPixel(machine.Pin(cfg.LED_DATA, machine.Pin.OUT), cfg.ZONES))
         except (ValueError, OSError) as exc:
-            faults.append("hub_config.py: " + str(exc) + ": check the pin numbers against hardware/hub/WIRING.md")
+            faults.append("hub_config.py: " + str(exc) + ": check the pin numbers against hardware/hub/README.md")
             readers = []
             leds = None
     if not faults:

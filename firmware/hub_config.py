@@ -1,6 +1,6 @@
 """The reader hub's configuration: the one file to edit on the board (``mpremote edit :hub_config.py``).
 
-Pin numbers are the Pico's GP numbers, as wired in hardware/hub/WIRING.md. A mistake here is not a crash: the
+Pin numbers are the Pico's GP numbers, as wired in hardware/hub/README.md. A mistake here is not a crash: the
 hub reports it to the companion at start-up (the daemon logs it and the screen says "hub lost").
 """
 
