@@ -20,7 +20,7 @@ import logging
 import signal
 import time
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -169,9 +169,11 @@ class Daemon:
         config = self.config
         if config.backend == "sim":
             backend: ReaderBackend = SimBackend(list(config.zones), registry)
-            if config.scenario:
+            if config.scenario:  # its times count from now
                 text = Path(config.scenario).read_text("utf-8")
-                backend.play(parse_scenario(text, config.scenario))  # type: ignore[attr-defined]
+                start = self.clock()
+                steps = [replace(step, t=start + step.t) for step in parse_scenario(text, config.scenario)]
+                backend.play(steps)  # type: ignore[attr-defined]
         else:
             zones = []
             for zone in config.zones:

@@ -155,6 +155,7 @@ class Referee:
         self.pending: Pending | None = None
         self.warnings: dict[str, ZoneLight] = {}  # zone -> ILLEGAL | UNKNOWN, until its card leaves
         self.on_zone: dict[str, set[str]] = {zone: set() for zone in zones}  # cards (or tag uids) now read there
+        self.crowded: set[str] = set()  # zones holding more than one card
         self.message: Message | None = None
         self.menu: Menu | None = None
         self.hub_online = True
@@ -195,8 +196,8 @@ class Referee:
         if isinstance(event, CardArrived):
             return self._arrived(event.zone, event.card, now)
         if isinstance(event, CardLeft):
-            self._left(event.zone, event.card)
-        elif isinstance(event, UnknownTag):
+            return self._left(event.zone, event.card, now)
+        if isinstance(event, UnknownTag):
             uid = event.uid.hex().upper()
             self.on_zone.setdefault(event.zone, set()).add(uid)
             self._warn(event.zone, ZoneLight.UNKNOWN, MessageKind.UNKNOWN_CARD, "unknown_card", zone=event.zone)
@@ -225,16 +226,17 @@ class Referee:
                 self._say(MessageKind.DISK_FULL, "disk_full")
         return []
 
-    def forget_uid(self, zone: str, uid: bytes) -> None:
-        """An unknown tag left its zone."""
-        self._left(zone, uid.hex().upper())
+    def forget_uid(self, zone: str, uid: bytes, now: float) -> list[Entry]:
+        """An unknown tag left its zone; returns what that committed (the card left behind, if any)."""
+        return self._left(zone, uid.hex().upper(), now)
 
     def _arrived(self, zone: str, card: str, now: float) -> list[Entry]:
         present = self.on_zone.setdefault(zone, set())
         present.add(card)
-        if len(present) > 1:  # which of them is meant? neither, until one is taken away and laid again
+        if len(present) > 1:  # which of them is meant? the one left once the others are taken away
             if self.pending is not None and self.pending.zone == zone:
                 self.pending = None
+            self.crowded.add(zone)
             self._warn(zone, ZoneLight.ILLEGAL, MessageKind.ILLEGAL, "two_cards", zone=zone)
             return []
         if self.menu is not None:
@@ -264,13 +266,23 @@ class Referee:
             return self._commit(now)
         return []
 
-    def _left(self, zone: str, card: str) -> None:
+    def _left(self, zone: str, card: str, now: float = 0.0) -> list[Entry]:
         present = self.on_zone.setdefault(zone, set())
         present.discard(card)
+        if zone in self.crowded and len(present) == 1:  # the card left behind is the one meant
+            self.crowded.discard(zone)
+            self.warnings.pop(zone, None)
+            self.message = None
+            remaining = present.pop()
+            if remaining in self.game.deck:
+                return self._arrived(zone, remaining, now)
+            present.add(remaining)
         if not present and zone in self.warnings:
+            self.crowded.discard(zone)
             del self.warnings[zone]
             if self.message is not None and self.message.kind in (MessageKind.ILLEGAL, MessageKind.UNKNOWN_CARD):
                 self.message = None
+        return []
 
     def _register(self, zone: str, card: str, now: float) -> list[Entry]:
         deck_card = self.game.deck.get(card)

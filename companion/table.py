@@ -80,7 +80,7 @@ class Table:
         if lying:
             for uid in lying - self.tracker.tags_on(scan.zone):
                 lying.discard(uid)
-                self.referee.forget_uid(scan.zone, uid)
+                self._record(self.referee.forget_uid(scan.zone, uid, now), now)
                 self.show(now)
 
     def _handle(self, events: Iterable[Event], now: float) -> None:
@@ -107,6 +107,7 @@ class Table:
             except JournalError as exc:
                 self._journal_failed(exc, now)
             else:
+                log.info("game %d: %s %s", self.game_id, entry.kind, entry.text)
                 if not self.referee.journal_ok:
                     log.warning("journal writable again: the entries kept in memory are on disk now")
                     self.referee.handle(JournalStatus(True), now)

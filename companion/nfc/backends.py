@@ -112,8 +112,8 @@ class ReaderBackend:
 
         def run() -> None:
             while not self._stopping.is_set():
-                for zone, reader in self.readers:
-                    emit(self.scan(zone, reader, clock()))
+                for scan in self.poll(clock()):  # poll, not scan: the sim back-end plays its steps there
+                    emit(scan)
                 self._stopping.wait(interval_s)
 
         self._thread = threading.Thread(target=run, name="nfc-readers", daemon=True)

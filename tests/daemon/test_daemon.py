@@ -202,7 +202,7 @@ def run_service(tmp_path: Path, text: str) -> subprocess.Popen[str]:
 
 
 def test_sigterm_stops_the_service_cleanly(tmp_path: Path) -> None:
-    service = run_service(tmp_path, config_text(tmp_path, '[display]\noptions = ["--display", "dummy"]\n'))
+    service = run_service(tmp_path, config_text(tmp_path))
     assert service.stdout is not None
     for line in service.stdout:
         if "table ready" in line:

@@ -143,7 +143,7 @@ def test_an_unknown_tag_blinks_amber_and_asks_for_enrollment() -> None:
     message = referee.view().message
     assert light(referee) is ZoneLight.UNKNOWN
     assert message is not None and message.kind is MessageKind.UNKNOWN_CARD and "enroll" in message.action
-    referee.forget_uid("z1", bytes.fromhex("04A1B2C3D4E5F6"))
+    referee.forget_uid("z1", bytes.fromhex("04A1B2C3D4E5F6"), 0.0)
     assert light(referee) is ZoneLight.OFF
 
 
@@ -156,6 +156,18 @@ def test_one_card_on_two_zones_and_two_cards_on_one_zone_are_said() -> None:
     lay(referee, "7O")
     message = referee.view().message
     assert light(referee) is ZoneLight.ILLEGAL and message is not None and "Dos cartas" in message.title
+
+
+def test_the_card_left_behind_on_a_crowded_zone_is_the_one_meant() -> None:
+    referee = seises()
+    tap(referee, "6O")
+    press(referee, "confirm")
+    lay(referee, "7O")
+    lay(referee, "5O")  # laid before 7O was lifted
+    assert referee.pending is None and light(referee) is ZoneLight.ILLEGAL
+    lift(referee, "7O")
+    assert referee.pending is not None and referee.pending.action == Play("5O")
+    assert light(referee) is ZoneLight.PENDING_OK and referee.view().message is None
 
 
 def test_seat_names_come_in_playing_order_from_the_six_of_oros() -> None:

@@ -1,0 +1,117 @@
+"""Power cuts: the service is killed with SIGKILL at random moments of a game and started again. What it had
+confirmed (logged after the journal's commit) is never lost, the resumed game is exactly the journal's, and
+SQLite's integrity check passes every time."""
+
+from __future__ import annotations
+
+import os
+import random
+import signal
+import subprocess
+import sys
+import threading
+import time
+from pathlib import Path
+
+from companion.config import GameConfig
+from companion.journal import Journal
+from companion.referee import Referee
+from companion.rules import Play, Seises
+
+KILLS = 20
+SPACING_S = 0.05  # one card every 50 ms: laid, read, committed, lifted
+
+
+def a_legal_hand(cards: int, seed: int) -> list[str]:
+    """Plays of one Seises hand, each legal after the ones before it, none ending the hand."""
+    game, rng, plays = Seises(players=4), random.Random(seed), []
+    while len(plays) < cards:
+        card = rng.choice(game.legal_cards())
+        game.push(Play(card))
+        plays.append(card)
+    return plays
+
+
+def expected_after(plays: list[str]) -> dict[str, object]:
+    game = Seises(players=4)
+    for card in plays:
+        game.push(Play(card))
+    return game.snapshot()
+
+
+def start(tmp_path: Path) -> tuple[subprocess.Popen[str], list[str], threading.Event]:
+    env = {**os.environ, "GPIOZERO_PIN_FACTORY": "mock"}
+    service = subprocess.Popen(
+        [sys.executable, "-m", "companion", "run", "--config", str(tmp_path / "config.toml")],
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+    )
+    lines: list[str] = []
+    ready = threading.Event()
+
+    def read() -> None:
+        assert service.stdout is not None
+        for line in service.stdout:
+            lines.append(line)
+            if "table ready" in line:
+                ready.set()
+
+    threading.Thread(target=read, daemon=True).start()
+    return service, lines, ready
+
+
+def test_sigkill_at_random_moments_loses_nothing_that_was_confirmed(tmp_path: Path) -> None:
+    plays = a_legal_hand(40 - 4 * 3, seed=7)  # every seat keeps three cards: the hand never ends
+    (tmp_path / "config.toml").write_text(
+        "[game]\nconfirm_turns = false\n"
+        f'[readers]\nbackend = "sim"\npoll_interval_ms = 5\nscenario = "{tmp_path / "scenario.txt"}"\n'
+        f'registry = "{tmp_path / "registry.toml"}"\n'
+        f'[journal]\npath = "{tmp_path / "journal.db"}"\n'
+    )
+    rng = random.Random(2024)
+    previous = 0
+    sizes = set()
+    for kill in range(KILLS + 1):
+        # the players go on from where the table is: the cards not yet played, one after the other
+        left = plays[previous:]
+        (tmp_path / "scenario.txt").write_text(
+            "\n".join(
+                f"{0.05 + i * SPACING_S:.3f} on {card} z1\n{0.08 + i * SPACING_S:.3f} off {card}"
+                for i, card in enumerate(left)
+            )
+        )
+        full_run = 0.1 + len(left) * SPACING_S
+        service, lines, ready = start(tmp_path)
+        assert ready.wait(10), "".join(lines)
+        if kill < KILLS:
+            time.sleep(rng.uniform(0.0, full_run / 3))  # kills early in what is left, so many moments are hit
+            service.send_signal(signal.SIGKILL)
+        else:
+            time.sleep(full_run + 0.5)  # the last run plays the rest of the scenario
+            service.send_signal(signal.SIGTERM)
+        service.wait(10)
+        time.sleep(0.05)
+        confirmed = [line.split()[-1] for line in lines if ": action play " in line]
+        journal = Journal(tmp_path / "journal.db")
+        assert journal.integrity() == "ok"
+        record = journal.last_game()
+        assert record is not None and record.id == 1, "a restart resumes the game, it does not start another"
+        entries = journal.entries(record.id)
+        journal.close()
+        played = [entry.text.split()[-1] for entry in entries]
+        assert played == plays[: len(played)], "the journal holds the game's plays, in order, once each"
+        assert len(played) >= previous, "nothing on disk was lost"
+        if kill:  # the restarted service said what it resumed
+            assert any(f"resumed game 1 (seises) after {previous} journal entries" in line for line in lines), "".join(
+                lines
+            )
+        assert set(confirmed) <= set(played), "every play the service confirmed is on disk"
+        referee = Referee(GameConfig(confirm_turns=False), {"z1": "table"})
+        referee.replay(entries)
+        assert referee.game.snapshot() == expected_after(played)
+        previous = len(played)
+        sizes.add(previous)
+    assert previous == len(plays), "after the last restart the whole game was played"
+    assert len(sizes) >= 10, f"the kills fell at too few moments of the game: {sorted(sizes)}"
