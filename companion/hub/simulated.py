@@ -8,7 +8,8 @@ pty: the host opens ``path`` (a symlink to the pty, as udev makes ``/dev/compani
 The firmware runs in a process of its own, as the Pico is a computer of its own: in a thread, its busy scan loop
 and the host would take turns at CPython's lock, and a host waiting for its turn looks like a slow link. The
 parent drives it through ``SimulatedHub``: cards on and off (``put``, ``take``), the cable out and back in
-(``unplug``, ``plug``: the pty goes away and a new one comes under the same path), and ``status()``.
+(``unplug``, ``plug``: the pty goes away and a new one comes under the same path), and ``status()``. Readers
+taken away with ``companion.sim.unplug`` in the parent before ``start()`` are dead in the hub's simulator too.
 
 Needs the repository (the firmware is not part of the installed package).
 """
@@ -222,7 +223,9 @@ class _Board:
         self.unplug()
 
 
-def _child(conn: Connection, path: Path, zones: int, config: dict[str, Any]) -> None:
+def _child(conn: Connection, path: Path, zones: int, config: dict[str, Any], unplugged: list[tuple[int, int]]) -> None:
+    for bus, device in unplugged:
+        companion.sim.unplug(bus, device)
     board = _Board(path, zones, config)
     asyncio.run(board.run(conn))
 
@@ -240,8 +243,13 @@ class SimulatedHub:
     def start(self) -> None:
         context = multiprocessing.get_context("spawn")  # no fork of a parent that may have threads
         self._conn, child = context.Pipe()
+        # Readers taken away on this process's simulator before the start (companion.sim.unplug) are dead there too.
+        unplugged = [key for key, chip in companion.sim.world.WORLD.readers.items() if chip.unplugged]
         self._process = context.Process(
-            target=_child, args=(child, self.path, self.zones, self.config), name="simulated-hub", daemon=True
+            target=_child,
+            args=(child, self.path, self.zones, self.config, unplugged),
+            name="simulated-hub",
+            daemon=True,
         )
         self._process.start()
         child.close()
