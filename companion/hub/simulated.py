@@ -176,6 +176,9 @@ class _Board:
     def take(self, zone: int, uid: bytes) -> None:
         companion.sim.field(0, zone).remove(self.tags[uid])
 
+    def noise(self, data: bytes) -> None:
+        self.port.write(data)
+
     def status(self) -> HubStatus:
         return HubStatus(
             zones=list(self.hub.scanner.zones),
@@ -268,6 +271,10 @@ class SimulatedHub:
 
     def take(self, zone: int, uid: bytes) -> None:
         self._call("take", zone, uid)
+
+    def noise(self, data: bytes) -> None:
+        """Bytes on the cable that are no frame of the firmware's (line noise, a stray print at boot)."""
+        self._call("noise", data)
 
     def unplug(self) -> None:
         """The cable pulled: the pty goes away, and what the firmware sends meanwhile is lost."""
