@@ -17,9 +17,9 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
-from companion.decks import load_deck  # noqa: E402
-from companion.rules import Action, Game, Pay, Play, Seises, SextoSet  # noqa: E402
-from companion.rules.robots import SeisesTable, SextoSetTable  # noqa: E402
+from companion.decks import load_deck
+from companion.rules import Action, Game, Pay, Play, Seises, SextoSet
+from companion.rules.robots import SeisesTable, SextoSetTable
 
 HERE = Path(__file__).parent
 History = list[tuple[Action, dict[str, Any], dict[str, Any]]]  # action, state before, state after
@@ -74,9 +74,9 @@ def settled_either_way(h: History) -> bool:
     """A line showed two possible open ends, and a later card on it left one."""
     for _, before, after in h:
         for line, ends in before["open_ends"].items():
-            if len(ends) == 2 and "*" not in ends and len(after["open_ends"][line]) == 1 and after["result"] is None:
-                if len(after["lines"][line]) > len(before["lines"][line]):
-                    return True
+            settled = len(ends) == 2 and "*" not in ends and len(after["open_ends"][line]) == 1
+            if settled and after["result"] is None and len(after["lines"][line]) > len(before["lines"][line]):
+                return True
     return False
 
 
@@ -104,7 +104,7 @@ def master_by_points(tie_on_points: bool) -> Callable[[History], bool]:
         for _, before, after in h:
             if after["result"] is None or before["result"] is not None:
                 continue
-            for line, entries in after["lines"].items():
+            for entries in after["lines"].values():
                 counts = {p: sum(1 for e in entries if e["pair"] == p) for p in "AB"}
                 points = {p: sum(deck[e["card"]].points for e in entries if e["pair"] == p) for p in "AB"}
                 if entries and counts["A"] == counts["B"] and (points["A"] == points["B"]) == tie_on_points:
