@@ -11,11 +11,7 @@ from typing import Any
 
 import pytest
 
-from companion.hub.simulated import FIRMWARE, load_firmware, unload_firmware
-from companion.hub.simulated import firmware_build as _firmware_build
-
-ROOT = FIRMWARE.parent
-firmware_build = _firmware_build()
+from companion.hub.simulated import load_firmware, unload_firmware
 
 
 @pytest.fixture(scope="session")

@@ -3,26 +3,27 @@
 from pathlib import Path
 
 import pytest
-from conftest import ROOT, firmware_build
 
-SOURCES = sorted(
-    {*ROOT.glob("firmware/**/*.py"), *firmware_build.COMPILED.values(), ROOT / "tests/firmware/vm_checks.py"}
-)
+from companion.hub.simulated import FIRMWARE, firmware_build
+
+ROOT = FIRMWARE.parent
+BUILD = firmware_build()
+SOURCES = sorted({*ROOT.glob("firmware/**/*.py"), *BUILD.COMPILED.values(), ROOT / "tests/firmware/vm_checks.py"})
 
 
 @pytest.mark.parametrize("source", SOURCES, ids=lambda p: str(p.relative_to(ROOT)))
 def test_mpy_cross_compiles(source: Path, tmp_path: Path) -> None:
-    firmware_build.compile_mpy(source, tmp_path / "out.mpy", source.name)
+    BUILD.compile_mpy(source, tmp_path / "out.mpy", source.name)
     assert (tmp_path / "out.mpy").read_bytes()[:1] == b"M"  # the .mpy magic
 
 
 def test_mpy_cross_refuses_what_micropython_cannot_run(tmp_path: Path) -> None:
     bad = tmp_path / "bad.py"
     bad.write_text("def f():\n    return (yield from)\n")
-    with pytest.raises(firmware_build.BuildError, match=r"bad\.py"):
-        firmware_build.compile_mpy(bad, tmp_path / "bad.mpy", "bad.py")
+    with pytest.raises(BUILD.BuildError, match=r"bad\.py"):
+        BUILD.compile_mpy(bad, tmp_path / "bad.mpy", "bad.py")
 
 
 def test_build_lays_out_the_board(tmp_path: Path) -> None:
-    names = sorted(path.name for path in firmware_build.build(tmp_path))
+    names = sorted(path.name for path in BUILD.build(tmp_path))
     assert names == ["hub_app.mpy", "hub_config.py", "main.py", "protocol.mpy", "rc522.mpy", "scanner.mpy"]

@@ -12,10 +12,12 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import ROOT, firmware_build
 
 from companion.hub.protocol import FrameDecoder, encode_frame
+from companion.hub.simulated import FIRMWARE, firmware_build
 
+ROOT = FIRMWARE.parent
+BUILD = firmware_build()
 VM = ROOT / "firmware/vm"
 VECTORS = ROOT / "tests/hub/vectors.json"
 
@@ -83,7 +85,7 @@ def test_vm_frames_match_cpython(node: str, board: Path, sim: Any, tmp_path: Pat
         "Snapshot(event=4, zones=((), (b'\\x04\\x11\"3DUf', b'\\xde\\x0b\\xad\\xf0'), ()))",
     ]
 
-    built = firmware_build.build(tmp_path / "board")
+    built = BUILD.build(tmp_path / "board")
     (tmp_path / "transcript.json").write_text(json.dumps(recorder.transcript))
     files = {f"/lib/{path.name}": str(path) for path in built if path.suffix == ".mpy"}
     files.update({f"/lib/{name}": str(ROOT / "firmware/sim" / name) for name in ("machine.py", "neopixel.py")})
