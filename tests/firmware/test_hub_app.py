@@ -127,7 +127,7 @@ def test_scanning_reporting_and_leds(firmware: Any, sim: Any) -> None:
     assert hub.leds.state == [(0, 0), (1, 0), (2, 1)]
     assert hub.leds.pixels.shown[1] == (0, 64, 0)  # GRB order: green
     assert not session._pending  # both commands acknowledged
-    assert machine.watchdogs[-1].feeds == hub.scans or machine.watchdogs[-1].feeds > 0
+    assert machine.watchdogs[-1].feeds > 0  # the scan loop keeps the hardware watchdog fed
     assert micropython.interrupt_char[0] == 3  # deinit gives Ctrl-C back to the REPL
 
 
