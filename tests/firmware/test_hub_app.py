@@ -111,7 +111,9 @@ def test_scanning_reporting_and_leds(firmware: Any, sim: Any) -> None:
         events = link(hub, session, port)
         assert micropython.interrupt_char[0] == -1  # a host is talking: 0x03 in its frames is no Ctrl-C
         sim.field(0, 1).add(card)
-        while hub.scanner.zones[1] != (card.uid,):
+        for _ in range(5000):  # at most about 5 s: a full scan of every zone, the card among them
+            if hub.scanner.zones[1] == (card.uid,) and machine.watchdogs[-1].feeds:
+                break
             await asyncio.sleep(0.001)
         session.set_led("b", "green", "steady", 0.1)
         session.set_led("c", "red", "blink", 0.1)
