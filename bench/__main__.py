@@ -3,7 +3,7 @@
 import importlib
 import sys
 
-BENCHES: tuple[str, ...] = ("rules", "nfc", "hub")
+BENCHES: tuple[str, ...] = ("rules", "nfc", "hub", "daemon")
 
 
 def main() -> int:

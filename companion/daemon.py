@@ -106,8 +106,6 @@ class Daemon:
         log.info("table ready: %s, zones %s", config.game.name, ", ".join(config.zones))
 
         screen = self._open_screen()
-        if screen is not None:
-            table.outputs.append(_ScreenOutput(screen))
         status = StatusLed(pinmap.status_led, pin_factory=self.pin_factory)
         self._stack.callback(status.close)
         if config.backend == "hub":
@@ -124,7 +122,9 @@ class Daemon:
                 )
             lights = ZoneLights({z: pinmap.zones[z] for z in config.zones}, status, pin_factory=self.pin_factory)
             self._stack.callback(lights.close)
-        table.outputs.append(_LightsOutput(lights))
+        table.outputs.append(_LightsOutput(lights))  # the LED first: it is what the player looks at
+        if screen is not None:
+            table.outputs.append(_ScreenOutput(screen))
 
         buttons = Buttons(
             pinmap.buttons,

@@ -63,6 +63,7 @@ class Demo:
     out: Callable[[str], None] = print
     journal_path: Path | None = None
     factory: MockFactory | None = None  # gpiozero's mock pins; a test passes its own to read the pin histories
+    bus: Any = None  # the OLED's I2C bus; None is a FakeI2CBus, which decodes every frame back into a picture
     now: float = 0.0
     counts: dict[str, int] = field(default_factory=dict)
 
@@ -91,13 +92,13 @@ class Demo:
             self.lights: Any = ZoneLights({"z1": pinmap.zones["z1"]}, status, pin_factory=factory)
         else:
             self.lights = HubZoneLights(MASTERS_ZONES, self._hub_led, status)
-        self.bus = FakeI2CBus()
+        self.bus = self.bus or FakeI2CBus()
         self.screen = Screen(make_device([], bus=self.bus))
         self.table = Table(
             self.referee,
             TableTracker(registry, absences=3),
             self.journal,
-            outputs=[_Screen(self), _Lights(self)],
+            outputs=[_Lights(self), _Screen(self)],  # the LED first: it is what the player looks at
             on_event=self._event,
         )
         self.buttons = Buttons(
@@ -115,7 +116,8 @@ class Demo:
             else:
                 self._play_sexto_set()
             self.out("")
-            self.out(frame_to_text(self.bus.last_image()))
+            if isinstance(self.bus, FakeI2CBus):
+                self.out(frame_to_text(self.bus.last_image()))
             self.out(self._summary())
         finally:
             self.buttons.close()
@@ -293,7 +295,7 @@ class Demo:
         message = view.message
         if message is not None and message != self._last_message:
             self._line(f"screen: {message.title}" + (f" — {message.action}" if message.action else ""))
-            if message.kind in SHOWN:
+            if message.kind in SHOWN and isinstance(self.bus, FakeI2CBus):
                 self.out(frame_to_text(self.bus.last_image()))
         self._last_message = message
 
@@ -301,7 +303,7 @@ class Demo:
         if not sent:
             return
         self.counts["frames"] = self.counts.get("frames", 0) + 1
-        if self.frames is not None:
+        if self.frames is not None and isinstance(self.bus, FakeI2CBus):
             self.bus.last_image().save(self.frames / f"{self.game}-{self.counts['frames']:05d}.png")
 
     def _summary(self) -> str:

@@ -1,0 +1,143 @@
+"""The daemon: from a ``ZoneScan`` entering the table to the LED pin changing and the screen frame leaving, over a
+whole simulated game (p50 and p99), start-up to the first scan, and peak memory.
+
+The game is the demo's (robot players, simulated readers, mock pins, the real ssd1306 driver on a fake I2C bus),
+with every scan that changes something timed in-process. Start-up and memory are taken from a process of
+their own, as systemd would start it.
+"""
+
+from __future__ import annotations
+
+import statistics
+import subprocess
+import sys
+import textwrap
+import time
+from typing import Any
+
+from companion.demo import Demo
+from companion.nfc.events import ZoneScan
+from companion.table import Table
+
+STARTUP = textwrap.dedent(
+    """
+    import time
+    t0 = float({t0!r})
+    import asyncio, resource, tempfile
+    from pathlib import Path
+    from gpiozero.pins.mock import MockFactory, MockPWMPin
+    from companion.config import parse_config
+    from companion.daemon import Daemon
+    from companion.table import Table
+    folder = Path(tempfile.mkdtemp())
+    text = f'[readers]\\nbackend = "sim"\\nregistry = "{{folder}}/r.toml"\\n[journal]\\npath = "{{folder}}/j.db"\\n'
+    config = parse_config(text, "bench")
+    stop = asyncio.Event()
+    first = []
+    scan = Table.scan
+    def timed(self, *args):
+        if not first:
+            first.append(time.time() - t0)
+            stop.set()
+        return scan(self, *args)
+    Table.scan = timed
+    from companion.ui.screen import FakeI2CBus, make_device
+    daemon = Daemon(config, pin_factory=MockFactory(revision="c03111", pin_class=MockPWMPin),
+                    display=make_device([], bus=FakeI2CBus()))
+    asyncio.run(daemon.run(stop))
+    print(first[0])
+    """
+)
+
+
+def game_latencies(game: str) -> tuple[list[float], list[float], int]:
+    """Per changing scan: seconds until the LEDs were set, and until the screen frame was sent."""
+    to_led: list[float] = []
+    to_frame: list[float] = []
+    scans = 0
+    original = Table.scan
+
+    def timed(self: Table, scan: ZoneScan, now: float) -> None:
+        nonlocal scans
+        scans += 1
+        marks: dict[str, float] = {}
+        outputs = self.outputs
+        self.outputs = [_Mark(output, name, marks) for output, name in zip(outputs, ("led", "frame"), strict=True)]
+        start = time.perf_counter()
+        try:
+            original(self, scan, now)
+        finally:
+            self.outputs = outputs
+        if marks:
+            to_frame.append(marks["frame"] - start)
+            to_led.append(marks["led"] - start)
+
+    Table.scan = timed  # type: ignore[method-assign]
+    try:
+        Demo(game=game, seed=3, out=lambda line: None, bus=_Bus()).run()
+    finally:
+        Table.scan = original  # type: ignore[method-assign]
+    return to_led, to_frame, scans
+
+
+class _Bus:
+    """An I2C bus that takes the driver's bytes as a real one does and keeps only their count: the frame has
+    left for the display when the driver's last write returns. (The tests' FakeI2CBus decodes every byte back
+    into a picture, which is the test's work, not the table's.)"""
+
+    def __init__(self) -> None:
+        self.bytes = 0
+
+    def write_i2c_block_data(self, address: int, register: int, data: list[int]) -> None:
+        self.bytes += len(data)
+
+
+class _Mark:
+    def __init__(self, output: Any, name: str, marks: dict[str, float]) -> None:
+        self.output, self.name, self.marks = output, name, marks
+
+    def show(self, view: Any, now: float) -> None:
+        self.output.show(view, now)
+        self.marks[self.name] = time.perf_counter()
+
+
+def percentile(values: list[float], p: float) -> float:
+    return statistics.quantiles(values, n=100, method="inclusive")[int(p) - 1] if len(values) > 1 else values[0]
+
+
+def startup_and_memory() -> tuple[float, float]:
+    """Seconds from the process's start to the first scan reaching the table; peak memory (MB) of a whole game."""
+    t0 = time.time()
+    out = subprocess.run([sys.executable, "-c", STARTUP.format(t0=t0)], capture_output=True, text=True, check=True)
+    startup = float(out.stdout.split()[-1])
+    peak = subprocess.run(
+        [
+            sys.executable,
+            "-c",
+            "import resource; from companion.demo import Demo; Demo(game='seises', seed=3, out=lambda s: None).run();"
+            "print(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss)",
+        ],
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    return startup, int(peak.stdout.split()[-1]) / 1024
+
+
+def main() -> None:
+    print("## Daemon (python -m bench daemon)")
+    for game in ("seises", "sexto-set"):
+        to_led, to_frame, scans = game_latencies(game)
+        led = [percentile(to_led, p) * 1e3 for p in (50, 99)]
+        frame = [percentile(to_frame, p) * 1e3 for p in (50, 99)]
+        print(f"{game}: {scans} scans, {len(to_led)} changed something")
+        print(f"  scan to LED: p50 {led[0]:.2f} ms, p99 {led[1]:.2f} ms (goal p99 under 2 ms)")
+        print(f"  scan to screen frame: p50 {frame[0]:.2f} ms, p99 {frame[1]:.2f} ms (goal p99 under 2 ms)")
+    startup, peak = startup_and_memory()
+    print(
+        f"start-up to first scan: {startup:.2f} s (goal under 1.5 s); peak memory over a game: {peak:.0f} MB (goal 60)"
+    )
+
+
+if __name__ == "__main__":
+    main()
