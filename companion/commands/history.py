@@ -38,11 +38,17 @@ def _journal(args: argparse.Namespace) -> Journal:
     return Journal(path)
 
 
-def run_history(args: argparse.Namespace) -> int:
+def _journal_or_say(args: argparse.Namespace, command: str) -> Journal | None:
     try:
-        journal = _journal(args)
+        return _journal(args)
     except (ConfigError, JournalError) as exc:
-        print(f"companion history: {exc}", file=sys.stderr)
+        print(f"companion {command}: {exc}", file=sys.stderr)
+        return None
+
+
+def run_history(args: argparse.Namespace) -> int:
+    journal = _journal_or_say(args, "history")
+    if journal is None:
         return 2
     for game in journal.games():
         print(_line(game))
@@ -50,10 +56,8 @@ def run_history(args: argparse.Namespace) -> int:
 
 
 def run_export(args: argparse.Namespace) -> int:
-    try:
-        journal = _journal(args)
-    except (ConfigError, JournalError) as exc:
-        print(f"companion export: {exc}", file=sys.stderr)
+    journal = _journal_or_say(args, "export")
+    if journal is None:
         return 2
     game = journal.game(args.game_id)
     if game is None:

@@ -192,6 +192,8 @@ class Game(ABC):
     """The protocol both games follow. ``push`` checks; ``_apply`` trusts."""
 
     name: ClassVar[str]
+    title: ClassVar[str]  # the game's name as players write it
+    turn_hint: ClassVar[tuple[str, str]]  # what a turn is, in Spanish and English, for a wrong action
     deck: Deck
 
     def __init__(self) -> None:
@@ -236,13 +238,19 @@ class Game(ABC):
         reason = self.reason(action)
         if reason is None:
             return None
-        return IllegalPlay(action, reason, **self._details(action, reason))
+        return IllegalPlay(action, reason, **self._sentence_fields(action, reason))
 
     def check(self, action: Action) -> None:
         """Raise :class:`IllegalPlay` if ``action`` is not legal now."""
         reason = self.reason(action)
         if reason is not None:
-            raise IllegalPlay(action, reason, **self._details(action, reason))
+            raise IllegalPlay(action, reason, **self._sentence_fields(action, reason))
+
+    def _sentence_fields(self, action: Action, reason: Reason) -> dict[str, Any]:
+        if reason is Reason.WRONG_ACTION:
+            hint_es, hint_en = self.turn_hint
+            return {"game": self.title, "verb": str(action), "hint_es": hint_es, "hint_en": hint_en}
+        return self._details(action, reason)
 
     def push(self, action: Action) -> None:
         self.check(action)

@@ -57,6 +57,8 @@ class _Payment:
 
 class Seises(Game):
     name: ClassVar[str] = "seises"
+    title: ClassVar[str] = "Seises"
+    turn_hint: ClassVar[tuple[str, str]] = ("Juega una carta o paga una ficha", "Play a card or pay one chip")
 
     def __init__(
         self, players: int = 4, deck: Deck | str = "spanish-40", options: Mapping[str, str] | None = None
@@ -136,13 +138,6 @@ class Seises(Game):
         return Reason.NOT_NEXT_IN_ROW
 
     def _details(self, action: Action, reason: Reason) -> dict[str, Any]:
-        if reason is Reason.WRONG_ACTION:
-            return {
-                "game": "Seises",
-                "verb": str(action),
-                "hint_es": "Juega una carta o paga una ficha",
-                "hint_en": "Play a card or pay one chip",
-            }
         if not isinstance(action, Play):
             return {}
         card = self.deck.get(action.card)

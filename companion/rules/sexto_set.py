@@ -51,6 +51,11 @@ OPTIONS: dict[str, tuple[tuple[str, ...], str]] = {
 
 class SextoSet(Game):
     name: ClassVar[str] = "sexto-set"
+    title: ClassVar[str] = "6º SET"
+    turn_hint: ClassVar[tuple[str, str]] = (
+        "Coloca una carta, o pasad si no podéis enlazar",
+        "Place a card, or pass if you cannot link",
+    )
 
     def __init__(self, deck: Deck | str = "squadratik", options: Mapping[str, str] | None = None) -> None:
         super().__init__()
@@ -142,13 +147,6 @@ class SextoSet(Game):
         return Reason.UNKNOWN_CARD  # a Spanish card in a Squadratik game
 
     def _details(self, action: Action, reason: Reason) -> dict[str, Any]:
-        if reason is Reason.WRONG_ACTION:
-            return {
-                "game": "6º SET",
-                "verb": str(action),
-                "hint_es": "Coloca una carta, o pasad si no podéis enlazar",
-                "hint_en": "Place a card, or pass if you cannot link",
-            }
         if not isinstance(action, Play):
             return {}
         card = self.deck.get(action.card)
