@@ -309,7 +309,7 @@ class _Reader:
         if not isinstance(selects, list) or len(selects) != len(zones):
             raise self.fail("hub.chip_selects", f"must give one Pico GP pin per zone ({len(zones)})")
         pins = HubPins(
-            serial=str(hub.get("serial", "/dev/ttyACM0")),
+            serial=str(hub.get("serial", "/dev/companion-hub")),
             zones=tuple(zones),
             sck=self.whole(spi, "hub.spi.sck"),
             mosi=self.whole(spi, "hub.spi.mosi"),
