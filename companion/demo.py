@@ -22,6 +22,7 @@ from typing import Any
 
 from gpiozero.pins.mock import MockFactory, MockPWMPin
 
+import companion.sim
 from companion.config import GameConfig
 from companion.hardware import load_pinmap
 from companion.journal import Journal
@@ -69,6 +70,7 @@ class Demo:
 
     def run(self) -> int:
         rng = random.Random(self.seed)
+        companion.sim.reset()  # the demo owns the simulated bench: readers, fields and clock start afresh
         workdir = Path(tempfile.mkdtemp(prefix="companion-demo-"))
         if self.frames is not None:
             self.frames.mkdir(parents=True, exist_ok=True)

@@ -102,12 +102,11 @@ class SextoSetTable:
         if self._dealt_set != (game.set_number if game.result is None else game.set_number + 1):
             self.deal()
         assert pair is not None
-        options = [
-            (Play(card, line), hand) for hand in self.hands[pair] for card in hand for line in game.lines_for(card)
-        ]
+        options = [(card, line, hand) for hand in self.hands[pair] for card, line in game.placements(hand)]
         if not options:
             return Pass(), None
-        return self.rng.choice(options)
+        card, line, hand = self.rng.choice(options)
+        return Play(card, line), hand
 
     def step(self) -> Action:
         action, hand = self.choose()

@@ -18,7 +18,7 @@ The first card placed after a set has ended starts the next one, led by the othe
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterable, Iterator, Mapping
 from typing import Any, ClassVar
 
 from companion.decks import Card, Deck, Kind, load_deck
@@ -66,6 +66,8 @@ class SextoSet(Game):
         if len(self.masters) != 8:
             raise SetupError(f"6º SET needs 8 master cards; the {self.deck.name} deck has {len(self.masters)}.")
         self._master_end = {m: frozenset((self.deck[m].master_end,)) for m in self.masters}
+        # card id -> (kind, first end, second end): what lines_for() needs, without attribute look-ups
+        self._shapes = {c.id: (c.kind, *(c.ends or ("", ""))) for c in self.deck}
         empties = len(self.deck.of_kind(Kind.EMPTY))
         self.empty_allowance = max(0, empties - REMOVED_EMPTIES)
         self.in_play = len(self.deck.of_kind(Kind.NORMAL)) + self.empty_allowance
@@ -81,11 +83,7 @@ class SextoSet(Game):
         self.turn: str | None = self.starter
         self.lines: dict[str, list[tuple[str, str]]] = {m: [] for m in self.masters}
         self.open_ends: dict[str, frozenset[str]] = dict(self._master_end)
-        # end -> the lines now showing it, and the lines holding only their master card: for lines_for()
-        self._open_to: dict[str, set[str]] = {}
-        for line, ends in self.open_ends.items():
-            for end in ends:
-                self._open_to.setdefault(end, set()).add(line)
+        # the lines holding only their master card: for the first-turn rule
         self._bare: set[str] = set(self.masters)
         # per line: cards and points of pair A, cards and points of pair B
         self._tally: dict[str, list[int]] = {m: [0, 0, 0, 0] for m in self.masters}
@@ -163,34 +161,37 @@ class SextoSet(Game):
         }
 
     def lines_for(self, card_id: str) -> list[str]:
-        """The lines on which ``card_id`` may be placed now, in master-card order.
+        """The lines on which ``card_id`` may be placed now, in master-card order."""
+        return [line for _, line in self.placements((card_id,))]
 
-        The same verdict as ``is_legal(Play(card_id, line))`` for each line, from an index of open ends.
-        """
+    def placements(self, cards: Iterable[str]) -> list[tuple[str, str]]:
+        """Every ``(card, line)`` of ``cards`` that may be placed now: the verdict of ``is_legal`` for each, in one
+        pass over the open ends (the robots ask it for a whole hand at each turn)."""
         if self.result is not None:
-            return [line for line in self.masters if self.is_legal(Play(card_id, line))]
-        card = self.deck.get(card_id)
-        if card is None or card_id in self.placed:
-            return []
-        if card.kind is Kind.NORMAL:
-            first, second = card.ends or ("", "")
-            open_to = self._open_to
-            empty: set[str] = set()
-            lines = open_to.get(first, empty) | open_to.get(second, empty) | open_to.get(ANY, empty)
-        elif card.kind is Kind.EMPTY and self.empties_played < self.empty_allowance:
-            lines = set(self.masters)
-        else:
-            return []
-        if self._first_on_master and not self._placements[self.turn or "A"]:
-            lines &= self._bare
-        return [line for line in self.masters if line in lines]
+            return [(card, line) for card in cards for line in self.masters if self.is_legal(Play(card, line))]
+        bare = self._bare if self._first_on_master and not self._placements[self.turn or "A"] else None
+        open_ends = list(self.open_ends.items())  # in master-card order
+        empties_left = self.empties_played < self.empty_allowance
+        shapes, placed = self._shapes, self.placed
+        found = []
+        for card in cards:
+            shape = shapes.get(card)
+            if shape is None or card in placed:
+                continue
+            kind, first, second = shape
+            if kind is Kind.NORMAL:
+                for line, opens in open_ends:
+                    if (first in opens or second in opens or ANY in opens) and (bare is None or line in bare):
+                        found.append((card, line))
+            elif kind is Kind.EMPTY and empties_left:
+                found += [(card, line) for line in self.masters if bare is None or line in bare]
+        return found
 
     def legal_actions(self) -> Iterator[Action]:
         if self.result is not None:
             return
-        for card in self.deck:
-            for line in self.lines_for(card.id):
-                yield Play(card.id, line)
+        for card, line in self.placements(card.id for card in self.deck):
+            yield Play(card, line)
         yield Pass()
 
     # ---- applying and taking back ---------------------------------------------------------------------
@@ -218,7 +219,7 @@ class SextoSet(Game):
         card = self.deck[action.card]
         pair = self.turn
         opens = self.open_ends[line]
-        self._reopen(line, opens, _after(opens, card))
+        self.open_ends[line] = _after(opens, card)
         self.lines[line].append((card.id, pair))
         self._bare.discard(line)
         self.placed.add(card.id)
@@ -239,7 +240,7 @@ class SextoSet(Game):
         _, line, opens = undo
         card_id, pair = self.lines[line].pop()
         card = self.deck[card_id]
-        self._reopen(line, self.open_ends[line], opens)
+        self.open_ends[line] = opens
         if not self.lines[line]:
             self._bare.add(line)
         self.placed.discard(card_id)
@@ -251,14 +252,6 @@ class SextoSet(Game):
         if card.kind is Kind.EMPTY:
             self.empties_played -= 1
         self.turn = pair
-
-    def _reopen(self, line: str, old: frozenset[str], new: frozenset[str]) -> None:
-        self.open_ends[line] = new
-        open_to = self._open_to
-        for end in old:
-            open_to[end].discard(line)
-        for end in new:
-            open_to.setdefault(end, set()).add(line)
 
     def _end_set(self, winner: str | None, reason: str) -> None:
         self.result = {"winner": winner, "reason": reason}
