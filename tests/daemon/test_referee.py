@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 import pytest
 
@@ -285,3 +286,29 @@ def test_every_referee_text_exists_in_both_languages(game: type) -> None:
     assert all(spanish and english for spanish, english in TEXT.values())
     assert game.name in ("seises", "sexto-set")
     assert Play("6O") != Play("6O", "M1R")
+
+
+def test_a_disk_that_fills_mid_game_keeps_the_game_going_and_catches_up(tmp_path: Path) -> None:
+    from companion.journal import Journal
+    from companion.nfc.tracking import TableTracker
+    from companion.table import Table
+
+    referee = seises(confirm_turns=False)
+    table = Table(referee, TableTracker(_NoRegistry()), Journal(tmp_path / "journal.db"))
+    table.start(0.0)
+    pages = table.journal._db.execute("PRAGMA page_count").fetchone()[0]
+    table.journal._db.execute(f"PRAGMA max_page_count = {pages}")  # SQLite's own "database or disk is full"
+    big = "x" * 30000  # an entry that does not fit in the pages left
+    table._record([Entry("action", big, 1.0)], 1.0)
+    view = referee.view()
+    assert view.message is not None and view.message.kind is MessageKind.DISK_FULL
+    assert view.status is StatusLight.ERROR and table.journal.backlog == 1
+    table.journal._db.execute("PRAGMA max_page_count = 1000000")  # room again
+    table._record([Entry("action", "play 6O", 2.0)], 2.0)
+    assert table.journal.backlog == 0 and referee.view().status is StatusLight.READY
+    assert [e.text for e in table.journal.entries(table.game_id)] == [big, "play 6O"]
+
+
+class _NoRegistry:
+    def card_for(self, uid: bytes) -> str | None:
+        return None
