@@ -39,6 +39,9 @@ CREATE TABLE IF NOT EXISTS entries (
 """
 
 
+DURABLE = ("action", "undo")  # the entries a power cut must never lose
+
+
 class JournalError(OSError):
     """The journal cannot be written (disk full, read-only, missing folder); the message says what to do."""
 
@@ -87,24 +90,38 @@ class Journal:
         return game_id
 
     def append(self, game_id: int, entry: Entry) -> None:
-        """Write ``entry`` (after any backlog) in one transaction; on failure keep it and raise JournalError."""
+        """Write ``entry`` (after any backlog) in one transaction; on failure keep it and raise JournalError.
+
+        Game actions and undos wait for the disk (``synchronous=FULL``). A zone registration alone does not: after
+        a power cut the players would only lay that master card again, and the next action's sync writes it too.
+        """
         self._backlog.append((game_id, entry))
+        durable = any(pending.kind in DURABLE for _, pending in self._backlog)
         with self._write():
-            self._db.execute("BEGIN IMMEDIATE")
+            if not durable:
+                self._db.execute("PRAGMA synchronous=NORMAL")
             try:
-                for game, pending in self._backlog:
-                    seq = self._next_seq(game)
-                    self._db.execute(
-                        "INSERT INTO entries (game, seq, t, kind, text) VALUES (?, ?, ?, ?, ?)",
-                        (game, seq, pending.t, pending.kind, pending.text),
-                    )
-                self._db.execute("COMMIT")
-            except BaseException:
-                if self._db.in_transaction:  # SQLite rolls back by itself on a full disk
-                    self._db.execute("ROLLBACK")
-                self._seq.clear()  # the sequence numbers handed out above were not written
-                raise
+                self._commit_backlog()
+            finally:
+                if not durable:
+                    self._db.execute("PRAGMA synchronous=FULL")
         self._backlog.clear()
+
+    def _commit_backlog(self) -> None:
+        self._db.execute("BEGIN IMMEDIATE")
+        try:
+            for game, pending in self._backlog:
+                seq = self._next_seq(game)
+                self._db.execute(
+                    "INSERT INTO entries (game, seq, t, kind, text) VALUES (?, ?, ?, ?, ?)",
+                    (game, seq, pending.t, pending.kind, pending.text),
+                )
+            self._db.execute("COMMIT")
+        except BaseException:
+            if self._db.in_transaction:  # SQLite rolls back by itself on a full disk
+                self._db.execute("ROLLBACK")
+            self._seq.clear()  # the sequence numbers handed out above were not written
+            raise
 
     @property
     def backlog(self) -> int:

@@ -31,6 +31,19 @@ def test_the_journal_runs_in_wal_mode_with_full_sync(tmp_path: Path) -> None:
     assert journal._db.execute("PRAGMA synchronous").fetchone()[0] == 2  # FULL
 
 
+def test_only_zone_registrations_skip_the_disk_sync_and_full_sync_comes_back(tmp_path: Path) -> None:
+    journal = Journal(tmp_path / "journal.db")
+    game = journal.new_game({"game": "sexto-set"}, t=0.0)
+    syncs: list[int] = []
+    journal._db.set_trace_callback(lambda sql: syncs.append(sql.count("synchronous=NORMAL")))
+    journal.append(game, Entry("zone", "z1 M1R", 1.0))
+    assert sum(syncs) == 1
+    journal.append(game, Entry("action", "play M1R N01", 2.0))
+    assert sum(syncs) == 1, "a game action always waits for the disk"
+    assert journal._db.execute("PRAGMA synchronous").fetchone()[0] == 2
+    assert [e.kind for e in Journal(tmp_path / "journal.db").entries(game)] == ["zone", "action"]
+
+
 def test_a_full_disk_keeps_entries_in_a_backlog_and_writes_them_once_there_is_room(tmp_path: Path) -> None:
     journal = Journal(tmp_path / "journal.db")
     game = journal.new_game({"game": "seises"}, t=0.0)
