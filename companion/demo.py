@@ -179,7 +179,6 @@ class Demo:
     def _illegal_attempt(self, hand: list[str], zone: str) -> bool:
         """A player lays a card that does not fit, sees the red LED and the reason, and takes it back."""
         wrong = [card for card in hand if self.referee.game.reason(self._action(card, zone)) is not None]
-        wrong = [card for card in wrong if card not in self.referee.game.deck or self._fresh(card)]
         if not wrong:
             return False
         card = self.rng.choice(wrong)
@@ -188,10 +187,6 @@ class Demo:
         self._lift(card)
         self._wait(0.5)
         return True
-
-    def _fresh(self, card: str) -> bool:
-        game = self.referee.game
-        return not (isinstance(game, SextoSet) and card in game.placed)
 
     def _action(self, card: str, zone: str) -> Action:
         return Play(card, self.referee.lines.get(zone)) if isinstance(self.referee.game, SextoSet) else Play(card)

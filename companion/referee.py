@@ -472,12 +472,24 @@ class Referee:
             status = StatusLight.READY
         return TableView(
             game=self._game_view(),
-            message=self.message,
+            message=self.message or self._standing_message(),
             zone_lights=lights,
             status=status,
             language="en" if self.language == "en" else "es",
             menu=None if self.menu is None else self.menu.view(),
         )
+
+    def _standing_message(self) -> Message | None:
+        """A problem a person must fix stays on the screen while nothing newer is said."""
+        if not self.hub_online:
+            return Message(MessageKind.HUB_LOST, self._text("hub_lost"), self._text("hub_lost_do"))
+        if not self.journal_ok:
+            return Message(MessageKind.DISK_FULL, self._text("disk_full"), self._text("disk_full_do"))
+        if self.readers_down:
+            zone = sorted(self.readers_down)[0]
+            title, todo = self._text("reader_down", zone=zone), self._text("reader_down_do", zone=zone)
+            return Message(MessageKind.READER_DOWN, title, todo)
+        return None
 
     def _game_view(self) -> SeisesView | SextoSetView:
         game = self.game

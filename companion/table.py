@@ -13,7 +13,7 @@ import json
 import logging
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
-from typing import Protocol
+from typing import Any, Protocol
 
 from companion.config import GameConfig
 from companion.journal import Entry, Journal, JournalError
@@ -44,6 +44,9 @@ class Table:
     on_event: Callable[[object, float], None] | None = None  # the demo prints what happens
     game_id: int = 0
     _unknown: dict[str, set[bytes]] = field(default_factory=dict)  # zone -> unknown tags lying there
+    _finished: bool = False  # the journal has the game's outcome
+    _unsaved: dict[str, Any] | None = None  # a new game's settings, while the disk had no room for its row
+    _held: list[Entry] = field(default_factory=list)  # that game's entries meanwhile
 
     def start(self, now: float) -> None:
         """Resume the last unfinished game from the journal, or start the configured one."""
@@ -55,7 +58,7 @@ class Table:
             self.game_id = last.id
             log.info("resumed game %d (%s) after %d journal entries", last.id, config.name, last.entries)
         else:
-            self.game_id = self.journal.new_game(self.referee.config.settings(), now)
+            self._open_game(self.referee.config.settings(), now)
             log.info("new game %d (%s)", self.game_id, self.referee.config.name)
         self.show(now)
 
@@ -96,30 +99,54 @@ class Table:
     def _record(self, entries: list[Entry], now: float) -> None:
         for entry in entries:
             if entry.kind == "new_game":
-                self._finish()
-                try:
-                    self.game_id = self.journal.new_game(json.loads(entry.text), now)
-                except JournalError as exc:
-                    self._journal_failed(exc, now)
-                continue
+                if not self._finished:
+                    self._close({"termination": "replaced", "winner": None})  # a new game was chosen mid-game
+                self._open_game(json.loads(entry.text), now)
+            else:
+                self._append(entry, now)
+        outcome = self.referee.game.outcome()
+        if entries and outcome is not None and isinstance(self.referee.game, Seises) and not self._finished:
+            self._close({"termination": outcome.termination, "winner": outcome.winner})
+
+    def _open_game(self, settings: dict[str, Any], now: float) -> None:
+        """A new game: its row is written now, or with its first entry once the disk has room."""
+        self._finished = False
+        self._unsaved = settings
+        self._saved(now)
+
+    def _saved(self, now: float) -> bool:
+        if self._unsaved is None:
+            return True
+        try:
+            self.game_id = self.journal.new_game(self._unsaved, now)
+        except JournalError as exc:
+            self._journal_failed(exc, now)
+            return False
+        self._unsaved = None
+        return True
+
+    def _append(self, entry: Entry, now: float) -> None:
+        if not self._saved(now):
+            self._held.append(entry)  # the game has no row yet: keep its entries in order until it has
+            return
+        held, self._held = self._held, []
+        for pending in [*held, entry]:
             try:
-                self.journal.append(self.game_id, entry)
+                self.journal.append(self.game_id, pending)  # on failure the journal keeps it, in order
             except JournalError as exc:
                 self._journal_failed(exc, now)
-            else:
-                log.info("game %d: %s %s", self.game_id, entry.kind, entry.text)
-                if not self.referee.journal_ok:
-                    log.warning("journal writable again: the entries kept in memory are on disk now")
-                    self.referee.handle(JournalStatus(True), now)
-        if entries and self.referee.game.outcome() is not None and isinstance(self.referee.game, Seises):
-            self._finish()
+                continue
+            log.info("game %d: %s %s", self.game_id, pending.kind, pending.text)
+            if not self.referee.journal_ok:
+                log.warning("journal writable again: the entries kept in memory are on disk now")
+                self.referee.handle(JournalStatus(True), now)
 
-    def _finish(self) -> None:
-        outcome = self.referee.game.outcome()
-        if outcome is None:
-            return
+    def _close(self, outcome: dict[str, Any]) -> None:
+        self._finished = True
+        if self._unsaved is not None:
+            return  # never written: nothing to close
         try:
-            self.journal.finish(self.game_id, {"termination": outcome.termination, "winner": outcome.winner})
+            self.journal.finish(self.game_id, outcome)
         except JournalError as exc:
             log.error("%s", exc)
 
