@@ -9,6 +9,7 @@ from pathlib import Path
 
 import pytest
 from gpiozero.pins.mock import MockFactory, MockPWMPin
+from PIL import Image
 
 from companion.cli import main
 from companion.demo import PI_4, Demo
@@ -18,10 +19,12 @@ from companion.rules import Play
 from companion.ui.screens import render
 
 
-def run_demo(game: str, seed: int, tmp_path: Path) -> tuple[Demo, list[str], MockFactory]:
+def run_demo(game: str, seed: int, tmp_path: Path, frames: Path | None = None) -> tuple[Demo, list[str], MockFactory]:
     lines: list[str] = []
     factory = MockFactory(revision=PI_4, pin_class=MockPWMPin)
-    demo = Demo(game=game, seed=seed, out=lines.append, journal_path=tmp_path / "journal.db", factory=factory)
+    demo = Demo(
+        game=game, seed=seed, out=lines.append, journal_path=tmp_path / "journal.db", factory=factory, frames=frames
+    )
     assert demo.run() == 0
     return demo, lines, factory
 
@@ -70,10 +73,14 @@ def test_a_whole_seises_game(tmp_path: Path, capsys: pytest.CaptureFixture[str])
 
 
 def test_a_sexto_set_match_is_the_same_for_the_same_seed(tmp_path: Path) -> None:
-    first, lines, _ = run_demo("sexto-set", 5, tmp_path / "a")
+    first, lines, _ = run_demo("sexto-set", 5, tmp_path / "a", frames=tmp_path / "frames")
     _, lines_again, _ = run_demo("sexto-set", 5, tmp_path / "b")
     assert lines[1:] == lines_again[1:]  # the first line names the journal's path
     game = first.referee.game
     assert max(game.sets_won.values()) == 2 or game.set_number > 5
     assert first.counts["led commands"] >= 2 * sum(isinstance(a, Play) for a in game.actions)
     assert "Listo: empieza la pareja A" in "\n".join(lines)
+    pngs = sorted((tmp_path / "frames").glob("sexto-set-*.png"))
+    assert len(pngs) == first.counts["frames"], "--frames writes every frame the display was sent"
+    with Image.open(pngs[-1]) as last:
+        assert last.convert("1").tobytes() == render(first.referee.view()).convert("1").tobytes()
