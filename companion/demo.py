@@ -35,7 +35,7 @@ from companion.rules import Action, Play, Seises, SextoSet
 from companion.rules.robots import SeisesTable, SextoSetTable
 from companion.table import Table
 from companion.ui.buttons import Buttons, Press
-from companion.ui.lights import HubZoneLights, StatusLed, ZoneLights
+from companion.ui.lights import LOOK, HubZoneLights, StatusLed, ZoneLights
 from companion.ui.screen import FakeI2CBus, Screen, frame_to_text, make_device
 from companion.view import MessageKind, TableView, ZoneLight
 
@@ -286,7 +286,8 @@ class Demo:
     def _shown(self, view: TableView) -> None:
         for zone, light in view.zone_lights.items():
             if self._last_lights.get(zone, ZoneLight.OFF) != light:
-                self._line(f"{zone} LED: {_LOOK[light]}")
+                colour, mode = LOOK[light]
+                self._line(f"{zone} LED: {colour}" + (f" ({mode})" if colour != "off" else ""))
                 self.counts["led changes"] = self.counts.get("led changes", 0) + 1
         self._last_lights = dict(view.zone_lights)
         message = view.message
@@ -312,14 +313,6 @@ class Demo:
             f"{game.name}: {len(game.actions)} actions committed, {rows} journal rows; outcome {outcome}; "
             f"{counts}; {self.now:.0f} s of table time"
         )
-
-
-_LOOK = {
-    ZoneLight.OFF: "off",
-    ZoneLight.PENDING_OK: "green (steady)",
-    ZoneLight.ILLEGAL: "red (blinking)",
-    ZoneLight.UNKNOWN: "amber (blinking)",
-}
 
 
 class _Screen:
