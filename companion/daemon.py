@@ -112,7 +112,7 @@ class Daemon:
             from companion.hub.backend import HubBackend
 
             self._hub = HubBackend(list(config.zones), self._threadsafe(loop, self._hub_event), config.hub_port)
-            lights: Any = HubZoneLights(tuple(config.zones), self._hub.set_led, status)
+            lights: ZoneLights | HubZoneLights = HubZoneLights(tuple(config.zones), self._hub.set_led, status)
         else:
             missing = [zone for zone in config.zones if zone not in pinmap.zones]
             if missing:
@@ -122,9 +122,9 @@ class Daemon:
                 )
             lights = ZoneLights({z: pinmap.zones[z] for z in config.zones}, status, pin_factory=self.pin_factory)
             self._stack.callback(lights.close)
-        table.outputs.append(_LightsOutput(lights))  # the LED first: it is what the player looks at
+        table.outputs.append(lights)  # the LED first: it is what the player looks at
         if screen is not None:
-            table.outputs.append(_ScreenOutput(screen))
+            table.outputs.append(screen)
 
         buttons = Buttons(
             pinmap.buttons,
@@ -238,19 +238,3 @@ class Daemon:
         for output in self.table.outputs:
             output.show(self.stopped_view, self.clock())
         log.info("stopped: %s", stopped.title)
-
-
-class _ScreenOutput:
-    def __init__(self, screen: Screen) -> None:
-        self.screen = screen
-
-    def show(self, view: TableView, now: float) -> None:
-        self.screen.show(view, now)
-
-
-class _LightsOutput:
-    def __init__(self, lights: Any) -> None:
-        self.lights = lights
-
-    def show(self, view: TableView, now: float) -> None:
-        self.lights.apply(view.zone_lights, view.status)

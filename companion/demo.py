@@ -91,7 +91,8 @@ class Demo:
         self.referee = Referee(config, zones)
         status = StatusLed(pinmap.status_led, pin_factory=factory)
         if self.game == "seises":
-            self.lights: Any = ZoneLights({"z1": pinmap.zones["z1"]}, status, pin_factory=factory)
+            pins = {"z1": pinmap.zones["z1"]}
+            self.lights: ZoneLights | HubZoneLights = ZoneLights(pins, status, pin_factory=factory)
         else:
             self.lights = HubZoneLights(MASTERS_ZONES, self._hub_led, status)
         self.bus = self.bus or FakeI2CBus()
@@ -100,7 +101,7 @@ class Demo:
             self.referee,
             TableTracker(registry, absences=3),
             self.journal,
-            outputs=[_Lights(self), _Screen(self)],  # the LED first: it is what the player looks at
+            outputs=[self.lights, _Screen(self)],  # the LED first: it is what the player looks at
             on_event=self._event,
         )
         self.buttons = Buttons(
@@ -322,11 +323,3 @@ class _Screen:
     def show(self, view: TableView, now: float) -> None:
         self.demo._frame(self.demo.screen.show(view, now))
         self.demo._shown(view)
-
-
-class _Lights:
-    def __init__(self, demo: Demo) -> None:
-        self.demo = demo
-
-    def show(self, view: TableView, now: float) -> None:
-        self.demo.lights.apply(view.zone_lights, view.status)

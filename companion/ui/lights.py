@@ -14,7 +14,7 @@ from typing import Any, Literal
 from gpiozero import LED, RGBLED, LEDBoard
 
 from companion.hardware import ZonePins
-from companion.view import StatusLight, ZoneLight
+from companion.view import StatusLight, TableView, ZoneLight
 
 __all__ = ["BLINK", "LOOK", "HubZoneLights", "StatusLed", "ZoneLights"]
 
@@ -114,6 +114,10 @@ class ZoneLights:
             self._leds[name].show(light)
         self.status.show(status)
 
+    def show(self, view: TableView, now: float) -> None:
+        """The lights of ``view``: the daemon's outputs all have this one call."""
+        self.apply(view.zone_lights, view.status)
+
     def close(self) -> None:
         for led in self._leds.values():
             led.close()
@@ -136,6 +140,10 @@ class HubZoneLights:
         for name, light in _changes(zone_lights, self._shown, self._zones):
             self.send(name, *LOOK[light])
         self.status.show(status)
+
+    def show(self, view: TableView, now: float) -> None:
+        """The lights of ``view``: the daemon's outputs all have this one call."""
+        self.apply(view.zone_lights, view.status)
 
     def forget(self) -> None:
         """The hub restarted with its LEDs off: send every zone's light again at the next apply."""
