@@ -40,7 +40,7 @@ from companion.table import Table
 from companion.ui.buttons import Buttons
 from companion.ui.lights import HubZoneLights, StatusLed, ZoneLights
 from companion.ui.screen import Screen, make_device
-from companion.view import Message, MessageKind, TableView
+from companion.view import TableView
 
 __all__ = ["Daemon", "StartError"]
 
@@ -230,11 +230,8 @@ class Daemon:
     def _say_stopped(self) -> None:
         if self.table is None:
             return
-        stopped = Message(MessageKind.INFO, "Companion parado", "Se reanuda al arrancar")
-        if self.table.referee.language == "en":
-            stopped = Message(MessageKind.INFO, "Companion stopped", "It resumes at start")
-        view = self.table.referee.view()
-        self.stopped_view = TableView(view.game, stopped, {}, view.status, view.language)
+        self.stopped_view = self.table.referee.stopped_view()
         for output in self.table.outputs:
             output.show(self.stopped_view, self.clock())
-        log.info("stopped: %s", stopped.title)
+        assert self.stopped_view.message is not None
+        log.info("stopped: %s", self.stopped_view.message.title)

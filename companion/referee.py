@@ -121,6 +121,8 @@ TEXT: dict[str, tuple[str, str]] = {
     "disk_full_do": ("Libera espacio en la tarjeta", "Free space on the SD card"),
     "new_game": ("Partida nueva: {game}", "New game: {game}"),
     "seat": ("Asiento {n}", "Seat {n}"),
+    "stopped": ("Companion parado", "Companion stopped"),
+    "stopped_do": ("Se reanuda al arrancar", "It resumes at start"),
 }
 
 # A message's title key -> the key of its "what to do" line; the rest have none, or build it themselves.
@@ -141,6 +143,7 @@ TODO: dict[str, str] = {
     "renege": "renege_chip",
     "set_won": "next_set",
     "set_drawn": "next_set",
+    "stopped": "stopped_do",
 }
 
 
@@ -478,6 +481,12 @@ class Referee:
             language="en" if self.language == "en" else "es",
             menu=None if self.menu is None else self.menu.view(),
         )
+
+    def stopped_view(self) -> TableView:
+        """What the screen is left showing when the service stops."""
+        view = self.view()
+        message = Message(MessageKind.INFO, self._text("stopped"), self._text("stopped_do"))
+        return TableView(view.game, message, {}, view.status, view.language)
 
     def _standing_message(self) -> Message | None:
         """A problem a person must fix stays on the screen while nothing newer is said."""
