@@ -141,7 +141,7 @@ class Daemon:
             self._readers = self._open_readers(pinmap, registry)
             scans = self._threadsafe(loop, lambda scan: table.scan(scan, self.clock()))
             self._readers.start(scans, interval_s=config.poll_interval_s, clock=self.clock)
-            self._stack.callback(self._readers.stop)
+            self._stack.callback(self._readers.close)
         tasks.append(loop.create_task(self._tick(buttons, screen), name="ticker"))
         table.show(self.clock())
 
@@ -180,13 +180,11 @@ class Daemon:
                 reader = pinmap.zones[zone].reader
                 if reader is None:
                     raise StartError(f"zone {zone} has no reader in the pin map {pinmap.source}: add reader = {{...}}")
-                zones.append(SpiZone(zone, reader.spi_port, reader.spi_device))
-            resets = {pinmap.zones[z].reader.reset for z in config.zones if pinmap.zones[z].reader}  # type: ignore[union-attr]
-            reset = min(resets) if resets else None
+                zones.append(SpiZone(zone, reader.spi_port, reader.spi_device, reset=reader.reset))
             if config.backend == "mfrc522":
-                backend = mfrc522_backend(zones, registry, reset_gpio=reset or 25)
+                backend = mfrc522_backend(zones, registry)
             else:
-                backend = spi_backend(zones, registry, reset_gpio=reset, pin_factory=self.pin_factory)
+                backend = spi_backend(zones, registry, pin_factory=self.pin_factory)
         try:
             backend.init()
         except ReaderNotResponding as exc:

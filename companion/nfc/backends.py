@@ -59,6 +59,7 @@ class ReaderBackend:
         self.readers = list(readers)
         self.registry = registry
         self._tag_ids: dict[bytes, str | None] = {}
+        self.devices: list[Any] = []  # GPIO outputs (reset lines, chip selects) held while the readers run
         self._thread: threading.Thread | None = None
         self._stopping = threading.Event()
 
@@ -125,18 +126,27 @@ class ReaderBackend:
             self._thread.join()
             self._thread = None
 
+    def close(self) -> None:
+        """Stop polling and let go of the GPIO lines."""
+        self.stop()
+        for device in self.devices:
+            device.close()
+        self.devices.clear()
+
 
 # -- spi -------------------------------------------------------------------------------------------------------
 
 
 @dataclass(frozen=True)
 class SpiZone:
-    """Where a zone's reader is wired: spidev ``bus``/``device``, or a GPIO (BCM number) as chip select."""
+    """Where a zone's reader is wired: spidev ``bus``/``device``, or a GPIO (BCM number) as chip select, and
+    its reset line."""
 
     zone: str
     bus: int = 0
     device: int = 0
     cs_gpio: int | None = None
+    reset: int | None = None  # the reader's NRSTPD line (BCM number); readers may share one
 
 
 def gpio_cs_transfer(dev: Any, cs: Any) -> Callable[[bytes], bytes]:
@@ -157,21 +167,24 @@ def spi_backend(
     zones: Sequence[SpiZone],
     registry: CardNames | None = None,
     *,
-    reset_gpio: int | None = None,
     spi_hz: int = SPI_HZ,
     timeout_ms: float = 1.0,
     gain: int = 48,
     pin_factory: Any = None,
 ) -> ReaderBackend:
-    """Our driver on the Pi's SPI bus. ``reset_gpio`` is the NRSTPD line all readers share (BCM number)."""
+    """Our driver on the Pi's SPI bus; every reset line of ``zones`` is pulsed low, then held high."""
     import spidev  # late: off a Pi the tests put companion.sim.spidev in its place
 
-    if reset_gpio is not None or any(z.cs_gpio is not None for z in zones):
+    devices: list[Any] = []  # GPIO outputs the back-end holds for as long as it runs
+    resets = sorted({zone.reset for zone in zones if zone.reset is not None})
+    if resets or any(z.cs_gpio is not None for z in zones):
         from gpiozero import DigitalOutputDevice
-    if reset_gpio is not None:
-        reset = DigitalOutputDevice(reset_gpio, initial_value=False, pin_factory=pin_factory)
+    for pin in resets:
+        devices.append(DigitalOutputDevice(pin, initial_value=False, pin_factory=pin_factory))
+    if resets:
         time.sleep(0.001)  # NRSTPD low for a hard reset, then high: the oscillator starts within 40 us
-        reset.on()
+        for reset in devices:
+            reset.on()
     readers: list[tuple[str, ZoneReader]] = []
     for zone in zones:
         dev = spidev.SpiDev()
@@ -183,9 +196,12 @@ def spi_backend(
         else:
             dev.no_cs = True
             cs = DigitalOutputDevice(zone.cs_gpio, active_high=False, initial_value=False, pin_factory=pin_factory)
+            devices.append(cs)
             transfer = gpio_cs_transfer(dev, cs)
         readers.append((zone.zone, RC522(transfer, timeout_ms=timeout_ms, gain=gain)))
-    return ReaderBackend(readers, registry)
+    backend = ReaderBackend(readers, registry)
+    backend.devices = devices
+    return backend
 
 
 # -- mfrc522 ---------------------------------------------------------------------------------------------------
@@ -197,7 +213,8 @@ class _PackageReader:
     def __init__(self, bus: int, device: int, spi_hz: int, reset_pin: int) -> None:
         from mfrc522 import MFRC522  # late: it imports RPi.GPIO, which fails off a Pi
 
-        self.chip = MFRC522(bus=bus, device=device, spd=spi_hz, pin_rst=reset_pin)
+        # pin_mode 11 is RPi.GPIO's BCM numbering, the pin map's; the package's default is the header's.
+        self.chip = MFRC522(bus=bus, device=device, spd=spi_hz, pin_mode=11, pin_rst=reset_pin)
 
     def init(self) -> None:
         """The package sets the chip up in its constructor."""
@@ -214,14 +231,15 @@ class _PackageReader:
 
 
 def mfrc522_backend(
-    zones: Sequence[SpiZone], registry: CardNames | None = None, *, spi_hz: int = SPI_HZ, reset_gpio: int = 25
+    zones: Sequence[SpiZone], registry: CardNames | None = None, *, spi_hz: int = SPI_HZ
 ) -> ReaderBackend:
-    """The public ``mfrc522`` package on each zone (spidev chip selects only; ``reset_gpio`` in BCM numbering)."""
+    """The public ``mfrc522`` package on each zone (spidev chip selects only; each zone's reset in BCM numbering,
+    25 when none is given, as the package's wiring guides have it)."""
     for zone in zones:
         if zone.cs_gpio is not None:
             raise ValueError(f"zone {zone.zone}: the mfrc522 back-end takes spidev chip selects only, not a GPIO")
     return ReaderBackend(
-        [(z.zone, _PackageReader(z.bus, z.device, spi_hz, reset_gpio)) for z in zones],
+        [(z.zone, _PackageReader(z.bus, z.device, spi_hz, 25 if z.reset is None else z.reset)) for z in zones],
         registry,
     )
 

@@ -145,3 +145,23 @@ def test_the_mfrc522_backend_reads_classic_cards(fake_pi: Callable[[], types.Mod
     assert seen == [(uid,), (), (uid,), ()]  # no HALT in the package: the card answers every other WUPA
     with pytest.raises(ValueError, match="spidev chip selects only"):
         mfrc522_backend([SpiZone("table", 0, 0, cs_gpio=5)])
+
+
+def test_every_zone_reset_line_is_pulsed_then_held_high_while_the_readers_run(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setitem(sys.modules, "spidev", sim.spidev)
+    factory = MockFactory()
+    backend = spi_backend([SpiZone("O", 0, 0, reset=24), SpiZone("C", 0, 1, reset=25)], pin_factory=factory)
+    for gpio in (24, 25):
+        assert [s.state for s in factory.pin(gpio).states][-2:] == [False, True], "low to reset, then high"
+    backend.close()
+    assert backend.devices == []
+
+
+def test_the_mfrc522_backend_drives_each_zones_reset_in_bcm_numbering(
+    fake_pi: Callable[[], types.ModuleType],
+) -> None:
+    fake_pi()
+    gpio = sys.modules["RPi.GPIO"]
+    mfrc522_backend([SpiZone("O", 0, 0, reset=24), SpiZone("C", 0, 1, reset=25)])
+    assert gpio.getmode() == gpio.BCM  # type: ignore[attr-defined]
+    assert gpio.levels == {24: 1, 25: 1}  # type: ignore[attr-defined]
