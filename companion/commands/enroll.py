@@ -7,8 +7,9 @@ import sys
 from pathlib import Path
 
 from companion.decks import DeckError, load_deck
+from companion.nfc.backends import ReaderBackend, SpiZone, spi_backend
 from companion.nfc.enrollment import Enrollment
-from companion.nfc.rc522 import RC522, NfcError, spidev_transfer
+from companion.nfc.rc522 import RC522, NfcError
 from companion.nfc.registry import Registry, RegistryError
 
 DEFAULT_REGISTRY = Path("/var/lib/companion/registry.toml")
@@ -32,8 +33,8 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     parser.set_defaults(func=run)
 
 
-def zone_reader(zone: str | None, pinmap_path: str | None) -> RC522:
-    """Our driver on the reader the pin map gives ``zone``."""
+def zone_reader(zone: str | None, pinmap_path: str | None) -> ReaderBackend:
+    """The reader the pin map gives ``zone``, through our driver, its reset line held high as the daemon does."""
     from companion.hardware import load_pinmap
 
     pinmap = load_pinmap(pinmap_path)
@@ -43,21 +44,22 @@ def zone_reader(zone: str | None, pinmap_path: str | None) -> RC522:
     name = zone or next(iter(wired))
     if name not in wired:
         raise ValueError(f"zone {name!r} has no reader on the Pi; zones with one: {', '.join(wired)}")
-    import spidev
-
-    dev = spidev.SpiDev()
-    dev.open(wired[name].spi_port, wired[name].spi_device)
-    dev.max_speed_hz = SPI_HZ
-    return RC522(spidev_transfer(dev))
+    pins = wired[name]
+    return spi_backend([SpiZone(name, pins.spi_port, pins.spi_device, reset=pins.reset)], spi_hz=SPI_HZ)
 
 
 def run(args: argparse.Namespace) -> int:
     try:
         deck = load_deck(args.deck)
         registry = Registry.load(args.registry, deck=deck.name)
-        reader = zone_reader(args.zone, args.pinmap)
-        reader.init()
-        Enrollment(deck, registry, reader, write_tags=args.write_tags, rebind=args.rebind, lang=args.lang).run()
+        backend = zone_reader(args.zone, args.pinmap)
+        try:
+            backend.init()
+            reader = backend.readers[0][1]
+            assert isinstance(reader, RC522)
+            Enrollment(deck, registry, reader, write_tags=args.write_tags, rebind=args.rebind, lang=args.lang).run()
+        finally:
+            backend.close()
     except (DeckError, RegistryError, ValueError, NfcError, OSError) as exc:
         print(f"companion enroll: {exc}", file=sys.stderr)
         return 2

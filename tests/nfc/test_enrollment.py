@@ -8,6 +8,8 @@ import tomllib
 from pathlib import Path
 
 import pytest
+from gpiozero import Device
+from gpiozero.pins.mock import MockFactory
 
 import companion.sim as sim
 from companion.cli import main
@@ -78,6 +80,7 @@ def deck_path(tmp_path: Path) -> Path:
 @pytest.fixture
 def bench(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setitem(sys.modules, "spidev", sim.spidev)
+    monkeypatch.setattr(Device, "pin_factory", MockFactory())  # the reader's reset line
     monkeypatch.setattr("time.sleep", lambda seconds: None)  # the player is quick; modeled time still counts
 
 
