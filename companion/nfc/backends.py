@@ -60,6 +60,7 @@ class ReaderBackend:
         self.registry = registry
         self._tag_ids: dict[bytes, str | None] = {}
         self.devices: list[Any] = []  # GPIO outputs (reset lines, chip selects) held while the readers run
+        self._down: set[str] = set()  # zones whose reader must be set up again before it is read
         self._thread: threading.Thread | None = None
         self._stopping = threading.Event()
 
@@ -68,12 +69,17 @@ class ReaderBackend:
         return [zone for zone, _ in self.readers]
 
     def init(self) -> None:
-        """Set every reader up; a reader that does not answer is named by its zone."""
+        """Set every reader up. Readers that do not answer are named by their zones, after all the others are
+        set up; polling sets them up as soon as they answer."""
+        failed = []
         for zone, reader in self.readers:
             try:
                 reader.init()
             except ReaderNotResponding as exc:
-                raise ReaderNotResponding(f"zone {zone}: {exc}") from exc
+                self._down.add(zone)
+                failed.append(f"zone {zone}: {exc}")
+        if failed:
+            raise ReaderNotResponding("; ".join(failed))
 
     def _read_card_id(self, reader: ZoneReader, uid: bytes, sak: int) -> None:
         if sak != _TYPE_2_SAK or uid in self._tag_ids or not isinstance(reader, RC522):
@@ -91,8 +97,12 @@ class ReaderBackend:
 
     def scan(self, zone: str, reader: ZoneReader, t: float) -> ZoneScan:
         try:
+            if zone in self._down:  # it lost power or never answered: its set-up is gone
+                reader.init()
+                self._down.discard(zone)
             uids = reader.scan(lambda uid, sak: self._read_card_id(reader, uid, sak))
         except ReaderNotResponding as exc:
+            self._down.add(zone)
             return ZoneScan(zone, (), t, error=f"reader not responding: {exc}")
         except NfcError as exc:
             return ZoneScan(zone, (), t, error=str(exc) or type(exc).__name__)

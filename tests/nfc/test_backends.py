@@ -27,6 +27,7 @@ from companion.nfc.registry import Registry
 from companion.nfc.tracking import TableTracker
 
 SIX = bytes.fromhex("04A1B2C3D4E5F6")
+SEVEN = bytes.fromhex("04112233445566")
 
 
 def run(backend: SimBackend, tracker: TableTracker, until: float, step: float = 0.02) -> list[tuple[float, object]]:
@@ -108,6 +109,21 @@ def test_a_dead_reader_is_named_by_its_zone(monkeypatch: pytest.MonkeyPatch) -> 
     backend = spi_backend([SpiZone("O", 0, 0), SpiZone("C", 0, 1)])
     with pytest.raises(ReaderNotResponding, match="zone C: no MFRC522"):
         backend.init()
+
+
+def test_the_other_readers_work_and_a_dead_one_is_set_up_when_it_answers(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setitem(sys.modules, "spidev", sim.spidev)
+    sim.unplug(0, 0)
+    sim.field(0, 0).add(sim.Ntag213(SIX))
+    sim.field(0, 1).add(sim.Ntag213(SEVEN))
+    backend = spi_backend([SpiZone("O", 0, 0), SpiZone("C", 0, 1)])
+    with pytest.raises(ReaderNotResponding, match="zone O"):
+        backend.init()
+    first = backend.poll(1.0)
+    assert first[0].error is not None and first[0].error.startswith("reader not responding")
+    assert first[1] == ZoneScan("C", (SEVEN,), 1.0), "a dead reader does not keep the others from starting"
+    sim.reader(0, 0).unplugged = False  # plugged back, in its power-on state
+    assert backend.poll(2.0)[0] == ZoneScan("O", (SIX,), 2.0)
 
 
 def test_the_polling_thread_hands_over_scans_until_stopped() -> None:
