@@ -25,6 +25,7 @@ from pathlib import Path
 from typing import Any
 
 import luma.core.error
+from gpiozero.exc import GPIOZeroError
 
 from companion.config import Config
 from companion.hardware import PinMap, load_pinmap
@@ -74,7 +75,14 @@ class Daemon:
                 loop.add_signal_handler(signum, stop.set)
         tasks: list[asyncio.Task[None]] = []
         try:
-            self._start(loop, tasks)
+            try:
+                self._start(loop, tasks)
+            except OSError as exc:
+                raise StartError(
+                    f"{exc}: is SPI or I2C switched on, and may this user open it? companion doctor says"
+                ) from exc
+            except GPIOZeroError as exc:
+                raise StartError(f"GPIO: {exc} (on a Pi 5, install rpi-lgpio); companion doctor says more") from exc
             if self.on_started is not None:
                 self.on_started(self)
             await stop.wait()
