@@ -80,3 +80,27 @@ def test_a_game_through_the_hub(tmp_path: Path) -> None:
         hub.stop()
     journal = Journal(tmp_path / "journal.db")
     assert [e.text for e in journal.entries(1)] == ["play M1R N01"]
+
+
+def test_a_hub_that_is_not_there_at_start_is_said(tmp_path: Path) -> None:
+    zones = "".join(f'z{i} = "{master}"\n' for i, master in enumerate(MASTERS, start=1))
+    config = parse_config(
+        f'[game]\nname = "sexto-set"\n[zones]\n{zones}'
+        f'[readers]\nbackend = "hub"\nhub_port = "{tmp_path / "no-hub"}"\n'
+        f'registry = "{tmp_path / "registry.toml"}"\n[journal]\npath = "{tmp_path / "journal.db"}"\n',
+        "test",
+    )
+    factory = MockFactory(revision="c03111", pin_class=MockPWMPin)
+    daemon = Daemon(config, pin_factory=factory, display=make_device([], bus=FakeI2CBus()))
+
+    async def play() -> None:
+        stop = asyncio.Event()
+        task = asyncio.create_task(daemon.run(stop))
+        await until(lambda: daemon.table is not None and not daemon.table.referee.hub_online, timeout=5)
+        view = daemon.table.referee.view()  # type: ignore[union-attr]
+        assert view.status is StatusLight.HUB_LOST and view.message is not None
+        assert view.message.kind is MessageKind.HUB_LOST
+        stop.set()
+        await task
+
+    asyncio.run(play())
