@@ -58,13 +58,16 @@ class Screen:
         self._dimmed = False
 
     def show(self, view: TableView, now: float) -> bool:
-        """Draw ``view`` unless it is the one on the screen; return whether a frame was sent."""
+        """Draw ``view`` unless it is the one on the screen; return whether a frame was sent.
+
+        The table calls it after every event, so it also wakes the screen, even when nothing on it changed.
+        """
+        self.wake(now)
         if view == self._shown:
             return False
         with canvas(self.device) as draw:
             draw_table(draw, view)
         self._shown = view
-        self.wake(now)
         return True
 
     def wake(self, now: float) -> None:

@@ -136,7 +136,11 @@ def test_the_screen_dims_when_idle_and_wakes_on_an_event(screen: Screen, bus: Fa
     assert not screen.dimmed
     screen.tick(230.0)
     assert screen.dimmed
-    screen.show(example_views("es")["menu"], now=231.0)
+    frames = bus.frames
+    assert screen.show(TableView(), now=231.0) is False  # an event that changes nothing on the screen...
+    assert bus.contrast == bright and not screen.dimmed and bus.frames == frames  # ...still wakes it
+    screen.tick(300.0)
+    screen.show(example_views("es")["menu"], now=301.0)
     assert bus.contrast == bright and not screen.dimmed
 
 
