@@ -35,7 +35,7 @@ from companion.hub.backend import UDEV_PORT as HUB_PORT
 from companion.hub.backend import find_hub
 from companion.hub.session import HubInfo, HubOffline, HubOnline, HubSession
 from companion.nfc.rc522 import KNOWN_VERSIONS, RC522, spidev_transfer
-from companion.ui.screen import _parse_options as parse_display_options
+from companion.ui.screen import parse_options as parse_display_options
 
 __all__ = [
     "CONFIG",

@@ -31,7 +31,7 @@ from PIL import Image
 from companion.ui.screens import HEIGHT, WIDTH, draw_table
 from companion.view import TableView
 
-__all__ = ["FakeI2CBus", "Screen", "frame_to_text", "make_device"]
+__all__ = ["FakeI2CBus", "Screen", "frame_to_text", "make_device", "parse_options"]
 
 log = logging.getLogger(__name__)
 
@@ -95,7 +95,7 @@ def make_device(options: Sequence[str] | Mapping[str, object] = (), *, bus: Any 
     ``bus`` replaces the I2C bus (any object with ``write_i2c_block_data``, e.g. :class:`FakeI2CBus`) for an
     OLED on the ``i2c`` interface; without it luma opens the real bus.
     """
-    args = _parse_options(options)
+    args = parse_options(options)
     if bus is None:
         return cmdline.create_device(args)
     oled_displays = cmdline.get_display_types().get("oled", [])
@@ -111,7 +111,7 @@ def make_device(options: Sequence[str] | Mapping[str, object] = (), *, bus: Any 
     return device_class(serial_interface=serial, **dict(vars(args), framebuffer=framebuffer))
 
 
-def _parse_options(options: Sequence[str] | Mapping[str, object]) -> argparse.Namespace:
+def parse_options(options: Sequence[str] | Mapping[str, object]) -> argparse.Namespace:
     if isinstance(options, Mapping):
         words: list[str] = []
         for key, value in options.items():
