@@ -39,6 +39,8 @@ if [[ -z "$SKIP_VENV" ]]; then
     "$DESTDIR$PREFIX/venv/bin/python" -m pip install --quiet --upgrade "$SOURCE"
 fi
 install -m 0644 "$SOURCE/README.md" "$DESTDIR$PREFIX/README.md"
+install -d -m 0755 "$DESTDIR/usr/local/bin"
+ln -sfn "$PREFIX/venv/bin/companion" "$DESTDIR/usr/local/bin/companion"
 
 install -d -m 0755 "$DESTDIR/etc/systemd/system" "$DESTDIR/etc/udev/rules.d" "$DESTDIR/etc/companion"
 install -m 0644 "$SOURCE/systemd/companion.service" "$DESTDIR/etc/systemd/system/companion.service"

@@ -58,3 +58,4 @@ def test_the_installer_is_safe_to_run_twice_and_keeps_an_edited_config(tmp_path:
     assert "keeping /etc/companion/config.toml" in second.stdout
     assert config.read_text().endswith("# edited by the owner\n")
     assert (tmp_path / "etc" / "systemd" / "system" / "companion.service").read_text() == UNIT.read_text()
+    assert os.readlink(tmp_path / "usr" / "local" / "bin" / "companion") == "/opt/companion/venv/bin/companion"
