@@ -64,9 +64,8 @@ class Table:
 
     def scan(self, scan: ZoneScan, now: float) -> None:
         events: list[Event] = list(self.tracker.feed(scan))
-        down = scan.error is not None and scan.error.startswith("reader not responding")
-        if down != (scan.zone in self.referee.readers_down):
-            events.append(ReaderStatus(scan.zone, not down, scan.error or ""))
+        if scan.reader_down != (scan.zone in self.referee.readers_down):
+            events.append(ReaderStatus(scan.zone, not scan.reader_down, scan.error or ""))
         self._unknown_gone(scan, now)
         if events:
             self._handle(events, now)

@@ -99,6 +99,7 @@ class HubSession:
     _boot: int = -1  # unknown until a HELLO
     _event: int = 0  # number of the last change passed on
     _uids: list[tuple[bytes, ...]] = field(default_factory=list)
+    _down: list[str | None] = field(default_factory=list)  # per zone: why its reader is down, or None
     _leds: dict[int, tuple[int, int]] = field(default_factory=dict)
     _pending: dict[int, _PendingLed] = field(default_factory=dict)
     _deadline: float = 0.0  # when the hub is lost unless a HELLO or a heartbeat comes first
@@ -109,6 +110,7 @@ class HubSession:
 
     def __post_init__(self) -> None:
         self._uids = [() for _ in self.zones]
+        self._down = [None for _ in self.zones]
 
     # -- driven by the back-end ------------------------------------------------------------------------------
 
@@ -225,9 +227,10 @@ class HubSession:
         for zone in sorted(self._leds):
             self._send_led(zone, now, 1)
         events = self._announce(True, now, "")
-        for name, uids, health in zip(self.zones, self._uids, hello.health, strict=True):
+        for zone, (name, health) in enumerate(zip(self.zones, hello.health, strict=True)):
+            self._down[zone] = f"the reader of zone {name} did not answer at start-up" if health else None
             if health:
-                events.append(ZoneScan(name, uids, now, error=f"the reader of zone {name} did not answer at start-up"))
+                events.append(self._scan(zone, now))
         return events
 
     def _zone(self, zone: int) -> str | None:
@@ -248,7 +251,7 @@ class HubSession:
             self._count("missed_changes", step - 1)  # the snapshot after them puts the zones right
         self._event = report.event
         self._uids[report.zone] = report.uids
-        return [ZoneScan(name, report.uids, now)]
+        return [self._scan(report.zone, now)]
 
     def _snapshot(self, snapshot: Snapshot, now: float) -> list[HubEvent]:
         if len(snapshot.zones) != len(self.zones):
@@ -259,7 +262,7 @@ class HubSession:
             return []
         self._event = snapshot.event
         self._uids = list(snapshot.zones)
-        return [ZoneScan(name, uids, now) for name, uids in zip(self.zones, snapshot.zones, strict=True)]
+        return [self._scan(zone, now) for zone in range(len(self.zones))]
 
     def _zone_error(self, error: ZoneError, now: float) -> list[HubEvent]:
         name = self._zone(error.zone)
@@ -267,9 +270,19 @@ class HubSession:
             return []
         if error.code == protocol.READER_UP:
             log.info("hub: the reader of zone %s answers again", name)
-            return [ZoneScan(name, self._uids[error.zone], now)]
+            self._down[error.zone] = None
+            return [self._scan(error.zone, now)]
         log.error("hub: the reader of zone %s failed: %s", name, error.detail)
+        if error.code == protocol.READER_DOWN:
+            self._down[error.zone] = error.detail
+            return [self._scan(error.zone, now)]
         return [ZoneScan(name, self._uids[error.zone], now, error=error.detail)]
+
+    def _scan(self, zone: int, now: float) -> ZoneScan:
+        """What the hub last said of ``zone``: its cards, and whether its reader is down (a snapshot or a report
+        of other zones does not bring a dead reader back)."""
+        down = self._down[zone]
+        return ZoneScan(self.zones[zone], self._uids[zone], now, error=down, reader_down=down is not None)
 
     def _ack(self, ack: Ack) -> None:
         pending = self._pending.pop(ack.seq, None)

@@ -103,7 +103,7 @@ class ReaderBackend:
             uids = reader.scan(lambda uid, sak: self._read_card_id(reader, uid, sak))
         except ReaderNotResponding as exc:
             self._down.add(zone)
-            return ZoneScan(zone, (), t, error=f"reader not responding: {exc}")
+            return ZoneScan(zone, (), t, error=f"reader not responding: {exc}", reader_down=True)
         except NfcError as exc:
             return ZoneScan(zone, (), t, error=str(exc) or type(exc).__name__)
         cards = tuple((uid, card) for uid in uids if (card := self._tag_ids.get(uid)))

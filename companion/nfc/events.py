@@ -14,8 +14,9 @@ class ZoneScan:
     """One poll of one zone: the UIDs read there.
 
     ``error`` is set when the read was garbled (a CRC or parity error, a collision the inventory could not
-    settle): the tracker then keeps what was on the zone. ``tag_cards`` are card ids read from tag memory, as
-    ``(uid, card_id)`` pairs, for tags the registry may not know.
+    settle) or the reader did not answer at all (``reader_down``): the tracker then keeps what was on the zone.
+    ``tag_cards`` are card ids read from tag memory, as ``(uid, card_id)`` pairs, for tags the registry may not
+    know.
     """
 
     zone: str
@@ -23,6 +24,7 @@ class ZoneScan:
     t: float
     error: str | None = None
     tag_cards: tuple[tuple[bytes, str], ...] = ()
+    reader_down: bool = False
 
 
 @dataclass(frozen=True, slots=True)

@@ -11,6 +11,7 @@ from pathlib import Path
 
 from gpiozero.pins.mock import MockFactory, MockPWMPin
 
+import companion.sim
 from companion.config import parse_config
 from companion.daemon import Daemon
 from companion.hardware import load_pinmap
@@ -104,3 +105,34 @@ def test_a_hub_that_is_not_there_at_start_is_said(tmp_path: Path) -> None:
         await task
 
     asyncio.run(play())
+
+
+def test_a_dead_reader_on_the_hub_is_said_like_one_on_the_pi(tmp_path: Path) -> None:
+    zones = "".join(f'z{i} = "{master}"\n' for i, master in enumerate(MASTERS, start=1))
+    config = parse_config(
+        f'[game]\nname = "sexto-set"\n[zones]\n{zones}'
+        f'[readers]\nbackend = "hub"\nhub_port = "{tmp_path / "companion-hub"}"\n'
+        f'registry = "{tmp_path / "registry.toml"}"\n[journal]\npath = "{tmp_path / "journal.db"}"\n',
+        "test",
+    )
+    companion.sim.reset()
+    companion.sim.unplug(0, 2)  # zone z3's reader
+    hub = SimulatedHub(tmp_path / "companion-hub", zones=8)
+    hub.start()
+    daemon = Daemon(config, pin_factory=MockFactory(revision="c03111", pin_class=MockPWMPin))
+
+    async def play() -> None:
+        stop = asyncio.Event()
+        task = asyncio.create_task(daemon.run(stop))
+        await until(lambda: daemon.table is not None and "z3" in daemon.table.referee.readers_down)
+        view = daemon.table.referee.view()  # type: ignore[union-attr]
+        assert view.status is StatusLight.ERROR and view.message is not None
+        assert view.message.kind is MessageKind.READER_DOWN and "z3" in view.message.title
+        stop.set()
+        await task
+
+    try:
+        asyncio.run(play())
+    finally:
+        hub.stop()
+        companion.sim.reset()

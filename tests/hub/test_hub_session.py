@@ -167,7 +167,7 @@ def test_reader_errors_keep_the_cards_and_say_why() -> None:
     _, hub = online()
     hub.say(0.2, ZoneReport(1, 1, (UID2,)))
     assert hub.say(0.3, ZoneError(1, READER_DOWN, "VersionReg reads 0x00")) == [
-        ZoneScan("b", (UID2,), 0.3, error="VersionReg reads 0x00")
+        ZoneScan("b", (UID2,), 0.3, error="VersionReg reads 0x00", reader_down=True)
     ]
     assert hub.say(0.4, ZoneError(1, READER_UP, "")) == [ZoneScan("b", (UID2,), 0.4)]
 
