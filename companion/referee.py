@@ -32,6 +32,7 @@ from companion.decks import SUITS, Kind
 from companion.journal import Entry
 from companion.nfc.events import CardArrived, CardLeft, SameCardTwice, UnknownTag
 from companion.rules import Action, Game, IllegalPlay, Pass, Pay, Play, Reason, Seises, SextoSet
+from companion.rules.news import ChipOwed, GameWon, HandWon, Reneged, SetEnded, news
 from companion.rules.transcript import UNDO, parse_line
 from companion.ui.buttons import Press
 from companion.ui.menu import Menu, Settings
@@ -422,29 +423,27 @@ class Referee:
         return Message(MessageKind.ILLEGAL, refusal.title(self.language), refusal.todo(self.language))
 
     def _after_message(self, before: dict[str, Any], after: dict[str, Any]) -> Message | None:
-        """What a committed action did beyond the obvious: a hand, set or game won, a renuncio, a chip owed."""
-        if after["game"] == "seises":
-            seat = self._seat_name(before["turn"] - 1)
-            if after["winner"] is not None:
-                winner = after["winner"]
-                title = self._text("game_won", seat=self._seat_name(winner - 1), score=after["scores"][winner - 1])
+        """What a committed action did beyond the obvious; the screen shows the weightiest."""
+        found = news(before, after)
+        for item in found:
+            if isinstance(item, GameWon):
+                title = self._text("game_won", seat=self._seat_name(item.seat - 1), score=item.score)
                 return Message(MessageKind.END_OF_GAME, title, self._text("new_game_do"))
-            if after["hand"] != before["hand"]:
-                chips = after["scores"][before["turn"] - 1] - before["scores"][before["turn"] - 1]
-                title = self._text("hand_won", seat=seat, chips=chips)
-                return Message(MessageKind.END_OF_HAND, title, self._text("next_hand", hand=after["hand"], seat=seat))
-            if len(after["reneges"]) > len(before["reneges"]):
-                renege = after["reneges"][-1]
+        for item in found:
+            if isinstance(item, HandWon):
+                seat = self._seat_name(item.seat - 1)
+                title = self._text("hand_won", seat=seat, chips=item.chips)
+                return Message(MessageKind.END_OF_HAND, title, self._text("next_hand", hand=item.next_hand, seat=seat))
+        for item in found:
+            if isinstance(item, Reneged):
                 chip = self.config.options.get("renege_penalty") == "chip"
-                todo = self._text("renege_chip" if chip else "renege_do", card=self.card_name(renege["card"]))
-                return Message(MessageKind.RENEGE, self._text("renege", seat=seat), todo)
-            if sum(after["owed"]) > sum(before["owed"]):
+                todo = self._text("renege_chip" if chip else "renege_do", card=self.card_name(item.card))
+                return Message(MessageKind.RENEGE, self._text("renege", seat=self._seat_name(item.seat - 1)), todo)
+            if isinstance(item, ChipOwed):
                 return Message(MessageKind.INFO, self._text("reserve_empty"))
-            return None
-        if after["result"] is not None and before["result"] is None:
-            winner = after["result"]["winner"]
-            title = self._text("set_drawn") if winner is None else self._text("set_won", pair=winner)
-            return Message(MessageKind.END_OF_SET, title, self._text("next_set"))
+            if isinstance(item, SetEnded):
+                title = self._text("set_drawn") if item.winner is None else self._text("set_won", pair=item.winner)
+                return Message(MessageKind.END_OF_SET, title, self._text("next_set"))
         return None
 
     def card_name(self, card_id: str) -> str:

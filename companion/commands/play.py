@@ -11,6 +11,7 @@ from typing import Any, Literal, TextIO
 
 from companion.decks import DeckError, load_deck
 from companion.rules import Action, Game, IllegalPlay, Pass, Pay, Seises, SetupError, SextoSet, find_game
+from companion.rules.news import ChipOwed, GameWon, HandWon, Reneged, news
 from companion.rules.transcript import UNDO, TranscriptError, parse_line
 
 USAGE_ERROR = 2
@@ -84,8 +85,8 @@ def _step(game: Game, action: Action | Literal["undo"], lang: str) -> str:
         except IndexError:
             return "!" + ("nada que deshacer" if es else "nothing to undo")
         return f"{'deshecho' if es else 'undone'}: {undone}"
-    who = _who(game, es)
     before = game.snapshot()
+    who = _who(game, before["turn"], es)
     try:
         game.push(action)
     except IllegalPlay as exc:
@@ -110,8 +111,7 @@ def describe(game: Game, action: Action, lang: str = "es") -> str:
     return f"coloca {name} en la línea de la {line}" if es else f"places {name} on the line of {line}"
 
 
-def _who(game: Game, es: bool) -> str:
-    turn = game.snapshot()["turn"]
+def _who(game: Game, turn: int | str | None, es: bool) -> str:
     if isinstance(game, Seises):
         return f"{'asiento' if es else 'seat'} {turn}" if turn else ("fin:" if es else "over:")
     return f"{'pareja' if es else 'pair'} {turn}" if turn else ("set nuevo:" if es else "new set:")
@@ -119,27 +119,23 @@ def _who(game: Game, es: bool) -> str:
 
 def _notes(before: dict[str, Any], after: dict[str, Any], es: bool) -> Iterable[str]:
     """What else the action did: a hand or set won, a renege caught, a chip owed."""
-    if after["game"] == "seises":
-        if len(after["reneges"]) > len(before["reneges"]):
+    for item in news(before, after):
+        if isinstance(item, Reneged):
             yield "¡renuncio!" if es else "renege!"
-        if sum(after["owed"]) > sum(before["owed"]):
+        elif isinstance(item, ChipOwed):
             yield "bolsa vacía: la ficha queda debida" if es else "reserve empty: the chip is owed"
-        if after["hand"] != before["hand"] or after["winner"] is not None:
-            seat = before["turn"]
-            won = after["scores"][seat - 1] - before["scores"][seat - 1]
+        elif isinstance(item, HandWon):
             yield (
-                f"el asiento {seat} gana la mano y el bote ({won} fichas)"
+                f"el asiento {item.seat} gana la mano y el bote ({item.chips} fichas)"
                 if es
-                else f"seat {seat} wins the hand and the pot ({won} chips)"
+                else f"seat {item.seat} wins the hand and the pot ({item.chips} chips)"
             )
-        if after["winner"] is not None:
-            yield f"el asiento {after['winner']} gana la partida" if es else f"seat {after['winner']} wins the game"
-    elif after["result"] is not None and before["result"] is None:
-        winner = after["result"]["winner"]
-        if winner is None:
+        elif isinstance(item, GameWon):
+            yield f"el asiento {item.seat} gana la partida" if es else f"seat {item.seat} wins the game"
+        elif item.winner is None:
             yield "set empatado" if es else "drawn set"
         else:
-            yield f"la pareja {winner} gana el set" if es else f"pair {winner} wins the set"
+            yield f"la pareja {item.winner} gana el set" if es else f"pair {item.winner} wins the set"
 
 
 def _option(text: str) -> tuple[str, str]:
