@@ -48,6 +48,19 @@ class GameConfig:
     def deck_name(self) -> str:
         return self.deck or ("spanish-40" if self.name == "seises" else "squadratik")
 
+    @classmethod
+    def from_settings(cls, settings: Mapping[str, Any]) -> GameConfig:
+        """The game as :meth:`settings` wrote it into the journal."""
+        return cls(
+            name=str(settings["game"]),
+            players=int(settings.get("players", 4)),
+            deck=str(settings.get("deck", "")),
+            options={str(k): str(v) for k, v in dict(settings.get("options") or {}).items()},
+            language=str(settings.get("language", "es")),
+            confirm_turns=bool(settings.get("confirm_turns", True)),
+            seat_names=tuple(str(name) for name in settings.get("seat_names") or ()),
+        )
+
     def settings(self) -> dict[str, Any]:
         """What the journal keeps of a game: enough for ``companion play`` to replay it."""
         return {

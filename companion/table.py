@@ -52,7 +52,7 @@ class Table:
         """Resume the last unfinished game from the journal, or start the configured one."""
         last = self.journal.last_game()
         if last is not None and last.outcome is None:
-            config = _game_config(last.settings)
+            config = GameConfig.from_settings(last.settings)
             self.referee.start(config)
             self.referee.replay(self.journal.entries(last.id))
             self.game_id = last.id
@@ -159,18 +159,3 @@ class Table:
         view = self.referee.view()
         for output in self.outputs:
             output.show(view, now)
-
-
-def _game_config(settings: dict[str, object]) -> GameConfig:
-    options = settings.get("options") or {}
-    names = settings.get("seat_names") or []
-    assert isinstance(options, dict) and isinstance(names, list)
-    return GameConfig(
-        name=str(settings["game"]),
-        players=int(str(settings.get("players", 4))),
-        deck=str(settings.get("deck", "")),
-        options={str(k): str(v) for k, v in options.items()},
-        language=str(settings.get("language", "es")),
-        confirm_turns=bool(settings.get("confirm_turns", True)),
-        seat_names=tuple(str(n) for n in names),
-    )
