@@ -12,7 +12,7 @@ from pathlib import Path
 from gpiozero.pins.mock import MockFactory, MockPWMPin
 
 import companion.sim
-from companion.config import parse_config
+from companion.config import Config, parse_config
 from companion.daemon import Daemon
 from companion.hardware import load_pinmap
 from companion.hub.protocol import COLOURS, MODES
@@ -33,17 +33,22 @@ async def until(condition: Callable[[], bool], timeout: float = 10.0) -> None:
         await asyncio.sleep(0.01)
 
 
+def hub_config(tmp_path: Path, port: str) -> Config:
+    """6º SET with its 8 zones on the hub at ``tmp_path / port``, each zone heading its master card's line."""
+    zones = "".join(f'z{i} = "{master}"\n' for i, master in enumerate(MASTERS, start=1))
+    return parse_config(
+        f'[game]\nname = "sexto-set"\n[zones]\n{zones}'
+        f'[readers]\nbackend = "hub"\nhub_port = "{tmp_path / port}"\n'
+        f'registry = "{tmp_path / "registry.toml"}"\n[journal]\npath = "{tmp_path / "journal.db"}"\n',
+        "test",
+    )
+
+
 def test_a_game_through_the_hub(tmp_path: Path) -> None:
     registry = Registry.load(tmp_path / "registry.toml", deck="squadratik")
     registry.bind(UID, "N01")  # 1R|2R: links on master card 1 red
     registry.save()
-    zones = "".join(f'z{i} = "{master}"\n' for i, master in enumerate(MASTERS, start=1))
-    config = parse_config(
-        f'[game]\nname = "sexto-set"\n[zones]\n{zones}'
-        f'[readers]\nbackend = "hub"\nhub_port = "{tmp_path / "companion-hub"}"\n'
-        f'registry = "{tmp_path / "registry.toml"}"\n[journal]\npath = "{tmp_path / "journal.db"}"\n',
-        "test",
-    )
+    config = hub_config(tmp_path, "companion-hub")
     hub = SimulatedHub(tmp_path / "companion-hub", zones=8)
     hub.start()
     factory = MockFactory(revision="c03111", pin_class=MockPWMPin)
@@ -84,13 +89,7 @@ def test_a_game_through_the_hub(tmp_path: Path) -> None:
 
 
 def test_a_hub_that_is_not_there_at_start_is_said(tmp_path: Path) -> None:
-    zones = "".join(f'z{i} = "{master}"\n' for i, master in enumerate(MASTERS, start=1))
-    config = parse_config(
-        f'[game]\nname = "sexto-set"\n[zones]\n{zones}'
-        f'[readers]\nbackend = "hub"\nhub_port = "{tmp_path / "no-hub"}"\n'
-        f'registry = "{tmp_path / "registry.toml"}"\n[journal]\npath = "{tmp_path / "journal.db"}"\n',
-        "test",
-    )
+    config = hub_config(tmp_path, "no-hub")
     factory = MockFactory(revision="c03111", pin_class=MockPWMPin)
     daemon = Daemon(config, pin_factory=factory, display=make_device([], bus=FakeI2CBus()))
 
@@ -108,13 +107,7 @@ def test_a_hub_that_is_not_there_at_start_is_said(tmp_path: Path) -> None:
 
 
 def test_a_dead_reader_on_the_hub_is_said_like_one_on_the_pi(tmp_path: Path) -> None:
-    zones = "".join(f'z{i} = "{master}"\n' for i, master in enumerate(MASTERS, start=1))
-    config = parse_config(
-        f'[game]\nname = "sexto-set"\n[zones]\n{zones}'
-        f'[readers]\nbackend = "hub"\nhub_port = "{tmp_path / "companion-hub"}"\n'
-        f'registry = "{tmp_path / "registry.toml"}"\n[journal]\npath = "{tmp_path / "journal.db"}"\n',
-        "test",
-    )
+    config = hub_config(tmp_path, "companion-hub")
     companion.sim.reset()
     companion.sim.unplug(0, 2)  # zone z3's reader
     hub = SimulatedHub(tmp_path / "companion-hub", zones=8)
