@@ -119,7 +119,8 @@ class Daemon:
         if config.backend == "hub":
             from companion.hub.backend import HubBackend
 
-            self._hub = HubBackend(list(config.zones), self._threadsafe(loop, self._hub_event), config.hub_port)
+            # the hub back-end reads its port on the loop itself: its events need no hop
+            self._hub = HubBackend(list(config.zones), self._guarded(self._hub_event), config.hub_port)
             lights: ZoneLights | HubZoneLights = HubZoneLights(tuple(config.zones), self._hub.set_led, status)
         else:
             missing = [zone for zone in config.zones if zone not in pinmap.zones]
@@ -199,14 +200,21 @@ class Daemon:
             log.error("%s: that zone is out until its reader answers; companion doctor helps", exc)
         return backend
 
-    def _threadsafe(self, loop: asyncio.AbstractEventLoop, call: Callable[[Any], None]) -> Callable[[Any], None]:
-        """A callback for another thread that runs ``call`` on the loop; a failing call is logged, not fatal."""
+    @staticmethod
+    def _guarded(call: Callable[[Any], None]) -> Callable[[Any], None]:
+        """``call``, with a failure logged rather than fatal: one bad event must not stop the table."""
 
         def run(item: Any) -> None:
             try:
                 call(item)
             except Exception:
                 log.exception("handling %r failed", item)
+
+        return run
+
+    def _threadsafe(self, loop: asyncio.AbstractEventLoop, call: Callable[[Any], None]) -> Callable[[Any], None]:
+        """A callback for another thread that runs ``call`` on the loop."""
+        run = self._guarded(call)
 
         def from_thread(item: Any) -> None:
             if not loop.is_closed():
