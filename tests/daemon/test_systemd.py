@@ -59,3 +59,34 @@ def test_the_installer_is_safe_to_run_twice_and_keeps_an_edited_config(tmp_path:
     assert config.read_text().endswith("# edited by the owner\n")
     assert (tmp_path / "etc" / "systemd" / "system" / "companion.service").read_text() == UNIT.read_text()
     assert os.readlink(tmp_path / "usr" / "local" / "bin" / "companion") == "/opt/companion/venv/bin/companion"
+
+
+# The names drivers register their character devices under, as /proc/devices lists them: systemd's
+# DeviceAllow=char-NAME matches these, never a /dev name (systemd.resource-control(5), "DeviceAllow=").
+PROC_DEVICES = {
+    "spi": 'drivers/spi/spidev.c: register_chrdev(SPIDEV_MAJOR, "spi", &spidev_fops) (the nodes are spidevB.C)',
+    "i2c": 'drivers/i2c/i2c-dev.c: register_chrdev_region(MKDEV(I2C_MAJOR, 0), I2C_MINORS, "i2c")',
+    "gpiochip": 'drivers/gpio/gpiolib.h: GPIOCHIP_NAME "gpiochip"; gpiolib.c: alloc_chrdev_region(.., GPIOCHIP_NAME)',
+    "ttyACM": 'drivers/usb/class/cdc-acm.c: acm_tty_driver->name = "ttyACM"; drivers/tty/tty_io.c: '
+    "tty_register_driver registers the region under driver->name",
+}
+# The device nodes the daemon opens, and the /proc/devices name of the driver behind each.
+NODE_DRIVERS = {"/dev/spidev0.0": "spi", "/dev/i2c-1": "i2c", "/dev/gpiochip0": "gpiochip", "/dev/ttyACM0": "ttyACM"}
+# Device nodes a unit may name by path: RPi.GPIO's register window (the mfrc522 back-end's package uses it).
+NODE_PATHS = {"/dev/gpiomem"}
+
+
+def device_allow(text: str) -> list[str]:
+    return [line.split("=", 1)[1].split()[0] for line in text.splitlines() if line.startswith("DeviceAllow=")]
+
+
+def test_every_device_allow_names_a_device_linux_has() -> None:
+    allowed = device_allow(UNIT.read_text())
+    for name in allowed:
+        if name.startswith("char-"):
+            assert name.removeprefix("char-") in PROC_DEVICES, f"{name}: no driver registers that name"
+        else:
+            assert name in NODE_PATHS, f"{name}: not a device node the daemon opens"
+    for node, driver in NODE_DRIVERS.items():
+        assert f"char-{driver}" in allowed, f"{node} ({driver} in /proc/devices) is not allowed"
+    assert "DevicePolicy=closed" in UNIT.read_text()
