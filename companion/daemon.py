@@ -28,7 +28,7 @@ import luma.core.error
 from gpiozero.exc import GPIOZeroError
 
 from companion.config import Config
-from companion.hardware import PinMap, load_pinmap
+from companion.hardware import PinMap, load_pinmap, pinmap_path
 from companion.hub.session import HubOffline, HubOnline
 from companion.journal import Journal, JournalError
 from companion.nfc.backends import ReaderBackend, SimBackend, SpiZone, mfrc522_backend, parse_scenario, spi_backend
@@ -103,7 +103,7 @@ class Daemon:
 
     def _start(self, loop: asyncio.AbstractEventLoop, tasks: list[asyncio.Task[None]]) -> None:
         config = self.config
-        pinmap = load_pinmap(config.pinmap or None)
+        pinmap = load_pinmap(pinmap_path(config.pinmap))
         journal = self._open_journal()
         registry = Registry.load(config.registry, deck=config.game.deck_name)
         referee = Referee(config.game, config.zones)
@@ -167,7 +167,7 @@ class Daemon:
         try:
             device = self.display
             if device is None:
-                options = list(self.config.display) or load_pinmap(self.config.pinmap or None).oled_options()
+                options = list(self.config.display) or load_pinmap(pinmap_path(self.config.pinmap)).oled_options()
                 device = make_device(options)
         except (OSError, ValueError, ImportError, luma.core.error.Error) as exc:
             log.error("no display (%s): refereeing without a screen; companion doctor says what is wrong", exc)

@@ -30,7 +30,15 @@ import serial
 
 from companion.config import DEFAULT_PATH, Config, ConfigError, load_config
 from companion.decks import DeckError, load_deck
-from companion.hardware import PinMap, PinMapError, ReaderPins, load_pinmap
+from companion.hardware import (
+    DEFAULT_PINMAP,
+    INSTALLED_PINMAP,
+    PinMap,
+    PinMapError,
+    ReaderPins,
+    load_pinmap,
+    pinmap_path,
+)
 from companion.hub.backend import UDEV_PORT as HUB_PORT
 from companion.hub.backend import find_hub
 from companion.hub.session import HubInfo, HubOffline, HubOnline, HubSession
@@ -41,6 +49,7 @@ __all__ = [
     "CONFIG",
     "SERVICE_USER",
     "Account",
+    "AccountFileError",
     "Check",
     "HubUnavailable",
     "System",
@@ -170,7 +179,9 @@ class System:
         return "/" + str(path.relative_to(self.root))
 
     def account(self) -> Account | None:
-        """The service user, from the system's user database at ``/``, or the root's ``etc/passwd``."""
+        """The service user, from the system's user database at ``/``, or the root's ``etc/passwd``.
+
+        :class:`AccountFileError` when the root's ``etc/passwd`` or ``etc/group`` has a line it cannot read."""
         if self.root == Path("/"):
             try:
                 entry = pwd.getpwnam(self.user)
@@ -178,26 +189,50 @@ class System:
                 return None
             supplementary = {g.gr_gid for g in grp.getgrall() if self.user in g.gr_mem}
             return Account(self.user, entry.pw_uid, frozenset({entry.pw_gid} | supplementary))
-        users = _colon_file(self.path("/etc/passwd"))
+        users = self._colon_file("/etc/passwd", fields=7)
         if self.user not in users:
             return None
-        fields = users[self.user]
-        members = {int(f[1]) for f in _colon_file(self.path("/etc/group")).values() if self.user in f[2].split(",")}
-        return Account(self.user, int(fields[1]), frozenset({int(fields[2])} | members))
+        _, uid, gid = users[self.user][:3]
+        groups = self._colon_file("/etc/group", fields=4)
+        members = {int(f[1]) for f in groups.values() if self.user in f[2].split(",")}
+        return Account(self.user, int(uid), frozenset({int(gid)} | members))
 
     def group_names(self) -> dict[int, str]:
         if self.root == Path("/"):
             return {g.gr_gid: g.gr_name for g in grp.getgrall()}
-        return {int(f[1]): name for name, f in _colon_file(self.path("/etc/group")).items()}
+        return {int(f[1]): name for name, f in self._colon_file("/etc/group", fields=4).items()}
+
+    def _colon_file(self, name: str, *, fields: int) -> dict[str, list[str]]:
+        """``/etc/passwd`` (7 fields) or ``/etc/group`` (4) under the root: name -> the fields after it (x, id,
+        ...). A missing file is empty; a line without its fields or with an id that is not a number is an
+        :class:`AccountFileError` naming the file and the line (the Pi's own tools would skip that entry)."""
+        path = self.path(name)
+        try:
+            text = path.read_bytes()[:MAX_ACCOUNT_FILE].decode("utf-8")
+        except FileNotFoundError:
+            return {}
+        except UnicodeDecodeError as exc:
+            raise AccountFileError(f"{name} is not UTF-8 text (byte {exc.start})") from None
+        entries: dict[str, list[str]] = {}
+        for number, line in enumerate(text.splitlines(), 1):
+            if not line.strip() or line.startswith(("#", "+", "-")):  # blank, comment, NIS compat entries
+                continue
+            parts = line.split(":")
+            numbers = parts[2:4] if fields == 7 else parts[2:3]
+            if len(parts) != fields or not all(part.isdigit() for part in numbers):
+                raise AccountFileError(
+                    f"{name} line {number} is malformed ({line[:60]!r}): it needs {fields} fields separated by ':' "
+                    "with numeric ids"
+                )
+            entries.setdefault(parts[0], parts[1:])
+        return entries
 
 
-def _colon_file(path: Path) -> dict[str, list[str]]:
-    """``/etc/passwd`` or ``/etc/group``: name -> the fields after it (x, id, ...)."""
-    try:
-        lines = path.read_text("utf-8").splitlines()
-    except FileNotFoundError:
-        return {}
-    return {line.split(":")[0]: line.split(":")[1:] for line in lines if line.count(":") >= 3}
+class AccountFileError(ValueError):
+    """``/etc/passwd`` or ``/etc/group`` under doctor's root cannot be read; the message names the line."""
+
+
+MAX_ACCOUNT_FILE = 4 << 20  # a Pi's user and group files are a few kB: anything larger is read no further
 
 
 # -- config ------------------------------------------------------------------------------------------------
@@ -226,11 +261,13 @@ def check_config(path: Path) -> tuple[Check, Config | None]:
     return Check(CONFIG, True, detail), config
 
 
-def check_pinmap(config: Config) -> tuple[Check, PinMap | None]:
-    """The pin map loads, and has a reader (or a hub zone) for every zone of the config."""
+def check_pinmap(config: Config, system: System) -> tuple[Check, PinMap | None]:
+    """The pin map the service reads (:func:`~companion.hardware.pinmap_path`, under the root) loads, and has a
+    reader (or a hub zone) for every zone of the config."""
     edit = f"set pins.map in {config.source}" if not config.pinmap else f"edit pins.map in {config.source}"
+    path = pinmap_path(config.pinmap, system.root)
     try:
-        pinmap = load_pinmap(config.pinmap or None)
+        pinmap = load_pinmap(path)
     except PinMapError as exc:
         return Check("pin map", False, str(exc), f"correct the key the message names, or {edit}"), None
     if config.backend in ("spi", "mfrc522"):
@@ -252,6 +289,8 @@ def check_pinmap(config: Config) -> tuple[Check, PinMap | None]:
         return Check("pin map", False, detail, fix), None
     oled = pinmap.oled
     detail = f"{pinmap.source}: {where}: {', '.join(have)}; OLED {oled.get('display', 'ssd1306')}"
+    if path == DEFAULT_PINMAP:
+        detail += f" (the one shipped with companion: no {INSTALLED_PINMAP}, sudo make install puts it there to edit)"
     return Check("pin map", True, detail), pinmap
 
 
@@ -378,8 +417,17 @@ def _expected_group(node: str) -> str:
 
 def check_access(system: System, nodes: Sequence[str]) -> Check:
     """The service user can read and write each node, by owner, group (its own or the unit's) or other bits."""
-    account = system.account()
     user = system.user
+    try:
+        account = system.account()
+        names = system.group_names()
+    except AccountFileError as exc:
+        return Check(
+            f"user {user}",
+            False,
+            str(exc),
+            "correct that line (sudo vipw for /etc/passwd, sudo vigr for /etc/group), or remove it",
+        )
     if account is None:
         return Check(
             f"user {user}",
@@ -388,7 +436,6 @@ def check_access(system: System, nodes: Sequence[str]) -> Check:
             f"sudo useradd --system --home-dir /var/lib/companion --shell /usr/sbin/nologin {user} "
             "(sudo make install does it)",
         )
-    names = system.group_names()
     granted = unit_groups(system)
     gids = set(account.gids) | {gid for gid, name in names.items() if name in granted}
     if granted - set(names.values()):
@@ -604,7 +651,7 @@ def diagnose(config_path: Path | None, system: System) -> Iterator[Check]:
     yield check
     if config is None:
         return
-    check, pinmap = check_pinmap(config)
+    check, pinmap = check_pinmap(config, system)
     yield check
     if pinmap is None:
         return

@@ -1,8 +1,9 @@
 """The pin map: which GPIO each button, LED and reader of the table is wired to.
 
-``hardware/pinmap.toml`` is the one place the wiring is written down: the daemon's default config loads it, and
-the wiring diagrams are drawn from it. A wrong pin is refused when the file is loaded, with the key that holds
-it, so a miswired config never reaches the GPIO::
+``hardware/pinmap.toml`` is the one place the wiring is written down: the wiring diagrams are drawn from it, and
+``sudo make install`` copies it to ``/etc/companion/pinmap.toml``, the copy the service reads and the owner edits
+(:func:`pinmap_path`). A wrong pin is refused when the file is loaded, with the key that holds it, so a miswired
+config never reaches the GPIO::
 
     >>> pinmap = load_pinmap()
     >>> pinmap.buttons["undo"], sorted(pinmap.zones), pinmap.zones["z1"].reader.spi_device
@@ -24,6 +25,7 @@ __all__ = [
     "HARDWARE_DIR",
     "HEADER_GPIOS",
     "HEADER_PINS",
+    "INSTALLED_PINMAP",
     "RESERVED",
     "HubPins",
     "PinMap",
@@ -32,13 +34,17 @@ __all__ = [
     "ZonePins",
     "load_pinmap",
     "parse_pinmap",
+    "pinmap_path",
 ]
 
 # hardware/pinmap.toml, shipped inside the package through the link companion/pinmap.toml
 DEFAULT_PINMAP = Path(__file__).parent / "pinmap.toml"
+# Where systemd/install.sh puts a copy for the owner to edit on the Pi; the service reads it when it is there.
+INSTALLED_PINMAP = Path("/etc/companion/pinmap.toml")
 # The source checkout's hardware/ folder, where the drawings are written (python -m companion.hardware draw).
 HARDWARE_DIR = Path(__file__).resolve().parent.parent / "hardware"
 BUTTONS = ("confirm", "pass", "undo")
+MAX_PINMAP_BYTES = 256 * 1024  # the shipped map is 3 kB: a larger file is not one (and /dev/zero is never read whole)
 
 # The GPIOs on the 40-pin header of every Pi from the Zero to the 5, and the header pin each is on.
 HEADER_GPIOS = range(28)
@@ -167,13 +173,32 @@ class PinMap:
         return words
 
 
+def pinmap_path(configured: str = "", root: Path = Path("/")) -> Path:
+    """The pin map a config's ``pins.map`` names; for "", the installed one (``/etc/companion/pinmap.toml``) when
+    it is there, else the one shipped with companion. ``root`` looks under another root (``doctor --root``)."""
+    if configured:
+        path = Path(configured)
+        return root / path.relative_to("/") if path.is_absolute() else path
+    installed = root / INSTALLED_PINMAP.relative_to("/")
+    return installed if installed.is_file() else DEFAULT_PINMAP
+
+
 def load_pinmap(path: str | Path | None = None) -> PinMap:
     """Load and check a pin map; without a path, the one in the project's ``hardware/`` folder."""
     path = Path(path) if path is not None else DEFAULT_PINMAP
     try:
-        text = path.read_text("utf-8")
+        with path.open("rb") as file:
+            data = file.read(MAX_PINMAP_BYTES + 1)
     except OSError as exc:
         raise PinMapError(f"{path}: cannot read the pin map ({exc.strerror}); give the path of a pinmap.toml") from None
+    if len(data) > MAX_PINMAP_BYTES:
+        raise PinMapError(f"{path}: larger than {MAX_PINMAP_BYTES // 1024} kB, not a pin map; give a pinmap.toml")
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise PinMapError(
+            f"{path}: not UTF-8 text (byte {exc.start}); save it as UTF-8, or copy hardware/pinmap.toml again"
+        ) from None
     return parse_pinmap(text, str(path))
 
 

@@ -4,8 +4,11 @@
 #
 #   sudo make install                 # or: sudo systemd/install.sh
 #
-# DESTDIR installs into another root (for packaging and tests); there, no user is made and systemctl and udevadm
-# are not called.
+# DESTDIR installs into another root (for packaging and tests); there, no user is made, udevadm is not called and
+# systemctl only when SYSTEMCTL names one (the tests give a recorder).
+#
+# A second run is an upgrade: the config, the pin map and the modes of /etc/companion and its files are the owner's
+# and are kept (the new defaults go beside them as *.new); a running service is restarted on the new version.
 set -euo pipefail
 
 SOURCE="$(cd "$(dirname "$0")/.." && pwd)"
@@ -13,6 +16,7 @@ DESTDIR="${DESTDIR:-}"
 PREFIX="${PREFIX:-/opt/companion}"
 PYTHON="${PYTHON:-python3}"
 SKIP_VENV="${SKIP_VENV:-}"
+if [[ -z "$DESTDIR" ]]; then SYSTEMCTL="${SYSTEMCTL:-systemctl}"; else SYSTEMCTL="${SYSTEMCTL:-}"; fi
 
 say() { printf 'companion install: %s\n' "$*"; }
 
@@ -42,21 +46,38 @@ install -m 0644 "$SOURCE/README.md" "$DESTDIR$PREFIX/README.md"
 install -d -m 0755 "$DESTDIR/usr/local/bin"
 ln -sfn "$PREFIX/venv/bin/companion" "$DESTDIR/usr/local/bin/companion"
 
-install -d -m 0755 "$DESTDIR/etc/systemd/system" "$DESTDIR/etc/udev/rules.d" "$DESTDIR/etc/companion"
+install -d -m 0755 "$DESTDIR/etc/systemd/system" "$DESTDIR/etc/udev/rules.d"
+# /etc/companion may have been closed to others by its owner: made once, its mode never reset.
+[[ -d "$DESTDIR/etc/companion" ]] || install -d -m 0755 "$DESTDIR/etc/companion"
 install -m 0644 "$SOURCE/systemd/companion.service" "$DESTDIR/etc/systemd/system/companion.service"
 if [[ -f "$SOURCE/systemd/99-companion-hub.rules" ]]; then
     install -m 0644 "$SOURCE/systemd/99-companion-hub.rules" "$DESTDIR/etc/udev/rules.d/99-companion-hub.rules"
 fi
-if [[ -f "$DESTDIR/etc/companion/config.toml" ]]; then
-    say "keeping /etc/companion/config.toml (the new default is config.toml.new)"
-    install -m 0644 "$SOURCE/systemd/config.toml" "$DESTDIR/etc/companion/config.toml.new"
-else
-    install -m 0644 "$SOURCE/systemd/config.toml" "$DESTDIR/etc/companion/config.toml"
-fi
+
+# keep_or_install SOURCE NAME: /etc/companion/NAME from SOURCE, unless there is one (then NAME.new beside it).
+keep_or_install() {
+    local target="$DESTDIR/etc/companion/$2"
+    if [[ -f "$target" ]]; then
+        say "keeping /etc/companion/$2 (the new default is $2.new)"
+        install -m 0644 "$1" "$target.new"
+    else
+        install -m 0644 "$1" "$target"
+    fi
+}
+keep_or_install "$SOURCE/systemd/config.toml" config.toml
+keep_or_install "$SOURCE/hardware/pinmap.toml" pinmap.toml   # the wiring, for the owner to edit on the Pi
 
 if [[ -z "$DESTDIR" ]]; then
     udevadm control --reload-rules && udevadm trigger || say "udev not reloaded: plug the hub in again"
-    systemctl daemon-reload
-    systemctl enable --now companion.service
+fi
+if [[ -n "$SYSTEMCTL" ]]; then
+    "$SYSTEMCTL" daemon-reload
+    "$SYSTEMCTL" enable companion.service
+    if "$SYSTEMCTL" --quiet is-active companion.service; then
+        say "restarting companion: the new version runs now"
+        "$SYSTEMCTL" restart companion.service
+    else
+        "$SYSTEMCTL" start companion.service
+    fi
     say "done: journalctl -u companion -f shows the log; companion doctor checks the hardware"
 fi

@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 import re
 import shutil
+import stat
 import subprocess
 import sys
 from pathlib import Path
@@ -90,3 +91,42 @@ def test_every_device_allow_names_a_device_linux_has() -> None:
     for node, driver in NODE_DRIVERS.items():
         assert f"char-{driver}" in allowed, f"{node} ({driver} in /proc/devices) is not allowed"
     assert "DevicePolicy=closed" in UNIT.read_text()
+
+
+def installer(tmp_path: Path, running: bool) -> tuple[dict[str, str], Path]:
+    """The installer's environment into ``tmp_path/root``, with a systemctl that records its calls and says the
+    service is running (or not)."""
+    log = tmp_path / "systemctl.log"
+    fake = tmp_path / "systemctl"
+    fake.write_text(
+        f'#!/bin/sh\necho "$*" >> {log}\n'
+        f'if [ "$1" = --quiet ] && [ "$2" = is-active ]; then exit {0 if running else 3}; fi\nexit 0\n'
+    )
+    fake.chmod(0o755)
+    env = {**os.environ, "DESTDIR": str(tmp_path / "root"), "SKIP_VENV": "1", "SYSTEMCTL": str(fake)}
+    return env, log
+
+
+def test_an_upgrade_keeps_the_owners_modes_and_restarts_the_running_service(tmp_path: Path) -> None:
+    script = str(ROOT / "systemd" / "install.sh")
+    env, log = installer(tmp_path, running=False)
+    subprocess.run([script], env=env, check=True, capture_output=True)
+    assert log.read_text().splitlines() == [
+        "daemon-reload",
+        "enable companion.service",
+        "--quiet is-active companion.service",
+        "start companion.service",
+    ]
+    etc = tmp_path / "root" / "etc" / "companion"
+    assert (etc / "pinmap.toml").read_text() == (ROOT / "hardware" / "pinmap.toml").read_text()
+    etc.chmod(0o750)
+    (etc / "config.toml").chmod(0o640)
+    (etc / "pinmap.toml").write_text((etc / "pinmap.toml").read_text() + "\n# rewired\n")
+    log.unlink()
+    env, log = installer(tmp_path, running=True)
+    second = subprocess.run([script], env=env, check=True, capture_output=True, text=True)
+    assert stat.S_IMODE(etc.stat().st_mode) == 0o750
+    assert stat.S_IMODE((etc / "config.toml").stat().st_mode) == 0o640
+    assert (etc / "pinmap.toml").read_text().endswith("# rewired\n") and (etc / "pinmap.toml.new").exists()
+    assert "restart companion.service" in log.read_text().splitlines()
+    assert "restarting companion" in second.stdout

@@ -204,14 +204,15 @@ def test_the_older_boot_path_is_used_when_bookworms_is_absent(pi: Pi) -> None:
     assert "to /boot/config.txt" in checks(pi)["SPI"].fix
 
 
-def test_a_reader_on_spi1_needs_its_overlay(pi: Pi, tmp_path: Path) -> None:
+def test_a_reader_on_spi1_needs_its_overlay(pi: Pi) -> None:
     pinmap = (Path(__file__).parents[2] / "hardware/pinmap.toml").read_text("utf-8")
     # SPI1 takes GPIO16-21: z1's red LED moves off GPIO17 (CE1 of SPI1) to the free GPIO4.
     pinmap = pinmap.replace("spi_port = 0, spi_device = 1", "spi_port = 1, spi_device = 1").replace(
         "red = 17", "red = 4"
     )
-    (tmp_path / "pinmap.toml").write_text(pinmap, "utf-8")
-    pi.write_config(f'[zones]\nz1 = "table"\nz2 = "O"\n[pins]\nmap = "{tmp_path / "pinmap.toml"}"\n')
+    (pi.root / "etc/companion").mkdir()
+    (pi.root / "etc/companion/wiring.toml").write_text(pinmap, "utf-8")
+    pi.write_config('[zones]\nz1 = "table"\nz2 = "O"\n[pins]\nmap = "/etc/companion/wiring.toml"\n')
     spi = checks(pi)["SPI"]
     assert not spi.ok and spi.fix == "add dtoverlay=spi1-2cs to /boot/firmware/config.txt, then sudo reboot"
     pi.boot(BOOT_WITH_SPI1)
@@ -237,3 +238,40 @@ def test_simulated_readers_are_not_probed(pi: Pi) -> None:
     status, out = doctor(pi)
     assert status == 0, out
     assert "✓ readers: backend sim: the readers are simulated" in out and "SPI" not in out
+
+
+@pytest.mark.parametrize(
+    ("name", "text", "said"),
+    [
+        ("etc/passwd", "root:x:0:0:root:/root:/bin/bash\ncompanion:x:1001\n", "/etc/passwd line 2 is malformed"),
+        ("etc/passwd", "companion:x:abc:1001::/var/lib/companion:/usr/sbin/nologin\n", "/etc/passwd line 1"),
+        ("etc/group", "root:x:0:\nspi:x:nine:companion\n", "/etc/group line 2 is malformed"),
+        ("etc/group", "root:x:0:\ni2c:x:998\n", "/etc/group line 2 is malformed"),
+    ],
+)
+def test_a_malformed_account_file_is_named_not_a_traceback(pi: Pi, name: str, text: str, said: str) -> None:
+    (pi.root / name).write_text(text, "utf-8")
+    status, out = doctor(pi)
+    access = checks(pi)["user companion"]
+    assert status == 1 and not access.ok and said in access.detail, out
+    assert "sudo vipw" in access.fix
+
+
+def test_an_account_file_that_is_not_utf8_is_named(pi: Pi) -> None:
+    (pi.root / "etc/group").write_bytes(b"root:x:0:\nspi:x:999:companion,jos\xe9\n")
+    access = checks(pi)["user companion"]
+    assert not access.ok and access.detail.startswith("/etc/group is not UTF-8 text")
+
+
+def test_the_installed_pin_map_is_the_one_read_and_edits_to_it_count(pi: Pi) -> None:
+    """sudo make install copies the pin map to /etc/companion: editing it there changes what the service reads."""
+    assert "the one shipped with companion: no /etc/companion/pinmap.toml" in checks(pi)["pin map"].detail
+    shipped = (Path(__file__).parents[2] / "hardware/pinmap.toml").read_text("utf-8")
+    (pi.root / "etc/companion").mkdir()
+    installed = pi.root / "etc/companion/pinmap.toml"
+    installed.write_text(shipped.replace("[zones.z2]", "[zones.z9]"), "utf-8")  # the owner renamed a zone
+    found = checks(pi)["pin map"]
+    assert not found.ok and "zone z2 is not among the pin map's zones with a reader (z1, z9)" in found.detail
+    assert str(installed) in found.detail
+    pi.write_config('[zones]\nz1 = "table"\nz9 = "O"\n[pins]\nmap = "/etc/companion/pinmap.toml"\n')
+    assert checks(pi)["pin map"].ok

@@ -4,12 +4,13 @@ refused with the key that is wrong."""
 from __future__ import annotations
 
 from collections.abc import Iterator
+from pathlib import Path
 
 import pytest
 from gpiozero import MCP3008, Device, DigitalInputDevice, DigitalOutputDevice, GPIOPinInUse
 from gpiozero.pins.mock import MockFactory
 
-from companion.hardware import DEFAULT_PINMAP, HEADER_PINS, PinMapError, load_pinmap, parse_pinmap
+from companion.hardware import DEFAULT_PINMAP, HEADER_PINS, PinMapError, load_pinmap, parse_pinmap, pinmap_path
 from companion.ui.buttons import Buttons
 from companion.ui.lights import StatusLed, ZoneLights
 
@@ -100,3 +101,24 @@ def test_a_missing_file_says_what_to_give() -> None:
 
 def test_the_oled_options_are_lumas() -> None:
     assert load_pinmap().oled_options() == ["--display", "ssd1306", "--i2c-port", "1", "--i2c-address", "0x3C"]
+
+
+def test_a_pin_map_that_is_not_utf8_or_not_a_file_is_refused(tmp_path: Path) -> None:
+    latin1 = tmp_path / "pinmap.toml"
+    latin1.write_bytes(TEXT.replace('label = "Mesa 1"', 'label = "Señal"').encode("latin-1"))
+    with pytest.raises(PinMapError, match=r"pinmap\.toml: not UTF-8 text \(byte \d+\); save it as UTF-8"):
+        load_pinmap(latin1)
+    with pytest.raises(PinMapError, match=r"/dev/zero: larger than 256 kB, not a pin map"):
+        load_pinmap("/dev/zero")
+
+
+def test_the_service_reads_the_installed_pin_map_when_there_is_one(tmp_path: Path) -> None:
+    assert pinmap_path("", tmp_path) == DEFAULT_PINMAP  # nothing installed: the one shipped with companion
+    installed = tmp_path / "etc/companion/pinmap.toml"
+    installed.parent.mkdir(parents=True)
+    installed.write_text(TEXT, "utf-8")
+    assert pinmap_path("", tmp_path) == installed
+    assert pinmap_path("/srv/wiring.toml", tmp_path) == tmp_path / "srv/wiring.toml"
+    assert pinmap_path("wiring.toml") == Path("wiring.toml")
+    config = (Path(__file__).parents[2] / "systemd/config.toml").read_text("utf-8")
+    assert 'map = "/etc/companion/pinmap.toml"' in config  # the installed config points at it
