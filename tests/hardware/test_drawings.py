@@ -7,6 +7,7 @@ from pathlib import Path
 
 from PIL import Image, ImageChops
 
+from companion.config import parse_config
 from companion.hardware import HARDWARE_DIR, load_pinmap
 from companion.ui.drawings import draw_all, wiring_hub, wiring_pi
 
@@ -16,7 +17,7 @@ REDRAW = "redraw them with: .venv/bin/python -m companion.hardware draw"
 
 def test_the_committed_drawings_are_up_to_date(tmp_path: Path) -> None:
     written = draw_all(load_pinmap(), HARDWARE / "zones.toml", tmp_path)
-    assert len(written) == 12
+    assert len(written) == 10
     for fresh in written:
         committed = HARDWARE / fresh.relative_to(tmp_path)
         assert committed.exists(), f"{committed} is missing; {REDRAW}"
@@ -48,6 +49,17 @@ def test_every_mat_pad_is_a_zone_of_its_build() -> None:
         zones = [pad["zone"] for pad in mat["pads"]]
         expected = list(pinmap.zones) if mat["build"] == "pi" else list(pinmap.hub.zones)
         assert zones == expected, mat["name"]
+
+
+def test_every_mat_is_a_table_the_daemon_accepts() -> None:
+    """A mat's game with its build's zones is a config the service starts with (6º SET needs its 8 zones)."""
+    layout = tomllib.loads((HARDWARE / "zones.toml").read_text("utf-8"))
+    for mat in layout["mats"]:
+        game = "seises" if mat["game"] == "Seises" else "sexto-set"
+        role = "table" if game == "seises" else "auto"
+        zones = "".join(f'{pad["zone"]} = "{role}"\n' for pad in mat["pads"])
+        backend = "spi" if mat["build"] == "pi" else "hub"
+        parse_config(f'[game]\nname = "{game}"\n[zones]\n{zones}[readers]\nbackend = "{backend}"\n', mat["name"])
 
 
 def test_mats_print_at_their_true_size_on_a3() -> None:
