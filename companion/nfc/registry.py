@@ -73,7 +73,10 @@ class Registry:
         for name, table in decks.items():
             if not isinstance(table, dict) or not all(isinstance(v, str) for v in table.values()):
                 raise RegistryError(f'{path}: [decks."{name}"] must map tag UIDs to card ids (04A1B2C3D4E5F6 = "6O")')
-            clean[name] = {uid_key(uid): card for uid, card in table.items()}
+            try:
+                clean[name] = {uid_key(uid): card for uid, card in table.items()}
+            except RegistryError as exc:
+                raise RegistryError(f'{path}: [decks."{name}"]: {exc}; fix the line or enroll the card again') from None
         return cls(path, clean, deck)
 
     def card_for(self, uid: bytes | str) -> str | None:
@@ -124,15 +127,29 @@ class Registry:
         return "".join(lines)
 
     def save(self) -> None:
-        """Write the registry atomically: readers see the old file or the new one, never a torn one."""
+        """Write the registry atomically: readers see the old file or the new one, never a torn one.
+
+        The new file takes the old one's owner and mode: ``sudo companion enroll`` must not leave the service's
+        registry owned by root and unreadable to the ``companion`` user. A first save gets mode 0644 (the
+        registry holds no secret) and the folder's owner.
+        """
         directory = self.path.parent
         try:
             directory.mkdir(parents=True, exist_ok=True)
+            try:
+                keep = os.stat(self.path)
+                mode, owner, group = keep.st_mode & 0o7777, keep.st_uid, keep.st_gid
+            except FileNotFoundError:
+                folder = os.stat(directory)
+                mode, owner, group = 0o644, folder.st_uid, folder.st_gid
             fd, temp = tempfile.mkstemp(prefix=f".{self.path.name}.", suffix=".tmp", dir=directory)
             try:
                 with os.fdopen(fd, "w", encoding="utf-8") as out:
                     out.write(self.dumps())
                     out.flush()
+                    if os.geteuid() == 0:  # only root can give a file away
+                        os.fchown(out.fileno(), owner, group)
+                    os.fchmod(out.fileno(), mode)
                     os.fsync(out.fileno())
                 os.replace(temp, self.path)
             except BaseException:

@@ -80,3 +80,40 @@ def test_a_failed_save_leaves_the_old_file_whole(tmp_path: Path, monkeypatch: py
         registry.save()
     assert path.read_text() == before
     assert [p.name for p in tmp_path.iterdir()] == ["r.toml"]  # no temporary file left behind
+
+
+def test_an_unreadable_uid_names_the_registry_file(tmp_path: Path) -> None:
+    path = tmp_path / "r.toml"
+    path.write_text('[decks.d]\nZZ = "6O"')
+    with pytest.raises(RegistryError) as caught:
+        Registry.load(path)
+    assert str(caught.value).startswith(f"{path}: ")
+
+
+def test_a_save_keeps_the_files_mode_and_owner(tmp_path: Path) -> None:
+    """``sudo companion enroll`` must leave the service's registry readable to the service's user."""
+    path = tmp_path / "r.toml"
+    path.write_text("")
+    os.chmod(path, 0o640)
+    owner = (1234, 2345) if os.geteuid() == 0 else (os.getuid(), os.getgid())
+    if os.geteuid() == 0:
+        os.chown(path, *owner)
+    registry = Registry.load(path, deck="spanish-40")
+    registry.bind(SIX, "6O")
+    registry.save()
+    kept = os.stat(path)
+    assert (kept.st_mode & 0o7777, kept.st_uid, kept.st_gid) == (0o640, *owner)
+    assert Registry.load(path).card_for(SIX) == "6O"
+
+
+def test_a_first_save_is_readable_by_all_and_owned_like_its_folder(tmp_path: Path) -> None:
+    folder = tmp_path / "state"
+    folder.mkdir()
+    if os.geteuid() == 0:
+        os.chown(folder, 1234, 2345)
+    registry = Registry.load(folder / "r.toml", deck="spanish-40")
+    registry.bind(SIX, "6O")
+    registry.save()
+    made, parent = os.stat(folder / "r.toml"), os.stat(folder)
+    assert made.st_mode & 0o7777 == 0o644
+    assert (made.st_uid, made.st_gid) == (parent.st_uid, parent.st_gid)
