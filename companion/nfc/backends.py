@@ -13,10 +13,11 @@ registry does not know, while the inventory has the tag selected.
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import threading
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any, Protocol
 
@@ -159,6 +160,19 @@ class SpiZone:
     reset: int | None = None  # the reader's NRSTPD line (BCM number); readers may share one
 
 
+@contextlib.contextmanager
+def _naming_missing_spidev(zone: SpiZone) -> Iterator[None]:
+    """spidev's ``open`` says only "No such file or directory": name the device and what to do."""
+    try:
+        yield
+    except FileNotFoundError:
+        raise FileNotFoundError(
+            f"/dev/spidev{zone.bus}.{zone.device}: no such device (zone {zone.zone}). Enable SPI (sudo raspi-config "
+            "nonint do_spi 0, or dtparam=spi=on in /boot/firmware/config.txt) and reboot; a chip select past CE1 "
+            "needs an overlay such as dtoverlay=spi0-3cs, or cs_gpio; companion doctor checks the wiring"
+        ) from None
+
+
 def gpio_cs_transfer(dev: Any, cs: Any) -> Callable[[bytes], bytes]:
     """A transfer through ``dev`` (opened with ``no_cs``) framed by ``cs``, a gpiozero output that is active
     (pulled low, ``active_high=False``) while the transaction lasts."""
@@ -196,19 +210,25 @@ def spi_backend(
         for reset in devices:
             reset.on()
     readers: list[tuple[str, ZoneReader]] = []
-    for zone in zones:
-        dev = spidev.SpiDev()
-        dev.open(zone.bus, zone.device)
-        dev.max_speed_hz = spi_hz
-        dev.mode = 0
-        if zone.cs_gpio is None:
-            transfer = spidev_transfer(dev)
-        else:
-            dev.no_cs = True
-            cs = DigitalOutputDevice(zone.cs_gpio, active_high=False, initial_value=False, pin_factory=pin_factory)
-            devices.append(cs)
-            transfer = gpio_cs_transfer(dev, cs)
-        readers.append((zone.zone, RC522(transfer, timeout_ms=timeout_ms, gain=gain)))
+    try:
+        for zone in zones:
+            dev = spidev.SpiDev()
+            with _naming_missing_spidev(zone):
+                dev.open(zone.bus, zone.device)
+            dev.max_speed_hz = spi_hz
+            dev.mode = 0
+            if zone.cs_gpio is None:
+                transfer = spidev_transfer(dev)
+            else:
+                dev.no_cs = True
+                cs = DigitalOutputDevice(zone.cs_gpio, active_high=False, initial_value=False, pin_factory=pin_factory)
+                devices.append(cs)
+                transfer = gpio_cs_transfer(dev, cs)
+            readers.append((zone.zone, RC522(transfer, timeout_ms=timeout_ms, gain=gain)))
+    except BaseException:
+        for device in devices:
+            device.close()
+        raise
     backend = ReaderBackend(readers, registry)
     backend.devices = devices
     return backend
@@ -220,11 +240,12 @@ def spi_backend(
 class _PackageReader:
     """One zone read through the public ``mfrc522`` package: WUPA and level-1 anticollision, nothing more."""
 
-    def __init__(self, bus: int, device: int, spi_hz: int, reset_pin: int) -> None:
+    def __init__(self, zone: str, bus: int, device: int, spi_hz: int, reset_pin: int) -> None:
         from mfrc522 import MFRC522  # late: it imports RPi.GPIO, which fails off a Pi
 
         # pin_mode 11 is RPi.GPIO's BCM numbering, the pin map's; the package's default is the header's.
-        self.chip = MFRC522(bus=bus, device=device, spd=spi_hz, pin_mode=11, pin_rst=reset_pin)
+        with _naming_missing_spidev(SpiZone(zone, bus, device)):
+            self.chip = MFRC522(bus=bus, device=device, spd=spi_hz, pin_mode=11, pin_rst=reset_pin)
 
     def init(self) -> None:
         """The package sets the chip up in its constructor."""
@@ -249,7 +270,7 @@ def mfrc522_backend(
         if zone.cs_gpio is not None:
             raise ValueError(f"zone {zone.zone}: the mfrc522 back-end takes spidev chip selects only, not a GPIO")
     return ReaderBackend(
-        [(z.zone, _PackageReader(z.bus, z.device, spi_hz, 25 if z.reset is None else z.reset)) for z in zones],
+        [(z.zone, _PackageReader(z.zone, z.bus, z.device, spi_hz, 25 if z.reset is None else z.reset)) for z in zones],
         registry,
     )
 

@@ -4,7 +4,8 @@ Point any MFRC522 driver at it the same way, unchanged:
 
 * ``companion.sim.spidev`` is a drop-in for the ``spidev`` module. ``sys.modules["spidev"] = companion.sim.spidev``
   (tests only), then ``spidev.SpiDev().open(bus, device)`` talks to the simulated reader at that address; every
-  address has a reader until ``unplug(bus, device)`` takes it away (it then reads as all zeros).
+  address has a reader until ``unplug(bus, device)`` takes it away (it then reads as all zeros);
+  ``no_device(bus, device)`` removes the device node itself (``open`` fails as spidev's does).
 * ``companion.sim.machine`` is MicroPython's ``machine.SPI`` and a chip-select ``machine.Pin`` for the hub
   firmware: ``machine_spi(bus)`` and ``machine_pin(bus, device)``; drive the pin low around each transaction
   (``companion.nfc.rc522.machine_transfer(spi, pin)`` does). Firmware written for ``machine`` runs in CPython with
@@ -56,6 +57,7 @@ __all__ = [
     "machine",
     "machine_pin",
     "machine_spi",
+    "no_device",
     "reader",
     "reset",
     "spidev",
@@ -78,6 +80,12 @@ def field(bus: int, device: int) -> Field:
 def unplug(bus: int, device: int) -> None:
     """No chip answers at ``(bus, device)`` any more: a loose wire, a dead board."""
     WORLD.reader(bus, device).unplugged = True
+
+
+def no_device(bus: int, device: int) -> None:
+    """The kernel has no ``/dev/spidev{bus}.{device}`` (SPI not enabled, no overlay for that chip select):
+    opening it fails as spidev does, with ``FileNotFoundError``."""
+    WORLD.missing.add((bus, device))
 
 
 def machine_spi(bus: int = 0, baudrate: int = 4_000_000) -> machine.SPI:

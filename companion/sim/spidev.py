@@ -6,6 +6,8 @@
 
 from __future__ import annotations
 
+import errno
+import os
 from collections.abc import Sequence
 
 from companion.sim.chip import Mfrc522
@@ -33,8 +35,10 @@ class SpiDev:
             self.open(bus, 0 if device is None else device)
 
     def open(self, bus: int, device: int) -> None:
-        if bus < 0 or device < 0:
-            raise OSError(f"/dev/spidev{bus}.{device}: no such device")
+        if bus < 0 or device < 0 or (bus, device) in WORLD.missing:
+            # As py-spidev (spidev_module.c, SpiDev_open): PyErr_SetFromErrno after open() fails, so the message
+            # names neither the bus nor the device.
+            raise FileNotFoundError(errno.ENOENT, os.strerror(errno.ENOENT))
         self._chip = WORLD.reader(bus, device)
 
     def close(self) -> None:

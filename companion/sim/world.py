@@ -23,6 +23,7 @@ class World:
     def __init__(self) -> None:
         self.clock = Clock()
         self.readers: dict[tuple[int, int], Mfrc522] = {}
+        self.missing: set[tuple[int, int]] = set()  # no /dev/spidevB.D: SPI off, or no overlay for that CE
 
     def reader(self, bus: int, device: int) -> Mfrc522:
         """The reader wired to ``bus`` with chip select ``device``; a fresh one (field off) the first time."""
@@ -46,6 +47,7 @@ class World:
         for chip in self.readers.values():
             chip.field.clear()
         self.readers.clear()
+        self.missing.clear()
         self.clock.reset()
 
 

@@ -126,6 +126,24 @@ def test_the_other_readers_work_and_a_dead_one_is_set_up_when_it_answers(monkeyp
     assert backend.poll(2.0)[0] == ZoneScan("O", (SIX,), 2.0)
 
 
+def test_a_missing_spi_device_is_named_with_what_to_do(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setitem(sys.modules, "spidev", sim.spidev)
+    sim.no_device(0, 1)
+    factory = MockFactory()
+    with pytest.raises(FileNotFoundError, match=r"^/dev/spidev0\.1: no such device \(zone C\)\. Enable SPI"):
+        spi_backend([SpiZone("O", 0, 0, reset=25), SpiZone("C", 0, 1)], pin_factory=factory)
+    from gpiozero import DigitalOutputDevice
+
+    DigitalOutputDevice(25, pin_factory=factory).close()  # the reset line was let go (else GPIOPinInUse)
+
+
+def test_the_mfrc522_backend_names_a_missing_spi_device(fake_pi: Callable[[], types.ModuleType]) -> None:
+    fake_pi()
+    sim.no_device(0, 0)
+    with pytest.raises(FileNotFoundError, match=r"^/dev/spidev0\.0: no such device \(zone table\)"):
+        mfrc522_backend([SpiZone("table", 0, 0)])
+
+
 def test_the_polling_thread_hands_over_scans_until_stopped() -> None:
     backend = SimBackend(["O", "C"])
     backend.init()
@@ -181,3 +199,17 @@ def test_the_mfrc522_backend_drives_each_zones_reset_in_bcm_numbering(
     mfrc522_backend([SpiZone("O", 0, 0, reset=24), SpiZone("C", 0, 1, reset=25)])
     assert gpio.getmode() == gpio.BCM  # type: ignore[attr-defined]
     assert gpio.levels == {24: 1, 25: 1}  # type: ignore[attr-defined]
+
+
+def test_the_docs_name_only_parameters_the_back_ends_have() -> None:
+    """docs/NFC.md once named a ``reset_gpio=`` that ``spi_backend`` never had."""
+    import dataclasses
+    import inspect
+    import re
+
+    text = (Path(__file__).parents[2] / "docs" / "NFC.md").read_text("utf-8")
+    call = re.search(r"`spi_backend\((.*?)\)`:", text, re.S)
+    assert call is not None
+    named = set(re.findall(r"(\w+)=", call.group(1)))
+    known = set(inspect.signature(spi_backend).parameters) | {f.name for f in dataclasses.fields(SpiZone)}
+    assert named and named <= known, f"docs/NFC.md names {sorted(named - known)}"
