@@ -28,6 +28,7 @@ import luma.core.error
 from gpiozero.exc import GPIOZeroError
 
 from companion.config import Config
+from companion.decks import load_deck
 from companion.hardware import PinMap, load_pinmap, pinmap_path
 from companion.hub.session import HubOffline, HubOnline
 from companion.journal import Journal, JournalError
@@ -105,7 +106,8 @@ class Daemon:
         config = self.config
         pinmap = load_pinmap(pinmap_path(config.pinmap))
         journal = self._open_journal()
-        registry = Registry.load(config.registry, deck=config.game.deck_name)
+        # Bindings are kept under the deck's own name (what enroll writes), not the path the config gives.
+        registry = Registry.load(config.registry, deck=load_deck(config.game.deck_name).name)
         referee = Referee(config.game, config.zones)
         self.table = table = Table(referee, TableTracker(registry, absences=config.absences), journal)
         if journal.path == Path(":memory:"):

@@ -84,6 +84,12 @@ def bench(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr("time.sleep", lambda seconds: None)  # the player is quick; modeled time still counts
 
 
+def load_deck_text(name: str) -> str:
+    from importlib import resources
+
+    return resources.files("companion.decks").joinpath(f"{name}.toml").read_text("utf-8")
+
+
 def enroll(player: Player, *args: str, monkeypatch: pytest.MonkeyPatch) -> int:
     monkeypatch.setattr(sys, "stdout", player)
     return main(["enroll", *args])
@@ -214,3 +220,52 @@ def test_cards_lists_bindings_and_what_is_missing(tmp_path: Path, capsys: pytest
     assert "1 of 40 cards enrolled" in out
     assert "6O   04A1B2C3D4E5F6  6 de oros" in out
     assert "missing (39): 1O (as de oros)" in out
+
+
+@pytest.mark.usefixtures("bench")
+def test_a_custom_decks_enrolled_tag_is_known_at_the_table(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """``enroll --deck FILE`` binds under the deck's name; the service, given the same file, must look there."""
+    import asyncio
+
+    from gpiozero.pins.mock import MockFactory, MockPWMPin
+
+    from companion.config import parse_config
+    from companion.daemon import Daemon
+
+    deck_path = tmp_path / "my-deck.toml"
+    deck_path.write_text(
+        load_deck_text("spanish-40").replace('name = "spanish-40"', 'name = "mi baraja"'), encoding="utf-8"
+    )
+    registry_path = tmp_path / "registry.toml"
+    player = Player(deck_path, stop_at=2)  # the first card asked for (1O) is enrolled, then Ctrl-C
+    assert enroll(player, "--deck", str(deck_path), "--registry", str(registry_path), monkeypatch=monkeypatch) == 130
+    blank = player.tags["1O"]  # enrolled without --write-tags: only the registry knows it
+    assert card_id_from_ndef(bytes(blank.memory[16:160])) is None
+    monkeypatch.undo()
+    sim.reset()
+    config = parse_config(
+        f'[game]\ndeck = "{deck_path}"\n[readers]\nbackend = "sim"\nregistry = "{registry_path}"\n'
+        f'poll_interval_ms = 5\n[journal]\npath = "{tmp_path / "journal.db"}"\n',
+        "test",
+    )
+    daemon = Daemon(config, pin_factory=MockFactory(revision="c03111", pin_class=MockPWMPin))
+
+    async def lay_the_card() -> list[str]:
+        stop = asyncio.Event()
+        task = asyncio.create_task(daemon.run(stop))
+        for _ in range(1000):
+            if daemon.table is not None and daemon._readers is not None:
+                break
+            await asyncio.sleep(0.005)
+        zone = next(iter(config.zones))
+        sim.field(0, 0).add(blank)
+        for _ in range(1000):
+            if daemon.table.tracker.tags_on(zone):  # type: ignore[union-attr]
+                break
+            await asyncio.sleep(0.005)
+        cards = daemon.table.tracker.cards_on(zone)  # type: ignore[union-attr]
+        stop.set()
+        await task
+        return cards
+
+    assert asyncio.run(lay_the_card()) == ["1O"]
