@@ -145,7 +145,7 @@ def parse_config(text: str, source: str) -> Config:
         display=tuple(read.texts("display.options")),
         dim_after_s=float(read.number("display.dim_after_s", 120, low=0, high=86400)),
         pinmap=read.text("pins.map", ""),
-        journal=Path(read.text("journal.path", "/var/lib/companion/journal.db")),
+        journal=Path(read.path("journal.path", "/var/lib/companion/journal.db")),
     )
 
 
@@ -192,6 +192,12 @@ class _Reader:
         if not isinstance(value, str):
             self.fail(key, f"must be text in quotes, not {value!r}")
         return str(value)
+
+    def path(self, key: str, default: str) -> str:
+        value = self.text(key, default)
+        if not value.strip():
+            self.fail(key, "must name a file, not be empty")
+        return value
 
     def choice(self, key: str, default: str, choices: tuple[str, ...]) -> str:
         value = self.text(key, default)

@@ -7,8 +7,9 @@ gpiozero calls back from its threads: both hand their events to the loop with ``
 table only ever runs on the loop. SIGTERM and SIGINT stop the service cleanly; the screen says so. Logs go to
 stderr, for journald.
 
-A part that cannot start is said plainly: a missing display or a journal that cannot be written leave the table
-refereeing (the log and, for the journal, the screen say so); a wrong config, registry or pin map stop the
+A part that cannot start is said plainly: a missing display or a journal that cannot be opened leave the table
+refereeing (the log and, for the journal, the screen and the status LED say so; the journal is tried again until
+it opens); a damaged journal is set aside and a new one started; a wrong config, registry or pin map stop the
 service at start with the key and what to do.
 """
 
@@ -31,13 +32,13 @@ from companion.config import Config
 from companion.decks import load_deck
 from companion.hardware import PinMap, load_pinmap, pinmap_path
 from companion.hub.session import HubOffline, HubOnline
-from companion.journal import Journal, JournalError
+from companion.journal import Journal, JournalDamaged, JournalError
 from companion.nfc.backends import ReaderBackend, SimBackend, SpiZone, mfrc522_backend, parse_scenario, spi_backend
 from companion.nfc.events import ZoneScan
 from companion.nfc.rc522 import ReaderNotResponding
 from companion.nfc.registry import Registry
 from companion.nfc.tracking import TableTracker
-from companion.referee import HubStatus, JournalStatus, Referee
+from companion.referee import HubStatus, JournalNotice, Referee
 from companion.table import Table
 from companion.ui.buttons import Buttons
 from companion.ui.lights import HubZoneLights, StatusLed, ZoneLights
@@ -49,6 +50,7 @@ __all__ = ["Daemon", "StartError"]
 log = logging.getLogger("companion")
 
 TICK_S = 0.05  # buttons' long presses and the screen's dimming are looked at this often
+JOURNAL_RETRY_S = 5.0  # a journal that is not recording is tried again this often
 
 
 class StartError(RuntimeError):
@@ -105,13 +107,13 @@ class Daemon:
     def _start(self, loop: asyncio.AbstractEventLoop, tasks: list[asyncio.Task[None]]) -> None:
         config = self.config
         pinmap = load_pinmap(pinmap_path(config.pinmap))
-        journal = self._open_journal()
+        journal, set_aside = self._open_journal()
         # Bindings are kept under the deck's own name (what enroll writes), not the path the config gives.
         registry = Registry.load(config.registry, deck=load_deck(config.game.deck_name).name)
         referee = Referee(config.game, config.zones)
         self.table = table = Table(referee, TableTracker(registry, absences=config.absences), journal)
-        if journal.path == Path(":memory:"):
-            referee.handle(JournalStatus(False, "not writable"), self.clock())
+        if set_aside is not None:
+            referee.handle(JournalNotice("journal_aside"), self.clock())
         table.start(self.clock())
         log.info("table ready: %s, zones %s", config.game.name, ", ".join(config.zones))
 
@@ -156,14 +158,26 @@ class Daemon:
         tasks.append(loop.create_task(self._tick(buttons, screen), name="ticker"))
         table.show(self.clock())
 
-    def _open_journal(self) -> Journal:
-        try:
-            journal = Journal(self.config.journal)
-        except JournalError as exc:
-            log.error("%s; refereeing in memory until it is fixed", exc)
-            journal = Journal(":memory:")
+    def _open_journal(self) -> tuple[Journal, Path | None]:
+        """The journal, and where a damaged one was set aside (None if it was not).
+
+        A journal that cannot be opened is never swapped for one in memory: the table referees, says it is not
+        recording, and the ticker tries the file again every ``JOURNAL_RETRY_S``, writing all that waits once it
+        opens. A damaged file (corrupt, or not a journal) is moved aside, kept, and a new journal started.
+        """
+        journal = Journal(self.config.journal, connect=False)
         self._stack.callback(journal.close)
-        return journal
+        set_aside = None
+        try:
+            try:
+                journal.connect()
+            except JournalDamaged as exc:
+                set_aside = journal.set_aside()
+                log.error("%s: set aside as %s (kept); a new journal starts", exc, set_aside)
+                journal.connect()
+        except (JournalError, OSError) as exc:
+            log.error("%s: the table is NOT recording; trying again every %.0f s", exc, JOURNAL_RETRY_S)
+        return journal, set_aside
 
     def _open_screen(self) -> Screen | None:
         try:
@@ -236,12 +250,17 @@ class Daemon:
             self.table.status(HubStatus(False), now)
 
     async def _tick(self, buttons: Buttons, screen: Screen | None) -> None:
+        assert self.table is not None
+        retry = self.clock() + JOURNAL_RETRY_S
         while True:
             await asyncio.sleep(TICK_S)
             now = self.clock()
             buttons.tick(now)
             if screen is not None:
                 screen.tick(now)
+            if now >= retry:
+                retry = now + JOURNAL_RETRY_S
+                self.table.retry_journal(now)
 
     def _say_stopped(self) -> None:
         if self.table is None:

@@ -42,6 +42,7 @@ from companion.hardware import (
 from companion.hub.backend import UDEV_PORT as HUB_PORT
 from companion.hub.backend import find_hub
 from companion.hub.session import HubInfo, HubOffline, HubOnline, HubSession
+from companion.journal import health as journal_health
 from companion.nfc.rc522 import KNOWN_VERSIONS, RC522, spidev_transfer
 from companion.ui.screen import parse_options as parse_display_options
 
@@ -684,3 +685,4 @@ def diagnose(config_path: Path | None, system: System) -> Iterator[Check]:
     else:
         yield Check("readers", True, "backend sim: the readers are simulated, nothing to check")
     yield check_display(system, options)
+    yield Check("journal", *journal_health(system.path(config.journal)))

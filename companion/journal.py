@@ -14,19 +14,22 @@ from __future__ import annotations
 
 import json
 import sqlite3
-from collections.abc import Mapping
+import time
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
+from urllib.parse import quote
 
-__all__ = ["Entry", "GameRecord", "Journal", "JournalError"]
+__all__ = ["Entry", "GameRecord", "Journal", "JournalDamaged", "JournalError", "health"]
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS games (
     id INTEGER PRIMARY KEY,
     started REAL NOT NULL,
     settings TEXT NOT NULL,
-    outcome TEXT
+    outcome TEXT,
+    wall REAL
 );
 CREATE TABLE IF NOT EXISTS entries (
     game INTEGER NOT NULL REFERENCES games(id),
@@ -34,16 +37,23 @@ CREATE TABLE IF NOT EXISTS entries (
     t REAL NOT NULL,
     kind TEXT NOT NULL CHECK (kind IN ('action', 'undo', 'zone')),
     text TEXT NOT NULL,
+    wall REAL,
     PRIMARY KEY (game, seq)
 );
 """
-
+# What the journal reads; ``wall`` (the wall-clock time, schema version 1) is added to older journals on open.
+COLUMNS = {"games": ("id", "started", "settings", "outcome"), "entries": ("game", "seq", "t", "kind", "text")}
+VERSION = 1
 
 DURABLE = ("action", "undo")  # the entries a power cut must never lose
 
 
 class JournalError(OSError):
     """The journal cannot be written (disk full, read-only, missing folder); the message says what to do."""
+
+
+class JournalDamaged(JournalError):
+    """The file is not a journal this table can read (a corrupt page or header, another program's tables)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -56,33 +66,134 @@ class Entry:
 @dataclass(frozen=True, slots=True)
 class GameRecord:
     id: int
-    started: float
+    started: float  # seconds since boot, the table's clock
     settings: dict[str, Any]
     outcome: dict[str, Any] | None
     entries: int
+    wall: float | None = None  # the wall-clock time it started (None in journals older than schema version 1)
+    damage: str = ""  # why its settings or outcome cannot be read; empty when they can
 
 
 class Journal:
-    def __init__(self, path: str | Path) -> None:
+    """The journal at ``path``, opened for writing; ``connect=False`` leaves it closed until :meth:`connect`.
+
+    A closed journal refuses writes with a JournalError (keeping each entry in the backlog) and retries opening
+    the file on each of them, so the table goes on refereeing, says it is not recording, and writes everything
+    once the file can be opened.
+    """
+
+    def __init__(self, path: str | Path, *, connect: bool = True, wall_clock: Callable[[], float] = time.time) -> None:
         self.path = Path(path)
-        self._backlog: list[tuple[int, Entry]] = []
+        self.wall_clock = wall_clock
+        self._backlog: list[tuple[int, Entry, float]] = []
         self._seq: dict[int, int] = {}
+        self._db: sqlite3.Connection | None = None
+        self._wall = True  # the tables have the wall column (a read-only old journal has not)
+        if connect:
+            self.connect()
+
+    @classmethod
+    def read_only(cls, path: str | Path) -> Journal:
+        """The journal at ``path`` for reading only (SQLite ``mode=ro``): nothing in the file is changed."""
+        journal = cls(path, connect=False)
+        uri = f"file:{quote(str(Path(path).absolute()))}?mode=ro"
+        try:
+            journal._db = sqlite3.connect(uri, uri=True, isolation_level=None, check_same_thread=False)
+            journal._wall = journal._check_tables() == set()
+        except sqlite3.Error as exc:
+            journal.close()
+            raise _error(journal.path, exc) from exc
+        return journal
+
+    @property
+    def is_open(self) -> bool:
+        return self._db is not None
+
+    def connect(self) -> None:
+        """Open the file for writing (made if missing, migrated if older); JournalDamaged if it is not a journal."""
         try:
             self.path.parent.mkdir(parents=True, exist_ok=True)
-            self._db = sqlite3.connect(self.path, isolation_level=None, check_same_thread=False)
-            self._db.execute("PRAGMA journal_mode=WAL")
-            self._db.execute("PRAGMA synchronous=FULL")
-            self._db.executescript(SCHEMA)
+            db = sqlite3.connect(self.path, isolation_level=None, check_same_thread=False)
         except (sqlite3.Error, OSError) as exc:
-            raise JournalError(_advice(self.path, exc)) from exc
+            raise _error(self.path, exc) from exc
+        self._db = db
+        try:
+            check = str(db.execute("PRAGMA quick_check").fetchone()[0])
+            if check != "ok":
+                raise JournalDamaged(f"journal {self.path}: damaged ({check})")
+            tables = {row[0] for row in db.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
+            if tables:
+                self._check_tables()  # another program's file, or not ours: refused before anything is written
+            db.execute("PRAGMA journal_mode=WAL")
+            db.execute("PRAGMA synchronous=FULL")
+            self._migrate()
+        except JournalError:
+            self.close()
+            raise
+        except (sqlite3.Error, OSError) as exc:
+            self.close()
+            raise _error(self.path, exc) from exc
+
+    def _migrate(self) -> None:
+        """Make the tables, or bring an older journal's up to the current schema (adding the wall column)."""
+        db = self._connection()
+        db.executescript(SCHEMA)
+        lacking = self._check_tables()
+        if lacking or db.execute("PRAGMA user_version").fetchone()[0] < VERSION:
+            db.execute("BEGIN IMMEDIATE")
+            for table in sorted(lacking):
+                db.execute(f"ALTER TABLE {table} ADD COLUMN wall REAL")
+            db.execute(f"PRAGMA user_version = {VERSION}")
+            db.execute("COMMIT")
+
+    def _check_tables(self) -> set[str]:
+        """The tables that lack the wall column; JournalDamaged if a table or a column the journal reads is missing."""
+        db = self._connection()
+        lacking = set()
+        for table, needed in COLUMNS.items():
+            have = {row[1] for row in db.execute(f"PRAGMA table_info({table})")}
+            if not have:
+                raise JournalDamaged(f"journal {self.path}: not a companion journal (it has no table {table!r})")
+            missing = [column for column in needed if column not in have]
+            if missing:
+                raise JournalDamaged(
+                    f"journal {self.path}: not a companion journal (table {table!r} has no column {missing[0]!r})"
+                )
+            if "wall" not in have:
+                lacking.add(table)
+        return lacking
+
+    def set_aside(self) -> Path:
+        """Move a damaged journal (and its WAL files) to ``<name>.damaged-<date>``: kept, never deleted."""
+        self.close()
+        stamp = time.strftime("%Y%m%d-%H%M%S", time.localtime(self.wall_clock()))
+        target = self.path.with_name(f"{self.path.name}.damaged-{stamp}")
+        n = 1
+        while target.exists():
+            n += 1
+            target = self.path.with_name(f"{self.path.name}.damaged-{stamp}-{n}")
+        for suffix in ("-wal", "-shm", ""):  # the main file last: a crash midway leaves it where it was
+            companion = self.path.with_name(self.path.name + suffix)
+            if companion.exists():
+                companion.rename(target.with_name(target.name + suffix))
+        return target
 
     def close(self) -> None:
-        self._db.close()
+        if self._db is not None:
+            self._db.close()
+            self._db = None
+
+    def _connection(self) -> sqlite3.Connection:
+        if self._db is None:
+            self.connect()
+        assert self._db is not None
+        return self._db
 
     def new_game(self, settings: Mapping[str, Any], t: float) -> int:
+        wall = self.wall_clock()
         with self._write():
-            cursor = self._db.execute(
-                "INSERT INTO games (started, settings) VALUES (?, ?)", (t, json.dumps(dict(settings)))
+            cursor = self._connection().execute(
+                "INSERT INTO games (started, settings, wall) VALUES (?, ?, ?)", (t, json.dumps(dict(settings)), wall)
             )
         game_id = cursor.lastrowid
         assert game_id is not None
@@ -95,31 +206,42 @@ class Journal:
         Game actions and undos wait for the disk (``synchronous=FULL``). A zone registration alone does not: after
         a power cut the players would only lay that master card again, and the next action's sync writes it too.
         """
-        self._backlog.append((game_id, entry))
-        durable = any(pending.kind in DURABLE for _, pending in self._backlog)
+        self.append_later(game_id, entry)
+        self.flush()
+
+    def append_later(self, game_id: int, entry: Entry) -> None:
+        """Put ``entry`` in the backlog, stamped with the wall-clock time: the next :meth:`flush` writes it."""
+        self._backlog.append((game_id, entry, self.wall_clock()))
+
+    def flush(self) -> None:
+        """Write the backlog (opening the file if it is not open yet); JournalError if it still cannot."""
+        if not self._backlog:
+            return
+        durable = any(pending.kind in DURABLE for _, pending, _ in self._backlog)
         with self._write():
+            db = self._connection()
             if not durable:
-                self._db.execute("PRAGMA synchronous=NORMAL")
+                db.execute("PRAGMA synchronous=NORMAL")
             try:
-                self._commit_backlog()
+                self._commit_backlog(db)
             finally:
                 if not durable:
-                    self._db.execute("PRAGMA synchronous=FULL")
+                    db.execute("PRAGMA synchronous=FULL")
         self._backlog.clear()
 
-    def _commit_backlog(self) -> None:
-        self._db.execute("BEGIN IMMEDIATE")
+    def _commit_backlog(self, db: sqlite3.Connection) -> None:
+        db.execute("BEGIN IMMEDIATE")
         try:
-            for game, pending in self._backlog:
+            for game, pending, wall in self._backlog:
                 seq = self._next_seq(game)
-                self._db.execute(
-                    "INSERT INTO entries (game, seq, t, kind, text) VALUES (?, ?, ?, ?, ?)",
-                    (game, seq, pending.t, pending.kind, pending.text),
+                db.execute(
+                    "INSERT INTO entries (game, seq, t, kind, text, wall) VALUES (?, ?, ?, ?, ?, ?)",
+                    (game, seq, pending.t, pending.kind, pending.text, wall),
                 )
-            self._db.execute("COMMIT")
+            db.execute("COMMIT")
         except BaseException:
-            if self._db.in_transaction:  # SQLite rolls back by itself on a full disk
-                self._db.execute("ROLLBACK")
+            if db.in_transaction:  # SQLite rolls back by itself on a full disk
+                db.execute("ROLLBACK")
             self._seq.clear()  # the sequence numbers handed out above were not written
             raise
 
@@ -130,16 +252,21 @@ class Journal:
 
     def finish(self, game_id: int, outcome: Mapping[str, Any]) -> None:
         with self._write():
-            self._db.execute("UPDATE games SET outcome = ? WHERE id = ?", (json.dumps(dict(outcome)), game_id))
+            self._connection().execute(
+                "UPDATE games SET outcome = ? WHERE id = ?", (json.dumps(dict(outcome)), game_id)
+            )
 
     def games(self) -> list[GameRecord]:
-        rows = self._db.execute(
-            "SELECT id, started, settings, outcome, (SELECT COUNT(*) FROM entries WHERE game = games.id) "
-            "FROM games ORDER BY id"
-        ).fetchall()
-        return [
-            GameRecord(r[0], r[1], json.loads(r[2]), None if r[3] is None else json.loads(r[3]), r[4]) for r in rows
-        ]
+        """Every game, oldest first; one whose settings or outcome cannot be read says so in ``damage``."""
+        if self._db is None:
+            return []
+        wall = "wall" if self._wall else "NULL"
+        with self._read():
+            rows = self._db.execute(
+                f"SELECT id, started, settings, outcome, {wall}, "
+                "(SELECT COUNT(*) FROM entries WHERE game = games.id) FROM games ORDER BY id"
+            ).fetchall()
+        return [_record(*row) for row in rows]
 
     def game(self, game_id: int) -> GameRecord | None:
         return next((g for g in self.games() if g.id == game_id), None)
@@ -149,43 +276,136 @@ class Journal:
         return games[-1] if games else None
 
     def entries(self, game_id: int) -> list[Entry]:
-        rows = self._db.execute("SELECT kind, text, t FROM entries WHERE game = ? ORDER BY seq", (game_id,))
-        return [Entry(kind, text, t) for kind, text, t in rows]
+        """The game's entries in order; JournalDamaged at the first row that cannot be read as one."""
+        found, damaged = self.readable_entries(game_id)
+        if damaged:
+            raise JournalDamaged(damaged[0])
+        return found
+
+    def readable_entries(self, game_id: int) -> tuple[list[Entry], list[str]]:
+        """The game's entries that can be read, in order, and what is wrong with each row that cannot."""
+        found: list[Entry] = []
+        damaged: list[str] = []
+        if self._db is None:
+            return found, damaged
+        with self._read():
+            rows = self._db.execute("SELECT seq, kind, text, t FROM entries WHERE game = ? ORDER BY seq", (game_id,))
+            for seq, kind, text, t in rows:
+                if isinstance(text, str) and isinstance(t, int | float) and kind in ("action", "undo", "zone"):
+                    found.append(Entry(kind, text, float(t)))
+                else:
+                    damaged.append(
+                        f"journal {self.path}: game {game_id}, entry {seq}: unreadable ({kind!r} {text!r} at {t!r})"
+                    )
+        return found, damaged
 
     def integrity(self) -> str:
-        return str(self._db.execute("PRAGMA integrity_check").fetchone()[0])
+        with self._read():
+            return str(self._connection().execute("PRAGMA integrity_check").fetchone()[0])
 
     def _next_seq(self, game_id: int) -> int:
         if game_id not in self._seq:
-            row = self._db.execute("SELECT COALESCE(MAX(seq), 0) FROM entries WHERE game = ?", (game_id,)).fetchone()
+            row = (
+                self._connection()
+                .execute("SELECT COALESCE(MAX(seq), 0) FROM entries WHERE game = ?", (game_id,))
+                .fetchone()
+            )
             self._seq[game_id] = row[0]
         self._seq[game_id] += 1
         return self._seq[game_id]
 
     def _write(self) -> _Guard:
-        return _Guard(self.path)
+        return _Guard(self.path, _error)
+
+    def _read(self) -> _Guard:
+        return _Guard(self.path, _damaged)
+
+
+def _record(game_id: int, started: Any, settings: Any, outcome: Any, wall: Any, entries: int) -> GameRecord:
+    """A game's row as a record; what cannot be read is named in ``damage`` instead of raising."""
+    damage = []
+    parsed = _json_object(settings)
+    if parsed is None or not isinstance(parsed.get("game"), str):
+        damage.append(f"settings {settings!r} are not a game's (JSON with a game key)")
+        parsed = {}
+    finished = None
+    if outcome is not None:
+        finished = _json_object(outcome)
+        if finished is None:
+            damage.append(f"outcome {outcome!r} is not JSON")
+            finished = {"termination": "unreadable", "winner": None}
+    number = started if isinstance(started, int | float) else 0.0
+    wall_time = float(wall) if isinstance(wall, int | float) else None
+    return GameRecord(game_id, float(number), parsed, finished, entries, wall_time, "; ".join(damage))
+
+
+def _json_object(text: Any) -> dict[str, Any] | None:
+    try:
+        value = json.loads(text)
+    except (TypeError, ValueError):
+        return None
+    return value if isinstance(value, dict) else None
+
+
+def health(path: Path) -> tuple[bool, str, str]:
+    """What ``companion doctor`` says of the journal at ``path`` (ok, what it found, what to do), read-only.
+
+    A damaged journal the service set aside is a finding until someone has looked at it and deleted it.
+    """
+    aside = sorted(p.name for p in path.parent.glob(f"{path.name}.damaged-*") if not p.name.endswith(("-wal", "-shm")))
+    kept = f"; damaged journals set aside: {', '.join(aside)}" if aside else ""
+    look = (
+        f"look at {', '.join(aside)} in {path.parent} (companion history --journal FILE), then delete it"
+        if aside
+        else ""
+    )
+    if not path.exists():
+        return not aside, f"{path}: not made yet (the service makes it at start){kept}", look
+    try:
+        journal = Journal.read_only(path)
+        try:
+            games, check = journal.games(), journal.integrity()
+        finally:
+            journal.close()
+    except JournalError as exc:
+        return False, f"{exc}{kept}", "restart the service: it sets a damaged journal aside and starts a new one"
+    if check != "ok":
+        return False, f"{path}: damaged ({check}){kept}", "restart the service: it sets it aside and starts a new one"
+    return not aside, f"{path}: {len(games)} games{kept}", look
 
 
 class _Guard:
-    """Turns SQLite's write failures into a JournalError that says what to do."""
+    """Turns SQLite's failures into a JournalError that says what to do."""
 
-    def __init__(self, path: Path) -> None:
-        self.path = path
+    def __init__(self, path: Path, error: Callable[[Path, BaseException], JournalError]) -> None:
+        self.path, self.error = path, error
 
     def __enter__(self) -> None:
         return None
 
     def __exit__(self, kind: type[BaseException] | None, exc: BaseException | None, tb: object) -> None:
         if isinstance(exc, sqlite3.Error | OSError) and not isinstance(exc, JournalError):
-            raise JournalError(_advice(self.path, exc)) from exc
+            raise self.error(self.path, exc) from exc
 
 
-def _advice(path: Path, exc: BaseException) -> str:
+def _damaged(path: Path, exc: BaseException) -> JournalError:
+    if isinstance(exc, sqlite3.DatabaseError) and not isinstance(exc, sqlite3.OperationalError):
+        return JournalDamaged(f"journal {path}: damaged ({exc})")
+    return _error(path, exc)
+
+
+def _error(path: Path, exc: BaseException) -> JournalError:
+    """What went wrong with the file, and what to do about it."""
     text = str(exc)
+    name = getattr(exc, "sqlite_errorname", "")
+    if name in ("SQLITE_NOTADB", "SQLITE_CORRUPT"):
+        return JournalDamaged(f"journal {path}: damaged, not a journal SQLite can read ({text})")
     if "full" in text:
-        return f"journal {path}: the disk is full ({text}); free some space: the game goes on in memory meanwhile"
+        return JournalError(
+            f"journal {path}: the disk is full ({text}); free some space: the game goes on in memory meanwhile"
+        )
     if "readonly" in text or "read-only" in text:
-        return (
+        return JournalError(
             f"journal {path}: the disk is read-only ({text}); remount it read-write or set journal to a writable path"
         )
-    return f"journal {path}: cannot write ({text}); check the path and its permissions"
+    return JournalError(f"journal {path}: cannot write ({text}); check the path and its permissions")

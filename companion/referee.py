@@ -33,7 +33,7 @@ from companion.journal import Entry
 from companion.nfc.events import CardArrived, CardLeft, SameCardTwice, UnknownTag
 from companion.rules import Action, Game, IllegalPlay, Pass, Pay, Play, Reason, Seises, SextoSet
 from companion.rules.news import ChipOwed, GameWon, HandWon, Reneged, SetEnded, news
-from companion.rules.transcript import UNDO, parse_line
+from companion.rules.transcript import UNDO, TranscriptError, parse_line
 from companion.ui.buttons import Press
 from companion.ui.menu import Menu, Settings
 from companion.view import (
@@ -49,7 +49,7 @@ from companion.view import (
     ZoneLight,
 )
 
-__all__ = ["HubStatus", "JournalStatus", "Pending", "ReaderStatus", "Referee"]
+__all__ = ["HubStatus", "JournalNotice", "JournalStatus", "Pending", "ReaderStatus", "Referee"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -68,6 +68,15 @@ class ReaderStatus:
 class JournalStatus:
     ok: bool
     detail: str = ""
+    problem: str = "disk_full"  # what the screen says while not ok: disk_full | not_recording (cannot be opened)
+
+
+@dataclass(frozen=True, slots=True)
+class JournalNotice:
+    """What the table did at start about a journal it could not read: damaged_game (closed) | journal_aside."""
+
+    key: str
+    game: int = 0
 
 
 @dataclass(frozen=True, slots=True)
@@ -78,7 +87,17 @@ class Pending:
     zone: str | None
 
 
-Event = CardArrived | CardLeft | UnknownTag | SameCardTwice | Press | HubStatus | ReaderStatus | JournalStatus
+Event = (
+    CardArrived
+    | CardLeft
+    | UnknownTag
+    | SameCardTwice
+    | Press
+    | HubStatus
+    | ReaderStatus
+    | JournalStatus
+    | JournalNotice
+)
 
 # The referee's own words: key -> (Spanish, English). Fields are filled with str.format.
 TEXT: dict[str, tuple[str, str]] = {
@@ -120,6 +139,12 @@ TEXT: dict[str, tuple[str, str]] = {
     "reader_down_do": ("Revisa su cable", "Check its cable"),
     "disk_full": ("Disco lleno: sin guardar", "Disk full: not saved"),
     "disk_full_do": ("Libera espacio en la tarjeta", "Free space on the SD card"),
+    "not_recording": ("La mesa no graba", "Table not recording"),
+    "not_recording_do": ("Diario: companion doctor", "Journal: companion doctor"),
+    "damaged_game": ("Partida {game} ilegible", "Game {game} unreadable"),
+    "damaged_game_do": ("Cerrada y guardada; empieza otra", "Closed and kept; a new one starts"),
+    "journal_aside": ("Diario dañado: apartado", "Journal damaged: set aside"),
+    "journal_aside_do": ("Nuevo diario; companion doctor", "A new one; companion doctor"),
     "new_game": ("Partida nueva: {game}", "New game: {game}"),
     "seat": ("Asiento {n}", "Seat {n}"),
     "stopped": ("Companion parado", "Companion stopped"),
@@ -138,6 +163,9 @@ TODO: dict[str, str] = {
     "hub_lost": "hub_lost_do",
     "reader_down": "reader_down_do",
     "disk_full": "disk_full_do",
+    "not_recording": "not_recording_do",
+    "damaged_game": "damaged_game_do",
+    "journal_aside": "journal_aside_do",
     "register": "register_do",
     "hand_won": "next_hand",
     "game_won": "new_game_do",
@@ -165,6 +193,7 @@ class Referee:
         self.hub_online = True
         self.readers_down: set[str] = set()
         self.journal_ok = True
+        self.journal_problem = "disk_full"  # the TEXT key said while the journal is not ok
         self.language = config.language
 
     # ---- set-up ---------------------------------------------------------------------------------------------
@@ -179,7 +208,10 @@ class Referee:
         return isinstance(self.game, SextoSet) and len(self.lines) < len(self.zone_roles)
 
     def replay(self, entries: list[Entry]) -> None:
-        """Rebuild the game from its journal entries (on start, after a power cut)."""
+        """Rebuild the game from its journal entries (on start, after a power cut).
+
+        A damaged entry raises ValueError (IllegalPlay, TranscriptError) or IndexError (an undo too many).
+        """
         for entry in entries:
             if entry.kind == "zone":
                 zone, master = entry.text.split()
@@ -188,7 +220,8 @@ class Referee:
                 self.game.pop()
             else:
                 action = parse_line(self.game.name, entry.text)
-                assert action is not None and action != UNDO
+                if action is None or action == UNDO:
+                    raise TranscriptError(f"not an action: {entry.text!r}")
                 self.game.push(action)
 
     # ---- events ---------------------------------------------------------------------------------------------
@@ -227,7 +260,10 @@ class Referee:
             if event.ok:
                 self._clear_message(MessageKind.DISK_FULL)
             else:
-                self._say(MessageKind.DISK_FULL, "disk_full")
+                self.journal_problem = event.problem
+                self._say(MessageKind.DISK_FULL, event.problem)
+        elif isinstance(event, JournalNotice):
+            self._say(MessageKind.DISK_FULL, event.key, game=event.game)
         return []
 
     def forget_uid(self, zone: str, uid: bytes, now: float) -> list[Entry]:
@@ -492,7 +528,8 @@ class Referee:
         if not self.hub_online:
             return Message(MessageKind.HUB_LOST, self._text("hub_lost"), self._text("hub_lost_do"))
         if not self.journal_ok:
-            return Message(MessageKind.DISK_FULL, self._text("disk_full"), self._text("disk_full_do"))
+            problem = self.journal_problem
+            return Message(MessageKind.DISK_FULL, self._text(problem), self._text(TODO[problem]))
         if self.readers_down:
             zone = sorted(self.readers_down)[0]
             title, todo = self._text("reader_down", zone=zone), self._text("reader_down_do", zone=zone)

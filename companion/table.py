@@ -16,10 +16,10 @@ from dataclasses import dataclass, field
 from typing import Any, Protocol
 
 from companion.config import GameConfig
-from companion.journal import Entry, Journal, JournalError
+from companion.journal import Entry, GameRecord, Journal, JournalError
 from companion.nfc.events import UnknownTag, ZoneScan
 from companion.nfc.tracking import TableTracker
-from companion.referee import Event, JournalStatus, ReaderStatus, Referee
+from companion.referee import Event, JournalNotice, JournalStatus, ReaderStatus, Referee
 from companion.rules import Seises
 from companion.ui.buttons import Press
 from companion.view import TableView
@@ -49,18 +49,43 @@ class Table:
     _held: list[Entry] = field(default_factory=list)  # that game's entries meanwhile
 
     def start(self, now: float) -> None:
-        """Resume the last unfinished game from the journal, or start the configured one."""
+        """Resume the last unfinished game from the journal, or start the configured one.
+
+        A game the journal holds but the rules cannot rebuild (an unreadable row, an illegal or missing action)
+        is closed as damaged, its rows kept, and a new game starts: the table always comes up.
+        """
+        configured = self.referee.config
         last = self.journal.last_game()
         if last is not None and last.outcome is None:
-            config = GameConfig.from_settings(last.settings)
-            self.referee.start(config)
-            self.referee.replay(self.journal.entries(last.id))
-            self.game_id = last.id
-            log.info("resumed game %d (%s) after %d journal entries", last.id, config.name, last.entries)
-        else:
-            self._open_game(self.referee.config.settings(), now)
-            log.info("new game %d (%s)", self.game_id, self.referee.config.name)
+            try:
+                self._resume(last)
+                self.show(now)
+                return
+            except (ValueError, KeyError, TypeError, IndexError, JournalError) as exc:
+                log.error(
+                    "game %d in %s cannot be resumed: %s; it is closed as damaged", last.id, self.journal.path, exc
+                )
+                self.game_id = last.id
+                self._close({"termination": "damaged", "winner": None, "damage": str(exc)})
+                self.referee.start(configured)
+                self.referee.handle(JournalNotice("damaged_game", last.id), now)
+        self._open_game(configured.settings(), now)
+        log.info("new game %d (%s)", self.game_id, configured.name)
         self.show(now)
+
+    def _resume(self, last: GameRecord) -> None:
+        if last.damage:
+            raise ValueError(last.damage)
+        config = GameConfig.from_settings(last.settings)
+        self.referee.start(config)
+        self.referee.replay(self.journal.entries(last.id))
+        self.game_id = last.id
+        log.info("resumed game %d (%s) after %d journal entries", last.id, config.name, last.entries)
+
+    def retry_journal(self, now: float) -> None:
+        """While the journal is not recording: try again to write what waits (the daemon calls it now and then)."""
+        if not self.referee.journal_ok and self._append(None, now):
+            self.show(now)  # only once it records again: a show wakes a dimmed screen
 
     def scan(self, scan: ZoneScan, now: float) -> None:
         events: list[Event] = list(self.tracker.feed(scan))
@@ -124,21 +149,26 @@ class Table:
         self._unsaved = None
         return True
 
-    def _append(self, entry: Entry, now: float) -> None:
+    def _append(self, entry: Entry | None, now: float) -> bool:
+        """Write ``entry`` after whatever waits (None: only what waits); whether all of it is on disk now."""
         if not self._saved(now):
-            self._held.append(entry)  # the game has no row yet: keep its entries in order until it has
-            return
+            if entry is not None:
+                self._held.append(entry)  # the game has no row yet: keep its entries in order until it has
+            return False
         held, self._held = self._held, []
-        for pending in [*held, entry]:
-            try:
-                self.journal.append(self.game_id, pending)  # on failure the journal keeps it, in order
-            except JournalError as exc:
-                self._journal_failed(exc, now)
-                continue
+        for pending in [*held, entry] if entry is not None else held:
+            self.journal.append_later(self.game_id, pending)
+        try:
+            self.journal.flush()  # on failure the journal keeps them, in order
+        except JournalError as exc:
+            self._journal_failed(exc, now)
+            return False
+        for pending in [*held, entry] if entry is not None else held:
             log.info("game %d: %s %s", self.game_id, pending.kind, pending.text)
-            if not self.referee.journal_ok:
-                log.warning("journal writable again: the entries kept in memory are on disk now")
-                self.referee.handle(JournalStatus(True), now)
+        if not self.referee.journal_ok:
+            log.warning("journal writable again: the entries kept in memory are on disk now")
+            self.referee.handle(JournalStatus(True), now)
+        return True
 
     def _close(self, outcome: dict[str, Any]) -> None:
         self._finished = True
@@ -150,9 +180,12 @@ class Table:
             log.error("%s", exc)
 
     def _journal_failed(self, exc: JournalError, now: float) -> None:
-        log.error("%s", exc)
-        if self.referee.journal_ok:
-            self.referee.handle(JournalStatus(False, str(exc)), now)
+        if self.referee.journal_ok:  # said once; the retries that fail too are only debug
+            log.error("%s", exc)
+            problem = "disk_full" if "disk is full" in str(exc) else "not_recording"
+            self.referee.handle(JournalStatus(False, str(exc), problem), now)
+        else:
+            log.debug("%s", exc)
 
     def show(self, now: float) -> None:
         """Draw the referee's view on every output."""

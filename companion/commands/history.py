@@ -1,5 +1,10 @@
 """``companion history`` lists the games in the journal; ``companion export GAME_ID`` writes one as a transcript
-that ``companion play`` replays to the same final state."""
+that ``companion play`` replays to the same final state.
+
+Both open the journal read-only (SQLite ``mode=ro``): they never change the file, whatever it is. A row they
+cannot read is reported and skipped, never a traceback. ``export --out`` refuses to write onto the journal, and
+onto any file that exists unless ``--force`` is given.
+"""
 
 from __future__ import annotations
 
@@ -26,6 +31,7 @@ def register(subparsers: Any) -> None:
         if name == "export":
             parser.add_argument("game_id", type=int, help="the game's number, as companion history lists it")
             parser.add_argument("--out", type=Path, help="write to this file instead of standard output")
+            parser.add_argument("--force", action="store_true", help="write over --out if it exists")
         parser.set_defaults(func=func)
 
 
@@ -33,9 +39,9 @@ def _journal(args: argparse.Namespace) -> Journal:
     path = args.journal
     if path is None:
         path = load_config(args.config).journal
-    if not Path(path).exists():
+    if not Path(path).is_file():
         raise JournalError(f"journal {path}: no such file; give --journal PATH or check journal.path in the config")
-    return Journal(path)
+    return Journal.read_only(path)
 
 
 def _journal_or_say(args: argparse.Namespace, command: str) -> Journal | None:
@@ -50,27 +56,69 @@ def run_history(args: argparse.Namespace) -> int:
     journal = _journal_or_say(args, "history")
     if journal is None:
         return 2
-    for game in journal.games():
+    try:
+        games = journal.games()
+    except JournalError as exc:
+        print(f"companion history: {exc}", file=sys.stderr)
+        return 1
+    for game in games:
         print(_line(game))
     return 0
 
 
 def run_export(args: argparse.Namespace) -> int:
+    refusal = _refuse_out(args)
+    if refusal:
+        print(f"companion export: {refusal}", file=sys.stderr)
+        return 2
     journal = _journal_or_say(args, "export")
     if journal is None:
         return 2
-    game = journal.game(args.game_id)
-    if game is None:
-        print(
-            f"companion export: no game {args.game_id} in {journal.path}; companion history lists them", file=sys.stderr
-        )
-        return 2
-    text = transcript(game, journal)
+    try:
+        game = journal.game(args.game_id)
+        if game is None:
+            print(
+                f"companion export: no game {args.game_id} in {journal.path}; companion history lists them",
+                file=sys.stderr,
+            )
+            return 2
+        text, damaged = transcript(game, journal)
+    except JournalError as exc:
+        print(f"companion export: {exc}", file=sys.stderr)
+        return 1
+    for problem in damaged:
+        print(f"companion export: skipped: {problem}", file=sys.stderr)
     if args.out is None:
         sys.stdout.write(text)
     else:
-        args.out.write_text(text, encoding="utf-8")
-    return 0
+        try:
+            with args.out.open("w" if args.force else "x", encoding="utf-8") as out:
+                out.write(text)
+        except OSError as exc:
+            print(f"companion export: cannot write {args.out} ({exc.strerror or exc})", file=sys.stderr)
+            return 2
+    return 1 if damaged else 0
+
+
+def _refuse_out(args: argparse.Namespace) -> str:
+    """Why ``--out`` must not be written, or "" when it may."""
+    out: Path | None = args.out
+    if out is None or not out.exists():
+        return ""
+    journal = args.journal
+    if journal is None:
+        try:
+            journal = load_config(args.config).journal
+        except ConfigError:
+            journal = None
+    if journal is not None:
+        for suffix in ("", "-wal", "-shm"):
+            twin = Path(f"{journal}{suffix}")
+            if twin.exists() and out.samefile(twin):
+                return f"--out {out} is the journal itself: give another file"
+    if not args.force:
+        return f"--out {out} exists: give another file, or --force to write over it"
+    return ""
 
 
 def play_arguments(settings: dict[str, Any]) -> list[str]:
@@ -85,24 +133,40 @@ def play_arguments(settings: dict[str, Any]) -> list[str]:
     return args
 
 
-def transcript(game: GameRecord, journal: Journal) -> str:
-    """The game as ``companion play`` reads it: its arguments on the first line, then one action per line."""
-    lines = [f"# {' '.join(play_arguments(game.settings))}", f"# game {game.id}, started {_when(game.started)}"]
-    for entry in journal.entries(game.id):
+def transcript(game: GameRecord, journal: Journal) -> tuple[str, list[str]]:
+    """The game as ``companion play`` reads it (its arguments on the first line, then one action per line), and
+    what is wrong with the rows that could not be read (each also a comment where it was)."""
+    damaged = [f"game {game.id}: {game.damage}"] if game.damage else []
+    head = "# settings unreadable" if "settings" in game.damage else f"# {' '.join(play_arguments(game.settings))}"
+    lines = [head, f"# game {game.id}, started {_when(game)}"]
+    entries, unreadable = journal.readable_entries(game.id)
+    damaged += unreadable
+    lines += [f"# skipped: {problem}" for problem in unreadable]
+    for entry in entries:
         if entry.kind == "action":
             lines.append(entry.text)
         elif entry.kind == "undo":
             lines.append("undo")
         else:
             lines.append(f"# zone {entry.text}")
-    return "\n".join(lines) + "\n"
+    return "\n".join(lines) + "\n", damaged
 
 
-def _when(t: float) -> str:
-    return time.strftime("%Y-%m-%d %H:%M", time.localtime(t)) if t > 1e9 else f"t={t:.0f}s"
+def _when(game: GameRecord) -> str:
+    """The date it started, in local time; journals older than the wall column only have the table's clock."""
+    if game.wall is not None:
+        return time.strftime("%Y-%m-%d %H:%M", time.localtime(game.wall))
+    return f"t={game.started:.0f}s after boot"
 
 
 def _line(game: GameRecord) -> str:
-    settings = game.settings
-    outcome = "in play" if game.outcome is None else f"won by {game.outcome.get('winner')}"
-    return f"{game.id:4d}  {_when(game.started)}  {settings['game']:<9}  {game.entries:5d} entries  {outcome}"
+    name = str(game.settings.get("game", "?"))
+    if game.damage:
+        state = f"damaged: {game.damage}"
+    elif game.outcome is None:
+        state = "in play"
+    elif game.outcome.get("winner") is not None:
+        state = f"won by {game.outcome['winner']}"
+    else:
+        state = str(game.outcome.get("termination", "ended"))
+    return f"{game.id:4d}  {_when(game):<16}  {name:<9}  {game.entries:5d} entries  {state}"

@@ -41,6 +41,7 @@ def test_sexto_set_defaults_to_eight_zones_registered_at_start() -> None:
         ('[game]\nname = "sexto-set"\n[zones]\nz1 = "auto"', "zones", "8 zones, not 1"),
         ('[display]\noptions = "ssd1306"', "display.options", "list of texts"),
         ("[game\n", "", "not valid TOML"),
+        ('[journal]\npath = ""', "journal.path", "must name a file"),
     ],
 )
 def test_a_wrong_value_is_refused_with_its_key_and_reason(text: str, key: str, reason: str) -> None:

@@ -20,7 +20,7 @@ import companion.sim as sim
 from companion.config import parse_config
 from companion.daemon import Daemon
 from companion.hardware import load_pinmap
-from companion.journal import Journal
+from companion.journal import Entry, Journal
 from companion.ui.screen import FakeI2CBus, make_device
 from companion.ui.screens import render
 from companion.view import MessageKind, StatusLight
@@ -129,24 +129,60 @@ def test_the_service_resumes_the_game_from_the_journal(tmp_path: Path, factory: 
     assert second.table.game_id == first.table.game_id
 
 
-def test_an_unwritable_journal_leaves_the_table_refereeing_and_the_screen_says_so(
-    tmp_path: Path, factory: MockFactory
+def test_a_journal_that_cannot_be_opened_is_said_retried_and_gets_the_backlog(
+    tmp_path: Path, factory: MockFactory, caplog: pytest.LogCaptureFixture, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    (tmp_path / "blocker").write_text("a file where the journal's folder should be")
-    text = config_text(tmp_path).replace(str(tmp_path / "journal.db"), str(tmp_path / "blocker" / "journal.db"))
-    daemon = Daemon(parse_config(text, "t"), pin_factory=factory, display=make_device([], bus=FakeI2CBus()))
+    monkeypatch.setattr("companion.daemon.JOURNAL_RETRY_S", 0.1)
+    (tmp_path / "state").write_text("a file where the journal's folder should be")
+    journal = tmp_path / "state" / "journal.db"
+    text = config_text(tmp_path, "[game]\nconfirm_turns = false\n").replace(str(tmp_path / "journal.db"), str(journal))
+    bus = FakeI2CBus()
+    daemon = Daemon(parse_config(text, "t"), pin_factory=factory, display=make_device([], bus=bus))
 
     async def play() -> None:
         stop = asyncio.Event()
         task = asyncio.create_task(daemon.run(stop))
-        await until(lambda: daemon.table is not None)
+        await until(lambda: daemon._readers is not None)
         view = daemon.table.referee.view()  # type: ignore[union-attr]
-        assert view.message is not None and view.message.kind is MessageKind.DISK_FULL
+        assert view.message is not None and view.message.title == "La mesa no graba"
         assert view.status is StatusLight.ERROR
+        assert bus.last_image().convert("1").tobytes() == render(view).convert("1").tobytes()
+        daemon._readers.put("6O", "z1")  # type: ignore[attr-defined]
+        await until(lambda: len(daemon.table.referee.game.actions) == 1)  # type: ignore[union-attr]
+        await asyncio.sleep(0.3)  # retried, still failing: the screen keeps saying so
+        assert not daemon.table.referee.journal_ok  # type: ignore[union-attr]
+        (tmp_path / "state").unlink()
+        (tmp_path / "state").mkdir()
+        await until(lambda: daemon.table.referee.journal_ok)  # type: ignore[union-attr]
+        assert daemon.table.referee.view().status is StatusLight.READY  # type: ignore[union-attr]
         stop.set()
         await task
 
     asyncio.run(play())
+    said = [r for r in caplog.records if r.levelname == "ERROR" and "NOT recording" in r.getMessage()]
+    assert said and str(journal) in said[0].getMessage()
+    assert [e.text for e in Journal(journal).entries(1)] == ["play 6O"]
+
+
+def test_a_damaged_journal_is_set_aside_and_a_new_one_started(tmp_path: Path, factory: MockFactory) -> None:
+    (tmp_path / "journal.db").write_bytes(b"not a database at all" * 300)
+    daemon = Daemon(
+        parse_config(config_text(tmp_path), "t"), pin_factory=factory, display=make_device([], bus=FakeI2CBus())
+    )
+
+    async def play() -> None:
+        stop = asyncio.Event()
+        task = asyncio.create_task(daemon.run(stop))
+        await until(lambda: daemon._readers is not None)
+        view = daemon.table.referee.view()  # type: ignore[union-attr]
+        assert view.message is not None and view.message.title == "Diario dañado: apartado"
+        stop.set()
+        await task
+
+    asyncio.run(play())
+    (aside,) = tmp_path.glob("journal.db.damaged-*")
+    assert aside.read_bytes() == b"not a database at all" * 300
+    assert [g.id for g in Journal(tmp_path / "journal.db").games()] == [1]
 
 
 def test_a_missing_display_leaves_the_table_refereeing(
@@ -211,6 +247,27 @@ def test_sigterm_stops_the_service_cleanly(tmp_path: Path) -> None:
     out, _ = service.communicate(timeout=10)
     assert service.returncode == 0, out
     assert "stopped: Companion parado" in out
+
+
+def test_the_service_comes_up_on_a_journal_with_a_damaged_game(tmp_path: Path) -> None:
+    journal = Journal(tmp_path / "journal.db")
+    game = journal.new_game({"game": "seises", "players": 4}, 0.0)
+    journal.append(game, Entry("action", "play 1B", 1.0))  # illegal: a hand opens with a six
+    journal.close()
+    service = run_service(tmp_path, config_text(tmp_path))
+    assert service.stdout is not None
+    said = []
+    for line in service.stdout:
+        said.append(line)
+        if "table ready" in line:
+            break
+    service.send_signal(signal.SIGTERM)
+    out, _ = service.communicate(timeout=10)
+    out = "".join(said) + out
+    assert service.returncode == 0, out
+    assert "game 1 in" in out and "closed as damaged" in out
+    games = Journal(tmp_path / "journal.db").games()
+    assert [g.outcome["termination"] if g.outcome else None for g in games] == ["damaged", None]
 
 
 @pytest.mark.parametrize(

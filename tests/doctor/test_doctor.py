@@ -43,6 +43,7 @@ def test_a_ready_pi_passes_every_check(pi: Pi) -> None:
         "✓ reader z1",
         "✓ reader z2",
         "✓ display",
+        "✓ journal",
     ]
     assert "SPI0 CE1 (/dev/spidev0.1): VersionReg 0x92, MFRC522 v2.0" in out
     assert "dtparam=spi=on in /boot/firmware/config.txt" in out  # the commented-out line did not count
