@@ -4,7 +4,7 @@ Pure: the readers are passed in (``RC522`` objects, or anything with ``init()`` 
 touches a pin or a clock, so the same code runs in CPython, in the MicroPython VM under Node and on the Pico.
 """
 
-from protocol import READER_DOWN, READER_UP, Snapshot, ZoneError, ZoneReport
+from protocol import MAX_UIDS, READER_DOWN, READER_UP, Snapshot, ZoneError, ZoneReport, uid_is_valid
 from rc522 import NfcError, ReaderNotResponding
 
 try:  # noqa: SIM105 (MicroPython has no contextlib; only mypy needs Any)
@@ -70,6 +70,11 @@ class Scanner:
         except NfcError:
             self.garbled += 1  # a damaged answer means a card is there: keep what the zone had
             return []
+        for uid in uids:
+            if not uid_is_valid(uid):
+                self.garbled += 1  # no tag has such a UID (all 00, all FF): a damaged read of something there
+                return []
+        uids = uids[:MAX_UIDS]  # what the protocol carries; an antenna reads one card reliably anyway
         if uids == self.zones[zone]:
             return []
         self.zones[zone] = uids

@@ -133,13 +133,19 @@ def _u16(data: bytes, at: int) -> int:
     return (data[at] << 8) | data[at + 1]
 
 
+def uid_is_valid(uid: bytes) -> bool:
+    """A UID a type A tag can have: 4, 7 or 10 bytes (ISO/IEC 14443-3, single, double and triple size), and not
+    all 00 nor all FF (what a reader's empty FIFO or a floating MISO line reads, never a tag's)."""
+    return len(uid) in (4, 7, 10) and uid != bytes(len(uid)) and uid != b"\xff" * len(uid)
+
+
 def _pack_uids(out: bytearray, uids: "tuple[bytes, ...]") -> None:
     if len(uids) > MAX_UIDS:
         raise ValueError(f"{len(uids)} UIDs on one zone: the protocol carries {MAX_UIDS} at most")
     out.append(len(uids))
     for uid in uids:
-        if not 4 <= len(uid) <= 10:
-            raise ValueError(f"a type A UID has 4, 7 or 10 bytes, not {len(uid)}")
+        if not uid_is_valid(uid):
+            raise ValueError(f"a UID of {len(uid)} bytes: a type A UID has 4, 7 or 10, not all 00 nor all FF")
         out.append(len(uid))
         out.extend(uid)
 
@@ -152,9 +158,10 @@ def _unpack_uids(data: bytes, at: int) -> "tuple[tuple[bytes, ...], int]":
     uids = []
     for _ in range(count):
         size = data[at]
-        if not 4 <= size <= 10 or at + 1 + size > len(data):
-            raise ValueError(f"bad UID length {size}")
-        uids.append(bytes(data[at + 1 : at + 1 + size]))
+        uid = bytes(data[at + 1 : at + 1 + size])
+        if len(uid) != size or not uid_is_valid(uid):
+            raise ValueError("bad UID")
+        uids.append(uid)
         at += 1 + size
     return tuple(uids), at
 

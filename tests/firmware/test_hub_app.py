@@ -146,3 +146,13 @@ def test_a_dead_reader_is_retried_and_reported_back(firmware: Any, sim: Any) -> 
         messages += hub.scanner.scan_zone(0)
     assert [(m.zone, m.code) for m in messages] == [(0, 2)]
     assert hub.scanner.health == [0]
+
+
+@pytest.mark.parametrize(("kind", "uid"), [("Ntag213", "00000000000000"), ("MifareClassic1K", "FFFFFFFF")])
+def test_a_uid_no_tag_has_is_a_damaged_read_not_a_card(firmware: Any, sim: Any, kind: str, uid: str) -> None:
+    hub = firmware.build(config(ZONES=1, CHIP_SELECTS=(0,)), MemoryPort())
+    assert hub.scanner.start() == []
+    sim.field(0, 0).add(getattr(sim, kind)(uid))
+    assert hub.scanner.scan_zone(0) == []  # nothing to report, and nothing the protocol would refuse to carry
+    assert hub.scanner.zones == [()]
+    assert hub.scanner.garbled == 1

@@ -23,6 +23,7 @@ from companion.hub.protocol import (
     cobs_encode,
     crc16,
     encode_frame,
+    uid_is_valid,
 )
 
 VECTORS = json.loads((Path(__file__).parent / "vectors.json").read_text())["vectors"]
@@ -72,7 +73,8 @@ def test_cobs_round_trip_has_no_zero(data: bytes) -> None:
     assert cobs_decode(encoded) == data
 
 
-uids = st.lists(st.sampled_from([4, 7, 10]).flatmap(lambda n: st.binary(min_size=n, max_size=n)), max_size=2)
+uid = st.sampled_from([4, 7, 10]).flatmap(lambda n: st.binary(min_size=n, max_size=n)).filter(uid_is_valid)
+uids = st.lists(uid, max_size=2)
 messages = st.one_of(
     st.builds(Heartbeat, st.integers(0, 0xFFFF)),
     st.builds(ZoneReport, st.integers(0, 0xFFFF), st.integers(0, 15), uids.map(tuple)),
@@ -106,8 +108,19 @@ def test_random_bytes_never_raise_and_every_byte_is_accounted(data: bytes) -> No
 
 
 def test_too_big_a_message_is_refused_at_the_sender() -> None:
-    zones = tuple((bytes(10),) * 4 for _ in range(8))
+    zones = tuple((b"\x01" * 10,) * 4 for _ in range(8))
     with pytest.raises(ValueError, match=f"at most {MAX_PAYLOAD}"):
         encode_frame(0, Snapshot(1, zones))
-    with pytest.raises(ValueError, match="4, 7 or 10 bytes"):
-        encode_frame(0, ZoneReport(1, 0, (b"\x01\x02",)))
+
+
+@pytest.mark.parametrize("size", range(0, 13))
+def test_only_4_7_and_10_byte_uids_that_are_not_all_00_or_ff(size: int) -> None:
+    for uid in (bytes(range(1, size + 1)), bytes(size), b"\xff" * size):
+        valid = size in (4, 7, 10) and uid == bytes(range(1, size + 1))
+        assert uid_is_valid(uid) == valid, uid.hex()
+        report = ZoneReport(1, 0, (uid,))
+        if valid:
+            assert FrameDecoder().feed(encode_frame(0, report)) == [(0, report)]
+        else:
+            with pytest.raises(ValueError, match="4, 7 or 10, not all 00 nor all FF"):
+                encode_frame(0, report)
