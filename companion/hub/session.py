@@ -41,6 +41,9 @@ KEEPALIVE_S = 0.5  # the host's own heartbeat: it keeps Ctrl-C off on the hub wh
 LED_ACK_TIMEOUT_S = 0.2
 LED_TRIES = 3
 LOG_EVERY_S = 5.0  # link faults are summed up in the log at most this often
+# A change number further ahead than this is a jump: more changes than the hub keeps for a replay (64) cannot
+# have been lost between two frames of one connection. Its cards are passed on, its number is not followed.
+MAX_STEP = 64
 
 
 @dataclass(frozen=True)
@@ -221,6 +224,10 @@ class HubSession:
             # A new boot numbers its changes afresh: what happened before it is in the snapshot that follows.
             self._boot = hello.boot
             self._event = hello.event
+        elif 0 < (self._event - hello.event) & 0xFFFF < 0x8000:
+            # We hold a number the hub never reached: it cannot replay from there, and its snapshot follows.
+            self._jump(self._event, hello.event)
+            self._event = hello.event
         self.info = HubInfo(firmware, hello.protocol, hello.boot, tuple(self.zones), hello.health)
         self.state = LinkState.ONLINE
         self._deadline = now + HEARTBEAT_TIMEOUT_S
@@ -247,19 +254,22 @@ class HubSession:
         if step == 0 or step >= 0x8000:
             self._count("stale_changes")  # already passed on (a replay after reconnecting, or a repeat)
             return []
-        if step > 1:
-            self._count("missed_changes", step - 1)  # the snapshot after them puts the zones right
-        self._event = report.event
+        if step > MAX_STEP:
+            self._jump(self._event, report.event)  # the cards are news; the number is not trusted
+        else:
+            if step > 1:
+                self._count("missed_changes", step - 1)  # the snapshot after them puts the zones right
+            self._event = report.event
         self._uids[report.zone] = report.uids
         return [self._scan(report.zone, now)]
 
     def _snapshot(self, snapshot: Snapshot, now: float) -> list[HubEvent]:
+        """Every zone as the hub sees it now: the truth, whatever number we held (one sender, in order)."""
         if len(snapshot.zones) != len(self.zones):
             self._count("bad_snapshot")
             return []
-        if (snapshot.event - self._event) & 0xFFFF >= 0x8000:
-            self._count("stale_snapshots")
-            return []
+        if (snapshot.event - self._event) & 0xFFFF > MAX_STEP:  # back, or further ahead than a few lost frames
+            self._jump(self._event, snapshot.event)
         self._event = snapshot.event
         self._uids = list(snapshot.zones)
         return [self._scan(zone, now) for zone in range(len(self.zones))]
@@ -293,6 +303,10 @@ class HubSession:
             log.error("hub: refused the LED command for zone %s (status %d)", self.zones[pending.zone], ack.status)
 
     # -- helpers ---------------------------------------------------------------------------------------------
+
+    def _jump(self, held: int, told: int) -> None:
+        self._count("event_jumps")
+        log.warning("hub: change number jumped from %d to %d; the snapshots put the zones right", held, told)
 
     def _send(self, message: Message) -> int:
         seq = self._seq

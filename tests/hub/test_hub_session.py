@@ -92,8 +92,40 @@ def test_missed_changes_are_counted_and_healed_by_the_snapshot() -> None:
         ZoneScan("b", (UID2,), 0.3),
         ZoneScan("c", (), 0.3),
     ]
-    assert hub.say(0.4, Snapshot(2, ((), (), ()))) == []  # older than what we passed on
-    assert session.faults()["stale_snapshots"] == 1
+
+
+def test_a_change_number_far_ahead_does_not_freeze_the_table() -> None:
+    """A frame with a valid checksum but a wild change number (noise that passed the CRC, a hub bug) costs at
+    most its own report: the changes after it, and the snapshots, still reach the daemon."""
+    session, hub = online()
+    assert hub.say(0.2, ZoneReport(0x7FFF, 0, (UID1,))) == [ZoneScan("a", (UID1,), 0.2)]
+    assert hub.say(0.3, ZoneReport(1, 1, (UID2,))) == [ZoneScan("b", (UID2,), 0.3)]
+    assert hub.say(0.4, ZoneReport(2, 1, ())) == [ZoneScan("b", (), 0.4)]
+    assert hub.say(0.5, Snapshot(2, ((), (), ()))) == [ZoneScan(z, (), 0.5) for z in ZONES]
+    assert session.faults() == {"event_jumps": 1}
+
+
+def test_snapshots_are_the_truth_whatever_number_was_held() -> None:
+    session, hub = online()
+    hub.say(0.2, Snapshot(0x7000, ((UID1,), (), ())))  # a wild number in a snapshot: followed, and counted
+    assert hub.say(0.3, Snapshot(3, ((), (UID2,), ()))) == [
+        ZoneScan("a", (), 0.3),
+        ZoneScan("b", (UID2,), 0.3),
+        ZoneScan("c", (), 0.3),
+    ]
+    assert hub.say(0.4, ZoneReport(4, 1, ())) == [ZoneScan("b", (), 0.4)]
+    assert session.faults() == {"event_jumps": 2}  # there and back
+
+
+def test_a_reconnection_forgets_a_number_the_hub_never_reached() -> None:
+    session, hub = online(boot=7)
+    hub.say(0.2, Snapshot(0x7000, ((UID1,), (), ())))
+    session.close("unplugged", 0.3)
+    session.open(1.0)
+    assert [m for _, m in hub.heard()] == [Sync(7, 0x7000)]
+    hub.say(1.1, Hello((1, 0, 0), 7, 5, (0, 0, 0)))  # the same boot, at change 5: our 0x7000 meant nothing
+    assert hub.say(1.2, ZoneReport(6, 0, ())) == [ZoneScan("a", (), 1.2)]
+    assert session.faults() == {"event_jumps": 2}
 
 
 def test_reconnection_asks_for_the_changes_since_the_last_one() -> None:
