@@ -38,6 +38,7 @@ from companion.nfc.events import ZoneScan
 from companion.nfc.rc522 import ReaderNotResponding
 from companion.nfc.registry import Registry
 from companion.nfc.tracking import TableTracker
+from companion.pins import PinFactoryError, choose, make_factory
 from companion.referee import HubStatus, JournalNotice, Referee
 from companion.table import Table
 from companion.ui.buttons import Buttons
@@ -60,7 +61,7 @@ class StartError(RuntimeError):
 @dataclass
 class Daemon:
     config: Config
-    pin_factory: Any = None  # gpiozero's; None is the board's own
+    pin_factory: Any = None  # gpiozero's; None is the one companion.pins chooses (lgpio on a Pi)
     display: Any = None  # a luma device; None builds one from the config
     clock: Callable[[], float] = time.monotonic
     on_started: Callable[[Daemon], None] | None = None  # the tests' and the benchmark's hook
@@ -85,7 +86,9 @@ class Daemon:
                     f"{exc}: is SPI or I2C switched on, and may this user open it? companion doctor says"
                 ) from exc
             except GPIOZeroError as exc:
-                raise StartError(f"GPIO: {exc} (on a Pi 5, install rpi-lgpio); companion doctor says more") from exc
+                raise StartError(f"GPIO: {exc}; companion doctor says more") from exc
+            except PinFactoryError as exc:
+                raise StartError(f"GPIO: {exc}") from exc
             if self.on_started is not None:
                 self.on_started(self)
             await stop.wait()
@@ -118,6 +121,11 @@ class Daemon:
         log.info("table ready: %s, zones %s", config.game.name, ", ".join(config.zones))
 
         screen = self._open_screen()
+        if self.pin_factory is None:
+            choice = choose(config.backend)
+            log.info("pins: %s", choice.reason)
+            self.pin_factory = make_factory(choice)
+            self._stack.callback(self.pin_factory.close)
         status = StatusLed(pinmap.status_led, pin_factory=self.pin_factory)
         self._stack.callback(status.close)
         if config.backend == "hub":

@@ -9,8 +9,8 @@ simulated readers of :mod:`companion.sim` and fake buses; the defaults reach the
         print(check.ok, check.name, check.detail, check.fix)
 
 What is checked, in order: the config and the pin map (and that they agree on the zones); SPI, I2C and GPIO
-switched on, their device nodes there; the service user allowed to open them; each reader's VersionReg; the
-display answering at its address; the hub answering its handshake.
+switched on, their device nodes there; the pin factory (lgpio on a Pi) and why; the service user allowed to open
+the nodes; each reader's VersionReg; the display answering at its address; the hub answering its handshake.
 """
 
 from __future__ import annotations
@@ -44,6 +44,7 @@ from companion.hub.backend import find_hub
 from companion.hub.session import HubInfo, HubOffline, HubOnline, HubSession
 from companion.journal import health as journal_health
 from companion.nfc.rc522 import KNOWN_VERSIONS, RC522, spidev_transfer
+from companion.pins import PinFactoryError, choose, make_factory
 from companion.ui.screen import parse_options as parse_display_options
 
 __all__ = [
@@ -62,6 +63,7 @@ __all__ = [
     "check_hub",
     "check_i2c",
     "check_pinmap",
+    "check_pins",
     "check_reader",
     "check_spi",
     "diagnose",
@@ -394,21 +396,55 @@ def check_gpio(system: System) -> Check:
     return Check("GPIO", True, " ".join(system.shown(chip) for chip in chips))
 
 
+def check_pins(system: System, backend: str) -> Check:
+    """The pin factory the daemon will use (:mod:`companion.pins`) and why; on this Pi (root ``/``) it is started,
+    and the installed unit must give lgpio a writable working directory."""
+    choice = choose(backend, system.root)
+    detail = f"{choice.name}: {choice.reason}"
+    if choice.name != "lgpio":
+        return Check("pins", True, detail)
+    unit = _unit_settings(system)
+    if unit and not unit.get("WorkingDirectory"):
+        return Check(
+            "pins",
+            False,
+            f"{detail}; the installed unit has no WorkingDirectory=, and lgpio cannot make its notification pipe "
+            "in / (read-only under ProtectSystem=strict)",
+            "sudo make install (its unit sets WorkingDirectory=/var/lib/companion), then sudo systemctl restart "
+            "companion",
+        )
+    if system.root != Path("/"):
+        return Check("pins", True, detail)
+    try:
+        factory = make_factory(choice)
+    except PinFactoryError as exc:
+        return Check("pins", False, f"{detail}; {exc.problem}", exc.fix)
+    chip = factory.chip
+    factory.close()
+    return Check("pins", True, f"{detail}; it opens /dev/gpiochip{chip}")
+
+
 # -- permissions -------------------------------------------------------------------------------------------
+
+
+def _unit_settings(system: System) -> dict[str, str]:
+    """The installed unit's settings (the last assignment of each key), empty when no unit is installed."""
+    try:
+        text = system.path("/").joinpath(UNIT).read_text("utf-8", errors="replace")
+    except OSError:
+        return {}
+    settings: dict[str, str] = {}
+    for line in text.splitlines():
+        key, _, value = line.strip().partition("=")
+        if key == "SupplementaryGroups" and value.strip():  # these add up; an empty assignment resets
+            value = f"{settings.get(key, '')} {value}".strip()
+        settings[key] = value.strip()
+    return settings
 
 
 def unit_groups(system: System) -> set[str]:
     """The groups the installed unit's ``SupplementaryGroups=`` gives the daemon even when the user lacks them."""
-    try:
-        text = system.path("/").joinpath(UNIT).read_text("utf-8")
-    except FileNotFoundError:
-        return set()
-    groups: set[str] = set()
-    for line in text.splitlines():
-        key, _, value = line.strip().partition("=")
-        if key == "SupplementaryGroups":
-            groups = groups | set(value.split()) if value.strip() else set()  # an empty assignment resets
-    return groups
+    return set(_unit_settings(system).get("SupplementaryGroups", "").split())
 
 
 def _expected_group(node: str) -> str:
@@ -670,6 +706,7 @@ def diagnose(config_path: Path | None, system: System) -> Iterator[Check]:
         yield check_i2c(system, int(display.i2c_port))
         nodes.append(f"/dev/i2c-{display.i2c_port}")
     yield check_gpio(system)
+    yield check_pins(system, config.backend)
     nodes += [system.shown(chip) for chip in sorted(system.path("/dev").glob("gpiochip*"))]
     if config.backend == "hub":
         nodes.append(hub_port(config, system))

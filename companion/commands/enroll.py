@@ -11,6 +11,7 @@ from companion.nfc.backends import ReaderBackend, SpiZone, spi_backend
 from companion.nfc.enrollment import Enrollment
 from companion.nfc.rc522 import RC522, NfcError
 from companion.nfc.registry import Registry, RegistryError
+from companion.pins import PinFactoryError
 
 DEFAULT_REGISTRY = Path("/var/lib/companion/registry.toml")
 SPI_HZ = 4_000_000
@@ -28,7 +29,7 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     parser.add_argument("--write-tags", action="store_true", help="also write the card id on each NTAG213")
     parser.add_argument("--rebind", action="store_true", help="move a tag already bound to another card")
     parser.add_argument("--registry", type=Path, default=DEFAULT_REGISTRY, help=f"default {DEFAULT_REGISTRY}")
-    parser.add_argument("--pinmap", help="the pin map (default: the one shipped with companion)")
+    parser.add_argument("--pinmap", help="the pin map (default: /etc/companion/pinmap.toml, else the shipped one)")
     parser.add_argument("--lang", choices=("es", "en"), default="es", help="how card names are said")
     parser.set_defaults(func=run)
 
@@ -36,8 +37,10 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
 def zone_reader(zone: str | None, pinmap_path: str | None) -> ReaderBackend:
     """The reader the pin map gives ``zone``, through our driver, its reset line held high as the daemon does."""
     from companion.hardware import load_pinmap
+    from companion.hardware import pinmap_path as installed_or_shipped
+    from companion.pins import factory_for
 
-    pinmap = load_pinmap(pinmap_path)
+    pinmap = load_pinmap(pinmap_path or installed_or_shipped())
     wired = {name: pins.reader for name, pins in pinmap.zones.items() if pins.reader is not None}
     if not wired:
         raise ValueError(f"{pinmap.source}: no zone has a reader on the Pi (a hub build enrolls through the hub)")
@@ -45,7 +48,8 @@ def zone_reader(zone: str | None, pinmap_path: str | None) -> ReaderBackend:
     if name not in wired:
         raise ValueError(f"zone {name!r} has no reader on the Pi; zones with one: {', '.join(wired)}")
     pins = wired[name]
-    return spi_backend([SpiZone(name, pins.spi_port, pins.spi_device, reset=pins.reset)], spi_hz=SPI_HZ)
+    zones = [SpiZone(name, pins.spi_port, pins.spi_device, reset=pins.reset)]
+    return spi_backend(zones, spi_hz=SPI_HZ, pin_factory=factory_for("spi"))  # lgpio on a Pi, as the daemon
 
 
 def run(args: argparse.Namespace) -> int:
@@ -60,7 +64,7 @@ def run(args: argparse.Namespace) -> int:
             Enrollment(deck, registry, reader, write_tags=args.write_tags, rebind=args.rebind, lang=args.lang).run()
         finally:
             backend.close()
-    except (DeckError, RegistryError, ValueError, NfcError, OSError) as exc:
+    except (DeckError, RegistryError, ValueError, NfcError, OSError, PinFactoryError) as exc:
         print(f"companion enroll: {exc}", file=sys.stderr)
         return 2
     except KeyboardInterrupt:

@@ -27,6 +27,8 @@ def pi(tmp_path: Path) -> Pi:
     config = tmp_path / "config.toml"
     made = Pi(root, config, I2CBench({1: {0x3C}}))
     made.boot(BOOT)
+    (root / "proc/device-tree").mkdir(parents=True)
+    (root / "proc/device-tree/model").write_bytes(b"Raspberry Pi 4 Model B Rev 1.5\0")
     for name, group in NODES.items():
         made.node(name, group)
     (root / "etc/passwd").write_text(

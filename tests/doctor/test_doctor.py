@@ -39,6 +39,7 @@ def test_a_ready_pi_passes_every_check(pi: Pi) -> None:
         "✓ SPI",
         "✓ I2C",
         "✓ GPIO",
+        "✓ pins",
         "✓ user companion",
         "✓ reader z1",
         "✓ reader z2",
@@ -276,3 +277,22 @@ def test_the_installed_pin_map_is_the_one_read_and_edits_to_it_count(pi: Pi) -> 
     assert str(installed) in found.detail
     pi.write_config('[zones]\nz1 = "table"\nz9 = "O"\n[pins]\nmap = "/etc/companion/pinmap.toml"\n')
     assert checks(pi)["pin map"].ok
+
+
+def test_doctor_says_which_pin_factory_and_why(pi: Pi) -> None:
+    pins = checks(pi)["pins"]
+    assert pins.ok and pins.detail.startswith("lgpio: Raspberry Pi 4 Model B Rev 1.5 (/proc/device-tree/model)")
+    unit = pi.root / "etc/systemd/system/companion.service"
+    unit.parent.mkdir(parents=True)
+    shipped = (Path(__file__).parents[2] / "systemd/companion.service").read_text("utf-8")
+    unit.write_text(shipped, "utf-8")
+    assert checks(pi)["pins"].ok
+    # An older unit, without a working directory: lgpio cannot make its pipe in a read-only /.
+    unit.write_text(shipped.replace("WorkingDirectory=/var/lib/companion\n", ""), "utf-8")
+    pins = checks(pi)["pins"]
+    assert not pins.ok and "the installed unit has no WorkingDirectory=" in pins.detail
+    assert pins.fix.startswith("sudo make install")
+    # Off a Pi with simulated readers: mock pins.
+    (pi.root / "proc/device-tree/model").unlink()
+    pi.write_config('[zones]\nz1 = "table"\n[readers]\nbackend = "sim"\n')
+    assert checks(pi)["pins"].detail.startswith("mock: not a Raspberry Pi")
