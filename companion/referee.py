@@ -103,6 +103,8 @@ Event = (
 TEXT: dict[str, tuple[str, str]] = {
     "unknown_card": ("Carta desconocida en {zone}", "Unknown card on {zone}"),
     "unknown_card_do": ("Retírala y regístrala: companion enroll", "Take it back and enroll it: companion enroll"),
+    "two_tags": ("Dos etiquetas dicen ser {card}", "Two tags claim {card}"),
+    "two_tags_do": ("Retira la copia de {zone}", "Take the copy off {zone}"),
     "wrong_zone": ("{card}: zona de {suit}", "{card}: {suit} zone"),
     "wrong_zone_do": ("Ponla en la zona de {suit}", "Lay it on the {suit} zone"),
     "two_cards": ("Dos cartas en {zone}", "Two cards on {zone}"),
@@ -154,6 +156,7 @@ TEXT: dict[str, tuple[str, str]] = {
 # A message's title key -> the key of its "what to do" line; the rest have none, or build it themselves.
 TODO: dict[str, str] = {
     "unknown_card": "unknown_card_do",
+    "two_tags": "two_tags_do",
     "wrong_zone": "wrong_zone_do",
     "two_cards": "two_cards_do",
     "same_card": "same_card_do",
@@ -237,7 +240,12 @@ class Referee:
         if isinstance(event, UnknownTag):
             uid = event.uid.hex().upper()
             self.on_zone.setdefault(event.zone, set()).add(uid)
-            self._warn(event.zone, ZoneLight.UNKNOWN, MessageKind.UNKNOWN_CARD, "unknown_card", zone=event.zone)
+            if event.claims is None:
+                self._warn(event.zone, ZoneLight.UNKNOWN, MessageKind.UNKNOWN_CARD, "unknown_card", zone=event.zone)
+            else:
+                card = self.card_name(event.claims)
+                kind = MessageKind.UNKNOWN_CARD
+                self._warn(event.zone, ZoneLight.UNKNOWN, kind, "two_tags", card=card, zone=event.zone)
         elif isinstance(event, SameCardTwice):
             for zone in event.zones:
                 self.warnings[zone] = ZoneLight.ILLEGAL

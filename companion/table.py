@@ -102,10 +102,11 @@ class Table:
         self._handle([event], now)
 
     def _unknown_gone(self, scan: ZoneScan, now: float) -> None:
-        """An unknown tag has no card to leave with: forget it once the tracker no longer holds it there."""
+        """An unknown tag has no card to leave with: forget it once the tracker no longer holds it there unnamed
+        (it left, or a later read of its memory named it)."""
         lying = self._unknown.get(scan.zone)
         if lying:
-            for uid in lying - self.tracker.tags_on(scan.zone):
+            for uid in lying - self.tracker.unknown_on(scan.zone):
                 lying.discard(uid)
                 self._record(self.referee.forget_uid(scan.zone, uid, now), now)
                 self.show(now)

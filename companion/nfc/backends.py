@@ -7,8 +7,9 @@
   absorbs that. See :func:`mfrc522_backend`.
 * ``sim``: simulated chips driven by a scenario, for the demo and the tests. See :class:`SimBackend`.
 
-A back-end reads the card id stored on a tag (:mod:`companion.nfc.ndef`) once per tag, only for NTAG tags the
-registry does not know, while the inventory has the tag selected.
+A back-end reads the card id stored on a tag (:mod:`companion.nfc.ndef`), only for NTAG tags the registry does not
+know, while the inventory has the tag selected: each time the tag arrives on a zone, and again at every scan
+while the read fails.
 """
 
 from __future__ import annotations
@@ -22,7 +23,14 @@ from dataclasses import dataclass
 from typing import Any, Protocol
 
 from companion.nfc.events import ZoneScan
-from companion.nfc.ndef import CARD_PAGE, FIRST_PAGE, LAST_USER_PAGE, card_id_from_text_pages, card_id_pages
+from companion.nfc.ndef import (
+    CARD_PAGE,
+    FIRST_PAGE,
+    LAST_USER_PAGE,
+    NdefError,
+    card_id_from_text_pages,
+    card_id_pages,
+)
 from companion.nfc.rc522 import RC522, NfcError, NfcProtocolError, ReaderNotResponding, spidev_transfer
 from companion.nfc.tracking import CardNames
 
@@ -59,7 +67,11 @@ class ReaderBackend:
             raise ValueError(f"zones {zones}: each zone needs its own reader")
         self.readers = list(readers)
         self.registry = registry
-        self._tag_ids: dict[bytes, str | None] = {}
+        # Per zone, the card id read from the memory of each tag lying there (None: the tag holds none). A tag
+        # is read again whenever it arrives (a copy of a UID may say another card), and at every scan while its
+        # read fails (it slid off half-way): those wait in _unread.
+        self._tag_ids: dict[str, dict[bytes, str | None]] = {}
+        self._unread: dict[str, set[bytes]] = {}
         self.devices: list[Any] = []  # GPIO outputs (reset lines, chip selects) held while the readers run
         self._down: set[str] = set()  # zones whose reader must be set up again before it is read
         self._thread: threading.Thread | None = None
@@ -82,32 +94,45 @@ class ReaderBackend:
         if failed:
             raise ReaderNotResponding("; ".join(failed))
 
-    def _read_card_id(self, reader: ZoneReader, uid: bytes, sak: int) -> None:
-        if sak != _TYPE_2_SAK or uid in self._tag_ids or not isinstance(reader, RC522):
+    def _read_card_id(self, zone: str, reader: ZoneReader, uid: bytes, sak: int) -> None:
+        ids = self._tag_ids.setdefault(zone, {})
+        if sak != _TYPE_2_SAK or uid in ids or not isinstance(reader, RC522):
             return
         if self.registry is not None and self.registry.card_for(uid) is not None:
             return
+        unread = self._unread.setdefault(zone, set())
         try:
             data = reader.fast_read(CARD_PAGE, CARD_PAGE)
             while data[0] not in (0x00, 0xFE) and 0xFE not in data and CARD_PAGE + len(data) // 4 <= LAST_USER_PAGE:
                 page = CARD_PAGE + len(data) // 4
                 data += reader.fast_read(page, min(page + 3, LAST_USER_PAGE))
         except NfcError:
-            return  # not cached: the next scan tries again
-        self._tag_ids[uid] = card_id_from_text_pages(data)
+            unread.add(uid)
+            return
+        unread.discard(uid)
+        try:
+            ids[uid] = card_id_from_text_pages(data)
+        except NdefError:
+            ids[uid] = None
 
     def scan(self, zone: str, reader: ZoneReader, t: float) -> ZoneScan:
         try:
             if zone in self._down:  # it lost power or never answered: its set-up is gone
                 reader.init()
                 self._down.discard(zone)
-            uids = reader.scan(lambda uid, sak: self._read_card_id(reader, uid, sak))
+            if self._unread.get(zone) and isinstance(reader, RC522):
+                reader.forget()  # select every tag this time, not only confirm the lone one: its read failed
+            uids = reader.scan(lambda uid, sak: self._read_card_id(zone, reader, uid, sak))
         except ReaderNotResponding as exc:
             self._down.add(zone)
             return ZoneScan(zone, (), t, error=f"reader not responding: {exc}", reader_down=True)
         except NfcError as exc:
             return ZoneScan(zone, (), t, error=str(exc) or type(exc).__name__)
-        cards = tuple((uid, card) for uid in uids if (card := self._tag_ids.get(uid)))
+        ids = self._tag_ids.setdefault(zone, {})
+        for uid in set(ids) - set(uids):  # gone: read again if it comes back, whatever tag it is then
+            del ids[uid]
+        self._unread[zone] = self._unread.get(zone, set()) & set(uids)
+        cards = tuple((uid, card) for uid in uids if (card := ids.get(uid)))
         return ZoneScan(zone, tuple(uids), t, tag_cards=cards)
 
     def poll(self, t: float) -> list[ZoneScan]:

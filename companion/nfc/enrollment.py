@@ -10,7 +10,7 @@ import time
 from collections.abc import Callable
 
 from companion.decks import Card, Deck
-from companion.nfc.ndef import FIRST_PAGE, card_id_from_ndef, card_id_pages
+from companion.nfc.ndef import FIRST_PAGE, NdefError, card_id_from_ndef, card_id_pages
 from companion.nfc.rc522 import RC522, NfcError, hexuid
 from companion.nfc.registry import Registry, RegistryError
 
@@ -118,5 +118,9 @@ class Enrollment:
             self.reader.write_page(FIRST_PAGE + i // 4, data[i : i + 4])
         memory = b"".join(self.reader.read_pages(FIRST_PAGE + page) for page in range(0, len(data) // 4, 4))
         self.reader.halt()
-        if card_id_from_ndef(memory) != card_id:
-            raise NfcError(f"the tag reads back {card_id_from_ndef(memory)!r}, not {card_id!r}")
+        try:
+            back = card_id_from_ndef(memory)
+        except NdefError as exc:
+            raise NfcError(f"the tag reads back no card id ({exc}), not {card_id!r}") from None
+        if back != card_id:
+            raise NfcError(f"the tag reads back {back!r}, not {card_id!r}")

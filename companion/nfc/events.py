@@ -43,11 +43,16 @@ class CardLeft:
 
 @dataclass(frozen=True, slots=True)
 class UnknownTag:
-    """A tag neither the registry nor its own memory names: enroll it (``companion enroll``)."""
+    """A tag neither the registry nor its own memory names: enroll it (``companion enroll``).
+
+    ``claims`` is set when the tag's memory names a card the registry binds to another tag: two tags claim that
+    card (a copied tag), and neither this one's word nor the registry's makes it that card.
+    """
 
     zone: str
     uid: bytes
     t: float = 0.0
+    claims: str | None = None
 
 
 @dataclass(frozen=True, slots=True)

@@ -476,6 +476,11 @@ class RC522:
         self._single = found[0] if len(found) == 1 else None
         return found
 
+    def forget(self) -> None:
+        """Forget the lone tag of the previous scan: the next scan selects every tag in the field (and hands
+        each to ``on_select``) rather than confirm that one by its level-1 answer."""
+        self._single = None
+
     def _inventory(self, on_select: "Callable[[bytes, int], None] | None") -> list[bytes]:
         single = self._single if self.quick_confirm else None
         if single is not None:

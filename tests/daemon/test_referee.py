@@ -313,6 +313,9 @@ class _NoRegistry:
     def card_for(self, uid: bytes) -> str | None:
         return None
 
+    def uid_for(self, card_id: str) -> str | None:
+        return None
+
 
 def test_a_new_game_closes_the_old_one_and_survives_a_full_disk_until_there_is_room(tmp_path: Path) -> None:
     from companion.journal import Journal

@@ -22,6 +22,7 @@ from companion.nfc.backends import (
     spi_backend,
 )
 from companion.nfc.events import CardArrived, CardLeft, UnknownTag, ZoneScan
+from companion.nfc.ndef import FIRST_PAGE, card_id_pages
 from companion.nfc.rc522 import ReaderNotResponding
 from companion.nfc.registry import Registry
 from companion.nfc.tracking import TableTracker
@@ -79,6 +80,68 @@ def test_a_tag_that_nobody_enrolled_or_named_is_unknown(tmp_path: Path) -> None:
     sim.field(0, 0).add(blank)
     (scan,) = backend.poll(0.0)
     assert TableTracker(registry).feed(scan) == [UnknownTag("O", blank.uid, 0.0)]
+
+
+def written(uid: str, card: str) -> sim.Ntag213:
+    """An NTAG213 carrying ``card`` as companion enroll --write-tags writes it."""
+    tag = sim.Ntag213(uid)
+    data = card_id_pages(card)
+    tag.memory[4 * FIRST_PAGE : 4 * FIRST_PAGE + len(data)] = data
+    return tag
+
+
+def feed_polls(backend: SimBackend, tracker: TableTracker, start: int, count: int) -> list[object]:
+    return [event for t in range(start, start + count) for scan in backend.poll(t) for event in tracker.feed(scan)]
+
+
+def test_a_copied_uid_is_the_card_its_own_memory_names(tmp_path: Path) -> None:
+    """Two tags share a UID (a clone): each is read when it arrives, not taken for the one read before."""
+    registry = Registry.load(tmp_path / "r.toml", deck="spanish-40")
+    backend = SimBackend(["O"], registry)
+    backend.init()
+    tracker = TableTracker(registry)
+    original, copy = written("04C10E0000C10E", "6O"), written("04C10E0000C10E", "7O")
+    sim.field(0, 0).add(original)
+    assert feed_polls(backend, tracker, 0, 2) == [CardArrived("O", "6O", 0)]
+    sim.field(0, 0).remove(original)
+    assert feed_polls(backend, tracker, 2, 3) == [CardLeft("O", "6O", 4)]
+    sim.field(0, 0).add(copy)
+    assert feed_polls(backend, tracker, 5, 2) == [CardArrived("O", "7O", 5)]
+
+
+def test_a_tag_naming_a_card_enrolled_on_another_tag_is_two_tags_claiming_it(tmp_path: Path) -> None:
+    registry = Registry.load(tmp_path / "r.toml", deck="spanish-40")
+    registry.bind(SIX, "6O")
+    backend = SimBackend(["O"], registry)
+    backend.init()
+    copy = written("04C10E0000C10E", "6O")
+    sim.field(0, 0).add(copy)
+    events = feed_polls(backend, TableTracker(registry), 0, 2)
+    assert events == [UnknownTag("O", copy.uid, 0, claims="6O")]
+
+    from companion.config import GameConfig
+    from companion.referee import Referee
+
+    referee = Referee(GameConfig(), {"O": "table"})
+    referee.handle(events[0], 0.0)  # type: ignore[arg-type]
+    message = referee.view().message
+    assert message is not None and (message.title, message.action) == (
+        "Dos etiquetas dicen ser 6 de oros",
+        "Retira la copia de O",
+    )
+
+
+def test_a_tag_that_slid_off_during_its_read_is_read_again_and_named(tmp_path: Path) -> None:
+    registry = Registry.load(tmp_path / "r.toml", deck="spanish-40")
+    backend = SimBackend(["O"], registry)
+    backend.init()
+    tracker = TableTracker(registry)
+    tag = written("04511DE0FF0000", "6O")
+    tag.drop_next(1, after=5)  # ATQA, two anticollisions, two SAKs answered; the FAST_READ answer is lost
+    sim.field(0, 0).add(tag)
+    assert feed_polls(backend, tracker, 0, 1) == [UnknownTag("O", tag.uid, 0)]
+    assert feed_polls(backend, tracker, 1, 3) == [CardArrived("O", "6O", 1)]
+    assert tracker.unknown_on("O") == set()
 
 
 @pytest.mark.parametrize(
@@ -213,3 +276,27 @@ def test_the_docs_name_only_parameters_the_back_ends_have() -> None:
     named = set(re.findall(r"(\w+)=", call.group(1)))
     known = set(inspect.signature(spi_backend).parameters) | {f.name for f in dataclasses.fields(SpiZone)}
     assert named and named <= known, f"docs/NFC.md names {sorted(named - known)}"
+
+
+def test_at_the_table_a_tag_named_at_last_stops_being_an_unknown_card(tmp_path: Path) -> None:
+    from companion.config import GameConfig
+    from companion.journal import Journal
+    from companion.referee import Referee
+    from companion.table import Table
+    from companion.view import ZoneLight
+
+    registry = Registry.load(tmp_path / "r.toml", deck="spanish-40")
+    backend = SimBackend(["z1"], registry)
+    backend.init()
+    referee = Referee(GameConfig(confirm_turns=False), {"z1": "table"})
+    table = Table(referee, TableTracker(registry), Journal(tmp_path / "journal.db"))
+    table.start(0.0)
+    tag = written("04511DE0FF0000", "6O")
+    tag.drop_next(1, after=5)  # the FAST_READ answer is lost: the first poll cannot name it
+    sim.field(0, 0).add(tag)
+    table.scan(backend.poll(1.0)[0], 1.0)
+    assert referee.view().zone_lights["z1"] is ZoneLight.UNKNOWN
+    table.scan(backend.poll(2.0)[0], 2.0)
+    assert referee.view().zone_lights["z1"] is not ZoneLight.UNKNOWN
+    assert referee.on_zone["z1"] == {"6O"}
+    assert [e.text for e in table.journal.entries(table.game_id)] == ["play 6O"]

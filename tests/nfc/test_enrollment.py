@@ -15,7 +15,7 @@ import companion.sim as sim
 from companion.cli import main
 from companion.decks import load_deck
 from companion.nfc.enrollment import Enrollment
-from companion.nfc.ndef import card_id_from_ndef
+from companion.nfc.ndef import NdefError, card_id_from_ndef
 from companion.nfc.registry import Registry
 
 DECK = """name = "mini"
@@ -240,7 +240,8 @@ def test_a_custom_decks_enrolled_tag_is_known_at_the_table(tmp_path: Path, monke
     player = Player(deck_path, stop_at=2)  # the first card asked for (1O) is enrolled, then Ctrl-C
     assert enroll(player, "--deck", str(deck_path), "--registry", str(registry_path), monkeypatch=monkeypatch) == 130
     blank = player.tags["1O"]  # enrolled without --write-tags: only the registry knows it
-    assert card_id_from_ndef(bytes(blank.memory[16:160])) is None
+    with pytest.raises(NdefError, match="no Text record"):  # as shipped: an empty NDEF message
+        card_id_from_ndef(bytes(blank.memory[16:160]))
     monkeypatch.undo()
     sim.reset()
     config = parse_config(

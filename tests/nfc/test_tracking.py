@@ -21,6 +21,9 @@ class Bindings:
     def card_for(self, uid: bytes) -> str | None:
         return self.cards.get(uid)
 
+    def uid_for(self, card_id: str) -> str | None:
+        return next((uid.hex().upper() for uid, card in self.cards.items() if card == card_id), None)
+
 
 REGISTRY = Bindings({SIX: "6O", SEVEN: "7O"})
 
