@@ -14,6 +14,7 @@ first master card laid on it when a game starts.
 
 from __future__ import annotations
 
+import difflib
 import tomllib
 from collections.abc import Mapping
 from dataclasses import dataclass, field
@@ -21,6 +22,7 @@ from pathlib import Path
 from typing import Any, NoReturn
 
 from companion.decks import BUILTIN_DECKS, SUITS, DeckError, load_deck
+from companion.files import read_text
 from companion.rules.base import either
 
 __all__ = ["BACKENDS", "DEFAULT_PATH", "Config", "ConfigError", "GameConfig", "load_config", "parse_config"]
@@ -94,7 +96,7 @@ class Config:
 def load_config(path: str | Path = DEFAULT_PATH) -> Config:
     path = Path(path)
     try:
-        text = path.read_text("utf-8")
+        text = read_text(path)
     except FileNotFoundError:
         raise ConfigError(f"{path}: no config file; copy systemd/config.toml there and edit it") from None
     except (OSError, UnicodeDecodeError) as exc:
@@ -108,6 +110,12 @@ def parse_config(text: str, source: str) -> Config:
     except tomllib.TOMLDecodeError as exc:
         raise ConfigError(f"{source}: not valid TOML ({exc})") from exc
     read = _Reader(source, data)
+    config = _read_config(read, source)
+    read.refuse_unknown()
+    return config
+
+
+def _read_config(read: _Reader, source: str) -> Config:
     name = read.choice("game.name", "seises", GAMES)
     deck = read.text("game.deck", "")
     if deck and deck not in BUILTIN_DECKS and not Path(deck).exists():
@@ -171,15 +179,50 @@ def _check_game(read: _Reader, game: GameConfig) -> None:
 
 
 class _Reader:
-    """Typed look-ups of dotted keys, each failing with the file, the key and what was wrong."""
+    """Typed look-ups of dotted keys, each failing with the file, the key and what was wrong.
+
+    It remembers every key it was asked for, so that once the config is read, :meth:`refuse_unknown` can refuse
+    the keys nobody asked for: a typo (``[reader]``, ``confirm_turn``) would otherwise be silently ignored.
+    """
 
     def __init__(self, source: str, data: Mapping[str, Any]) -> None:
         self.source, self.data = source, data
+        self.known: set[str] = set()  # dotted keys looked up; a table() key takes its whole table
+
+    def refuse_unknown(self) -> None:
+        """Refuse the first key or table that no look-up asked for, naming the nearest valid one."""
+        tables = {key.rsplit(".", i)[0] for key in self.known for i in range(1, key.count(".") + 1)}
+
+        def walk(node: Mapping[str, Any], prefix: str) -> None:
+            for name, value in node.items():
+                key = prefix + name
+                if key in self.known:
+                    continue
+                if key in tables:
+                    if not isinstance(value, Mapping):
+                        self.fail(key, f"must be a table ([{key}] and its keys below it), not {value!r}")
+                    walk(value, key + ".")
+                    continue
+                what = "table" if isinstance(value, Mapping) else "key"
+                self.fail(key, f"unknown {what}{self._nearest(key, tables)}")
+
+        walk(self.data, "")
+
+    def _nearest(self, key: str, tables: set[str]) -> str:
+        valid = sorted(self.known | tables)
+        near = difflib.get_close_matches(key, valid, n=1, cutoff=0.6)
+        if not near:  # a key put in the wrong table: look by its own name
+            last = key.rsplit(".", 1)[-1]
+            near = [k for k in valid if difflib.get_close_matches(last, [k.rsplit(".", 1)[-1]], cutoff=0.8)][:1]
+        if not near:
+            return f" (valid: {', '.join(k for k in valid if '.' not in k)})"
+        return f"; did you mean {near[0]}?"
 
     def fail(self, key: str, reason: str) -> NoReturn:
         raise ConfigError(f"{self.source}: {key}: {reason}")
 
     def _get(self, key: str, default: Any) -> Any:
+        self.known.add(key)
         node: Any = self.data
         for part in key.split("."):
             if not isinstance(node, Mapping) or part not in node:

@@ -30,6 +30,7 @@ from gpiozero.exc import GPIOZeroError
 
 from companion.config import Config
 from companion.decks import load_deck
+from companion.files import read_text
 from companion.hardware import PinMap, load_pinmap, pinmap_path
 from companion.hub.session import HubOffline, HubOnline
 from companion.journal import Journal, JournalDamaged, JournalError
@@ -203,10 +204,12 @@ class Daemon:
         if config.backend == "sim":
             backend: ReaderBackend = SimBackend(list(config.zones), registry)
             if config.scenario:  # its times count from now
-                text = Path(config.scenario).read_text("utf-8")
+                try:
+                    steps = parse_scenario(read_text(config.scenario), config.scenario)
+                except (OSError, ValueError) as exc:  # ScenarioError and UnicodeDecodeError are ValueErrors
+                    raise StartError(f"readers.scenario: {exc}; fix the file or leave the key out") from None
                 start = self.clock()
-                steps = [replace(step, t=start + step.t) for step in parse_scenario(text, config.scenario)]
-                backend.play(steps)  # type: ignore[attr-defined]
+                backend.play([replace(step, t=start + step.t) for step in steps])  # type: ignore[attr-defined]
         else:
             zones = []
             for zone in config.zones:

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import argparse
+import sys
+import tempfile
 from pathlib import Path
 from typing import Any
 
@@ -25,8 +27,23 @@ def register(subparsers: Any) -> None:
 
 def run(args: argparse.Namespace) -> int:
     games = ["seises", "sexto-set"] if args.game == "both" else [args.game]
+    try:
+        if args.frames is not None:  # said before the game, not after it
+            args.frames.mkdir(parents=True, exist_ok=True)
+            tempfile.TemporaryFile(dir=args.frames).close()
+    except OSError as exc:
+        where = f"--frames {args.frames}"
+        print(
+            f"companion demo: {where}: cannot write there ({exc.strerror}); give a folder you may write to",
+            file=sys.stderr,
+        )
+        return 2
     for game in games:
-        status = Demo(game=game, seed=args.seed, frames=args.frames, journal_path=args.journal).run()
+        try:
+            status = Demo(game=game, seed=args.seed, frames=args.frames, journal_path=args.journal).run()
+        except OSError as exc:  # the journal (a JournalError says what to do) or a frame that cannot be written
+            print(f"companion demo: {exc}", file=sys.stderr)
+            return 1
         if status:
             return status
     return 0

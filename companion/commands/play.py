@@ -6,10 +6,10 @@ import argparse
 import json
 import sys
 from collections.abc import Iterable
-from pathlib import Path
 from typing import Any, Literal, TextIO
 
 from companion.decks import DeckError, load_deck
+from companion.files import read_text
 from companion.rules import Action, Game, IllegalPlay, Pass, Pay, Seises, SetupError, SextoSet, find_game
 from companion.rules.news import ChipOwed, GameWon, HandWon, Reneged, news
 from companion.rules.transcript import UNDO, TranscriptError, parse_line
@@ -148,4 +148,4 @@ def _option(text: str) -> tuple[str, str]:
 def _read(path: str) -> list[str]:
     if path == "-":
         return sys.stdin.read().splitlines()
-    return Path(path).read_text("utf-8").splitlines()
+    return read_text(path).splitlines()

@@ -19,6 +19,8 @@ from enum import StrEnum
 from importlib import resources
 from pathlib import Path
 
+from companion.files import read_text
+
 __all__ = [
     "BUILTIN_DECKS",
     "SUITS",
@@ -146,7 +148,7 @@ def load_deck(name_or_path: str | Path) -> Deck:
                 f"{source}: no such deck. Give a built-in deck ({', '.join(BUILTIN_DECKS)}) or the path of a deck file."
             )
         try:
-            text = path.read_text("utf-8")
+            text = read_text(path)
         except (OSError, UnicodeDecodeError) as exc:
             raise DeckError(f"{source}: cannot read the deck file ({exc})") from exc
     return parse_deck(text, source)

@@ -18,6 +18,7 @@ import tempfile
 import tomllib
 from pathlib import Path
 
+from companion.files import read_text
 from companion.nfc.rc522 import hexuid
 
 __all__ = ["Registry", "RegistryError", "uid_key"]
@@ -54,7 +55,7 @@ class Registry:
         """Read the registry at ``path``; a file that does not exist yet is an empty registry."""
         path = Path(path)
         try:
-            text = path.read_text("utf-8")
+            text = read_text(path)
         except FileNotFoundError:
             return cls(path, {}, deck)
         except (OSError, UnicodeDecodeError) as exc:

@@ -14,6 +14,7 @@ from xml.sax.saxutils import escape
 
 from PIL import Image, ImageDraw
 
+from companion.files import read_text
 from companion.hardware import HEADER_PINS, PinMap
 from companion.ui.screens import font, text_width
 
@@ -293,7 +294,7 @@ _SHEET = (420, 297)  # A3 landscape, mm
 
 def mats(layout_path: Path) -> dict[str, Drawing]:
     """One mat per entry of the zone layout: the pads where the readers sit, with their zones and labels."""
-    data = tomllib.loads(layout_path.read_text("utf-8"))
+    data = tomllib.loads(read_text(layout_path))
     drawings: dict[str, Drawing] = {}
     for mat in data["mats"]:
         shapes: list[Rect | Wire | Label] = [

@@ -60,3 +60,30 @@ def test_a_missing_file_says_where_to_start(tmp_path: Path) -> None:
 def test_the_shipped_config_loads() -> None:
     config = load_config(Path(__file__).parents[2] / "systemd" / "config.toml")
     assert config.backend in ("spi", "hub")
+
+
+@pytest.mark.parametrize(
+    ("text", "said"),
+    [
+        ('[reader]\nbackend = "sim"', "reader: unknown table; did you mean readers?"),
+        ("[game]\nconfirm_turn = false", "game.confirm_turn: unknown key; did you mean game.confirm_turns?"),
+        ("confirm_turn = false", "confirm_turn: unknown key; did you mean game.confirm_turns?"),
+        ('game = "sexto-set"', "game: must be a table"),
+        ('[journal]\npaht = "/tmp/j.db"', "journal.paht: unknown key; did you mean journal.path?"),
+        ("volume = 3", "volume: unknown key (valid: display, game, journal, pins, readers, zones)"),
+        ("[readers.hub]\nport = 1", "readers.hub: unknown table"),
+    ],
+)
+def test_an_unknown_key_or_table_is_refused_with_the_nearest_valid_one(text: str, said: str) -> None:
+    with pytest.raises(ConfigError) as info:
+        parse_config(text, "config.toml")
+    assert str(info.value) == f"config.toml: {said}" or str(info.value).startswith(f"config.toml: {said}")
+
+
+def test_a_config_file_read_is_bounded(tmp_path: Path) -> None:
+    with pytest.raises(ConfigError, match="larger than 1 MiB, not a companion file"):
+        load_config("/dev/zero")
+    big = tmp_path / "config.toml"
+    big.write_text("# " + "x" * (1 << 20))
+    with pytest.raises(ConfigError, match="larger than 1 MiB"):
+        load_config(big)

@@ -271,17 +271,25 @@ def test_the_service_comes_up_on_a_journal_with_a_damaged_game(tmp_path: Path) -
 
 
 @pytest.mark.parametrize(
-    ("extra", "said"),
+    ("change", "said"),
     [
-        ("[game]\nplayers = 6\n", "game.players: 6 cannot share 40 cards evenly: use 4, 5 or 8"),
-        ('[readers]\nbackend = "usb"\n', "readers.backend"),
+        (
+            ("[journal]", "[game]\nplayers = 6\n[journal]"),
+            "game.players: 6 cannot share 40 cards evenly: use 4, 5 or 8",
+        ),
+        (('backend = "sim"', 'backend = "usb"'), "readers.backend"),
+        (("[readers]", "[reader]"), "reader: unknown table; did you mean readers?"),
+        (('backend = "sim"', 'backend = "sim"\nscenario = "/nonexistent/steps.txt"'), "readers.scenario: "),
+        (('backend = "sim"', 'backend = "sim"\nscenario = "STEPS"'), "readers.scenario: STEPS, line 1"),
     ],
 )
-def test_a_wrong_config_stops_the_service_at_start_with_the_key(tmp_path: Path, extra: str, said: str) -> None:
-    text = config_text(tmp_path).replace('[readers]\nbackend = "sim"\n', "[readers]\n") + extra
-    if "backend" in extra:
-        text = text.replace("[readers]\nregistry", "[rdrs]\nregistry")
+def test_a_wrong_config_stops_the_service_at_start_with_the_key(
+    tmp_path: Path, change: tuple[str, str], said: str
+) -> None:
+    (tmp_path / "steps.txt").write_text("0.5 dance 6O\n")
+    text = config_text(tmp_path).replace(*change).replace("STEPS", str(tmp_path / "steps.txt"))
     service = run_service(tmp_path, text)
     out, _ = service.communicate(timeout=20)
     assert service.returncode == 2, out
-    assert "cannot start" in out and said in out
+    assert "cannot start" in out and said.replace("STEPS", str(tmp_path / "steps.txt")) in out
+    assert "Traceback" not in out

@@ -84,3 +84,15 @@ def test_a_sexto_set_match_is_the_same_for_the_same_seed(tmp_path: Path) -> None
     assert len(pngs) == first.counts["frames"], "--frames writes every frame the display was sent"
     with Image.open(pngs[-1]) as last:
         assert last.convert("1").tobytes() == render(first.referee.view()).convert("1").tobytes()
+
+
+def test_frames_or_a_journal_that_cannot_be_written_are_said_without_a_traceback(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    (tmp_path / "file").write_text("not a folder")
+    assert main(["demo", "--game", "seises", "--frames", str(tmp_path / "file" / "frames")]) == 2
+    assert "--frames" in capsys.readouterr().err
+    (tmp_path / "j.db").write_bytes(b"not a journal" * 500)
+    assert main(["demo", "--game", "seises", "--journal", str(tmp_path / "j.db")]) == 1
+    err = capsys.readouterr().err
+    assert "damaged" in err and "check the path" not in err
