@@ -161,7 +161,7 @@ def _check_game(read: _Reader, game: GameConfig) -> None:
     """The game must be playable as configured: its deck loads, the players fit it, its options exist."""
     from companion.rules.base import SetupError, check_options
     from companion.rules.seises import OPTIONS as SEISES_OPTIONS
-    from companion.rules.seises import player_counts
+    from companion.rules.seises import RECOMMENDED_PLAYERS, player_counts
     from companion.rules.sexto_set import OPTIONS as SEXTO_OPTIONS
 
     try:
@@ -171,7 +171,18 @@ def _check_game(read: _Reader, game: GameConfig) -> None:
     if game.name == "seises":
         counts = player_counts(deck)
         if game.players not in counts:
-            read.fail("game.players", f"{game.players} cannot share {len(deck)} cards evenly: use {either(counts)}")
+            low, high = RECOMMENDED_PLAYERS
+            read.fail(
+                "game.players",
+                f"{game.players} cannot share {len(deck)} cards evenly: use {either(counts)} "
+                f"(the rule sheet recommends {low} to {high})",
+            )
+        if game.seat_names and len(game.seat_names) != game.players:
+            read.fail(
+                "game.seat_names",
+                f"{len(game.seat_names)} names for {game.players} players: give one name a player, in the order "
+                "they sit (counter-clockwise), or none",
+            )
     try:
         check_options(game.name, SEISES_OPTIONS if game.name == "seises" else SEXTO_OPTIONS, game.options)
     except SetupError as exc:

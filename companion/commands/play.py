@@ -11,7 +11,7 @@ from typing import Any, Literal, TextIO
 from companion.decks import DeckError, load_deck
 from companion.files import read_text
 from companion.rules import Action, Game, IllegalPlay, Pass, Pay, Seises, SetupError, SextoSet, find_game
-from companion.rules.news import ChipOwed, GameWon, HandWon, Reneged, news
+from companion.rules.news import ChipOwed, GameWon, HandWon, Reneged, SomebodyReneged, news
 from companion.rules.transcript import UNDO, TranscriptError, parse_line
 
 USAGE_ERROR = 2
@@ -121,7 +121,14 @@ def _notes(before: dict[str, Any], after: dict[str, Any], es: bool) -> Iterable[
     """What else the action did: a hand or set won, a renege caught, a chip owed."""
     for item in news(before, after):
         if isinstance(item, Reneged):
-            yield "¡renuncio!" if es else "renege!"
+            penalty = (f" (-{item.points} puntos)" if es else f" (-{item.points} points)") if item.points else ""
+            yield ("¡renuncio!" if es else "renege!") + penalty
+        elif isinstance(item, SomebodyReneged):
+            yield (
+                "¡renuncio!: todos han pagado y quedan cartas que valen"
+                if es
+                else "renege!: every seat paid while playable cards are in hands"
+            )
         elif isinstance(item, ChipOwed):
             yield "bolsa vacía: la ficha queda debida" if es else "reserve empty: the chip is owed"
         elif isinstance(item, HandWon):

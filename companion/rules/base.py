@@ -73,6 +73,7 @@ class Reason(StrEnum):
     HAND_OPENS_WITH_SIX = "hand_opens_with_six"
     SUIT_NOT_STARTED = "suit_not_started"
     NOT_NEXT_IN_ROW = "not_next_in_row"
+    HOLDS_A_PLAYABLE_CARD = "holds_a_playable_card"  # a pay the cards off the table prove false
     # 6º SET
     UNKNOWN_LINE = "unknown_line"
     MASTER_CARD = "master_card"
@@ -80,6 +81,7 @@ class Reason(StrEnum):
     NO_EMPTY_LEFT = "no_empty_left"
     NO_LINK = "no_link"
     FIRST_ON_MASTER = "first_on_master"
+    HOLDS_A_LINKING_CARD = "holds_a_linking_card"  # a pass the unplaced cards prove false
 
 
 # What happened (a title) and what to do, in Spanish and English, short enough for the 128x64 screen
@@ -119,6 +121,10 @@ SENTENCES: dict[Reason, tuple[tuple[str, str], tuple[str, str]]] = {
         ("{name_es} no sigue a {row}", "Retírala; vale {needed_es}, o paga"),
         ("{name_en} does not follow {row}", "Take it back; {needed_en} fits, or pay"),
     ),
+    Reason.HOLDS_A_PLAYABLE_CARD: (
+        ("Tienes carta que vale", "Cartas fuera de la mesa que no valen: {idle}; tienes {held}"),
+        ("You can play a card", "Cards off the table that cannot be played: {idle}; you hold {held}"),
+    ),
     Reason.UNKNOWN_LINE: (
         ("No hay línea {line}", "Usa una de las 8 líneas"),
         ("No line {line}", "Use one of the 8 lines"),
@@ -136,12 +142,16 @@ SENTENCES: dict[Reason, tuple[tuple[str, str], tuple[str, str]]] = {
         ("{allowed} empty cards played", "No more in this set; take it back"),
     ),
     Reason.NO_LINK: (
-        ("{name_es} no enlaza con {open}", "Retírala; otra línea, o pasad"),
-        ("{name_en} does not link with {open}", "Take it back; another line, or pass"),
+        ("{name_es} no enlaza con {open}", "Otra carta o línea: pasar pierde el set"),
+        ("{name_en} does not link with {open}", "Another card or line: passing loses the set"),
     ),
     Reason.FIRST_ON_MASTER: (
         ("Primer turno: sobre maestra", "Pon {name_es} en una línea sin cartas"),
         ("First turn: on a master", "Put the {name_en} on a line with no cards"),
+    ),
+    Reason.HOLDS_A_LINKING_CARD: (
+        ("Podéis enlazar", "Cartas sin colocar que no enlazan: {idle}; tenéis {held}"),
+        ("You can link a card", "Unplaced cards that cannot link: {idle}; you hold {held}"),
     ),
 }
 
@@ -282,7 +292,9 @@ def check_options(
             raise SetupError(f"{game} has no option {name!r}: {have}.")
         allowed = known[name][0]
         if value not in allowed:
-            raise SetupError(f"Option {name} takes {either(allowed)}, not {value!r}.")
+            numbers = all(choice.isdigit() for choice in allowed) and len(allowed) > 2
+            takes = f"a whole number from {allowed[0]} to {allowed[-1]}" if numbers else either(allowed)
+            raise SetupError(f"Option {name} takes {takes}, not {value!r}.")
         checked[name] = value
     return checked
 

@@ -14,13 +14,19 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-__all__ = ["ChipOwed", "GameWon", "HandWon", "News", "Reneged", "SetEnded", "news"]
+__all__ = ["ChipOwed", "GameWon", "HandWon", "News", "Reneged", "SetEnded", "SomebodyReneged", "news"]
 
 
 @dataclass(frozen=True, slots=True)
 class Reneged:
     seat: int  # from 1
     card: str
+    points: int  # what the penalty took from its score (0 when renuncios are only flagged)
+
+
+@dataclass(frozen=True, slots=True)
+class SomebodyReneged:
+    """A whole round of pays while legal cards lie in hands: some seat paid holding one, but which is unknown."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -46,7 +52,7 @@ class SetEnded:
     winner: str | None  # "A", "B", or None for a drawn set
 
 
-News = Reneged | ChipOwed | HandWon | GameWon | SetEnded
+News = Reneged | SomebodyReneged | ChipOwed | HandWon | GameWon | SetEnded
 
 
 def news(before: Mapping[str, Any], after: Mapping[str, Any]) -> list[News]:
@@ -57,11 +63,27 @@ def news(before: Mapping[str, Any], after: Mapping[str, Any]) -> list[News]:
     seat = before["turn"]
     found: list[News] = []
     if len(after["reneges"]) > len(before["reneges"]):
-        found.append(Reneged(seat, after["reneges"][-1]["card"]))
+        renege = after["reneges"][-1]
+        found.append(Reneged(seat, renege["card"], renege["points"]))
     if sum(after["owed"]) > sum(before["owed"]):
         found.append(ChipOwed(seat))
+    if len(after["payments"]) > len(before["payments"]) and _round_of_pays(after["payments"], after["players"]):
+        found.append(SomebodyReneged())
     if after["hand"] != before["hand"] or after["winner"] is not None:
         found.append(HandWon(seat, after["scores"][seat - 1] - before["scores"][seat - 1], after["hand"]))
     if after["winner"] is not None:
         found.append(GameWon(after["winner"], after["scores"][after["winner"] - 1]))
     return found
+
+
+def _round_of_pays(payments: list[dict[str, Any]], players: int) -> bool:
+    """The pays since the last card played make up whole rounds: every seat paid in turn while the same cards,
+    never on the table and so in somebody's hand, were legal. Pays claim the legal cards of their moment, and a
+    card played leaves that set for good, so the run of equal claims at the end is the run of pays."""
+    legal = payments[-1]["legal"]
+    run = 0
+    for payment in reversed(payments):
+        if payment["legal"] != legal:
+            break
+        run += 1
+    return bool(legal) and run % players == 0

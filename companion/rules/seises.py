@@ -37,9 +37,14 @@ CHIPS = 50  # the reserve holds 50 chips at the start of every hand (§3)
 GOAL = 50  # the game is won at 50 points or more (§1, §5)
 FIRST_CARD = "6O"  # the first hand opens with the 6 of oros (§4)
 
+RECOMMENDED_PLAYERS = (4, 8)  # "Lo ideal es que intervengan de cuatro a ocho jugadores" (§2)
+
 # option -> (allowed values, default); see docs/RULES.md
 OPTIONS: dict[str, tuple[tuple[str, ...], str]] = {
-    "renege_penalty": (("flag", "chip"), "flag"),
+    # a renuncio is flagged, or costs the reneging seat renege_points points (a penalty chip would only feed
+    # the pot that the offender may take)
+    "renege_penalty": (("flag", "points"), "flag"),
+    "renege_points": (tuple(str(points) for points in range(1, 51)), "5"),
     "reserve_exhausted": (("cap", "unlimited"), "cap"),
 }
 
@@ -80,7 +85,8 @@ class Seises(Game):
         if players not in works:
             raise SetupError(
                 f"Seises with the {self.deck.name} deck ({len(self.deck)} cards) is played by "
-                f"{either(works)} players, so that every hand gets the same number of cards; "
+                f"{either(works)} players, so that every hand gets the same number of cards "
+                f"(the rule sheet recommends {RECOMMENDED_PLAYERS[0]} to {RECOMMENDED_PLAYERS[1]}); "
                 f"not by {players}."
             )
         self.players = players
@@ -112,8 +118,15 @@ class Seises(Game):
         if type(action) is Pay:
             if self.hand == 1 and self.rows["O"] is None:
                 return Reason.FIRST_PLAY_NO_PAY
+            if self._idle_cards() < self.hand_sizes[self.turn or 0]:
+                return Reason.HOLDS_A_PLAYABLE_CARD
             return None
         return Reason.WRONG_ACTION
+
+    def _idle_cards(self) -> int:
+        """How many cards in hands cannot be played now: every card is dealt, so the cards in hands are
+        exactly those not on the table, and the legal ones are all among them."""
+        return sum(self.hand_sizes) - len(self.legal_cards())
 
     def _card_reason(self, action: Play) -> Reason | None:
         key = self._cards.get(action.card)
@@ -139,6 +152,8 @@ class Seises(Game):
 
     def _details(self, action: Action, reason: Reason) -> dict[str, Any]:
         if not isinstance(action, Play):
+            if reason is Reason.HOLDS_A_PLAYABLE_CARD:
+                return {"held": self.hand_sizes[self.turn or 0], "idle": self._idle_cards()}
             return {}
         card = self.deck.get(action.card)
         if card is None or card.suit is None:
@@ -153,7 +168,7 @@ class Seises(Game):
         row = self.rows[suit]
         if row is not None:
             low, high = row
-            details["row"] = f"{self._ranks[low]}-{self._ranks[high]}"
+            details["row"] = str(self._ranks[low]) if low == high else f"{self._ranks[low]}-{self._ranks[high]}"
             needed = [self.deck[self._ids[suit, p]] for p in (low - 1, high + 1) if (suit, p) in self._ids]
             # "5 o caballo de espadas": the ranks, then the suit once
             for lang, word, other in (("es", " o ", "otra carta"), ("en", " or ", "another card")):
@@ -203,7 +218,7 @@ class Seises(Game):
         if self.hand_sizes[seat] == 1:
             before = self.snapshot()  # the hand ends: everything changes
             self._play(seat, action.card)
-            self._check_renege(seat, action.card)  # a penalty chip goes in before the pot is scored
+            self._check_renege(seat, action.card)  # a penalty comes off before the pot is scored
             self._end_hand(seat)
             return ("hand", before)
         row_before = self._play(seat, action.card)
@@ -230,17 +245,20 @@ class Seises(Game):
         self.owed[seat] += 1
         return "owed"
 
-    def _check_renege(self, seat: int, card: str) -> tuple[int, str | None] | None:
+    def _check_renege(self, seat: int, card: str) -> tuple[int, int] | None:
         """A card that was legal when ``seat`` paid proves that payment false (the first one it proves).
 
-        Returns the payment's index and where the penalty chip went, for undo.
+        Returns the payment's index and the points the penalty took, for undo.
         """
         for index, payment in enumerate(self.payments):
             if payment.seat == seat and not payment.proven and card in payment.legal:
                 payment.proven = True
-                self.reneges.append({"seat": seat + 1, "card": card, "hand": self.hand})
-                chip = self._pay_chip(seat) if self.options["renege_penalty"] == "chip" else None
-                return (index, chip)
+                lost = 0
+                if self.options["renege_penalty"] == "points":
+                    lost = min(int(self.options["renege_points"]), self.scores[seat])  # never below 0
+                    self.scores[seat] -= lost
+                self.reneges.append({"seat": seat + 1, "card": card, "hand": self.hand, "points": lost})
+                return (index, lost)
         return None
 
     def _end_hand(self, seat: int) -> None:
@@ -266,11 +284,10 @@ class Seises(Game):
             return
         _, _, card, row_before, renege = undo
         if renege is not None:
-            index, chip = renege
+            index, lost = renege
             self.payments[index].proven = False
             self.reneges.pop()
-            if chip is not None:
-                self._unpay_chip(seat, chip)
+            self.scores[seat] += lost
         self.rows[self._cards[card][0]] = row_before
         self.hand_sizes[seat] += 1
 
@@ -334,8 +351,8 @@ class Seises(Game):
 
 
 def player_counts(deck: Deck) -> list[int]:
-    """The numbers of players (4 to 8, §2) among whom the whole deck deals evenly."""
-    return [n for n in range(4, 9) if len(deck) % n == 0]
+    """The numbers of players (2 to 8; the sheet recommends 4 to 8, §2) among whom the whole deck deals evenly."""
+    return [n for n in range(2, 9) if len(deck) % n == 0]
 
 
 def _rank_order(deck: Deck) -> list[int]:

@@ -12,8 +12,9 @@ laid either way round, so a line keeps every end that could be open until a late
     True
 
 When the set ends, each master card goes to the pair with more cards on its line (then more points; else
-nobody), and the pair with more master cards wins the set. A pair that cannot link passes and loses the set.
-The first card placed after a set has ended starts the next one, led by the other pair.
+nobody), and the pair with more master cards wins the set. A pair that cannot link passes and loses the set; a
+pass that the unplaced cards prove false is refused. Once a set has ended, ``turn`` is the pair that leads the
+next one: the first card placed starts that set. Master cards won are also counted over the match.
 """
 
 from __future__ import annotations
@@ -74,13 +75,14 @@ class SextoSet(Game):
         if self.in_play < DEALT:
             raise SetupError(f"6º SET deals {DEALT} cards; the {self.deck.name} deck has {self.in_play} in play.")
         self.sets_won = dict.fromkeys(PAIRS, 0)
+        self.match_masters = dict.fromkeys(PAIRS, 0)  # master cards won in the sets that ended
         self.set_number = 0
         self._new_set()
 
     def _new_set(self) -> None:
         self.set_number += 1
         self.starter = PAIRS[(self.set_number - 1) % 2]  # sets alternate which pair leads
-        self.turn: str | None = self.starter
+        self.turn: str = self.starter  # after a set has ended: the pair that leads the next one
         self.lines: dict[str, list[tuple[str, str]]] = {m: [] for m in self.masters}
         self.open_ends: dict[str, frozenset[str]] = dict(self._master_end)
         # the lines holding only their master card: for the first-turn rule
@@ -97,13 +99,43 @@ class SextoSet(Game):
         """Each placement is followed by a draw while the pile lasts (§7)."""
         return max(0, self.in_play - DEALT - len(self.placed))
 
+    def held(self, pair: str) -> int:
+        """The cards ``pair`` holds: 4 each, and a placement is followed by a draw while the pile lasts (§4, §7).
+
+        Turns alternate within a set, so the starter made the odd placements and the other pair the even
+        ones; only those after the pile ran out shrank the hand.
+        """
+        first_dry = self.in_play - DEALT + 1  # the first placement with nothing left to draw
+        odd = pair == self.starter
+
+        def made_up_to(n: int) -> int:  # the pair's placements among the first n
+            return (n + 1) // 2 if odd else n // 2
+
+        dry = max(0, made_up_to(len(self.placed)) - made_up_to(first_dry - 1))
+        return DEALT // 2 - dry
+
+    def _idle_cards(self) -> int:
+        """How many cards in play, not yet placed, cannot be placed anywhere now."""
+        unplaced = [card.id for card in self.deck.of_kind(Kind.NORMAL) if card.id not in self.placed]
+        placeable = {card for card, _ in self.placements(unplaced)}
+        idle = len(unplaced) - len(placeable)
+        empties_left = self.empty_allowance - self.empties_played
+        bare_only = self._first_on_master and not self._placements[self.turn]
+        if bare_only and not self._bare:  # the first-turn rule forbids every line, even to an empty card
+            idle += empties_left
+        return idle
+
     # ---- legality -------------------------------------------------------------------------------------
 
     def reason(self, action: Action) -> Reason | None:
         if type(action) is Play:
             return self._placement_reason(action)
         if type(action) is Pass:
-            return Reason.SET_OVER if self.result is not None else None
+            if self.result is not None:
+                return Reason.SET_OVER
+            if self.held(self.turn) > self._idle_cards():  # it must hold a card that links
+                return Reason.HOLDS_A_LINKING_CARD
+            return None
         return Reason.WRONG_ACTION
 
     def _placement_reason(self, action: Play) -> Reason | None:
@@ -121,7 +153,7 @@ class SextoSet(Game):
             else:
                 if action.card in self.placed:
                     return Reason.ON_TABLE
-                if self._first_on_master and self.lines[line] and not self._placements[self.turn or "A"]:
+                if self._first_on_master and self.lines[line] and not self._placements[self.turn]:
                     return Reason.FIRST_ON_MASTER
                 opens = self.open_ends[line]
             first, second = card.ends or ("", "")
@@ -135,7 +167,7 @@ class SextoSet(Game):
                 return Reason.ON_TABLE
             if self.empties_played >= self.empty_allowance:
                 return Reason.NO_EMPTY_LEFT
-            if self._first_on_master and self.lines[line] and not self._placements[self.turn or "A"]:
+            if self._first_on_master and self.lines[line] and not self._placements[self.turn]:
                 return Reason.FIRST_ON_MASTER
             return None
         if kind is Kind.MASTER:
@@ -146,6 +178,8 @@ class SextoSet(Game):
 
     def _details(self, action: Action, reason: Reason) -> dict[str, Any]:
         if not isinstance(action, Play):
+            if reason is Reason.HOLDS_A_LINKING_CARD:
+                return {"held": self.held(self.turn), "idle": self._idle_cards()}
             return {}
         card = self.deck.get(action.card)
         if card is None or reason is Reason.UNKNOWN_CARD:
@@ -169,7 +203,7 @@ class SextoSet(Game):
         pass over the open ends (the robots ask it for a whole hand at each turn)."""
         if self.result is not None:
             return [(card, line) for card in cards for line in self.masters if self.is_legal(Play(card, line))]
-        bare = self._bare if self._first_on_master and not self._placements[self.turn or "A"] else None
+        bare = self._bare if self._first_on_master and not self._placements[self.turn] else None
         open_ends = list(self.open_ends.items())  # in master-card order
         empties_left = self.empties_played < self.empty_allowance
         shapes, placed = self._shapes, self.placed
@@ -188,11 +222,11 @@ class SextoSet(Game):
         return found
 
     def legal_actions(self) -> Iterator[Action]:
-        if self.result is not None:
-            return
+        """After a set has ended: the first cards of the next set."""
         for card, line in self.placements(card.id for card in self.deck):
             yield Play(card, line)
-        yield Pass()
+        if self.is_legal(Pass()):
+            yield Pass()
 
     # ---- applying and taking back ---------------------------------------------------------------------
 
@@ -200,7 +234,6 @@ class SextoSet(Game):
         if type(action) is Pass or self.result is not None or len(self.placed) + 1 == self.in_play:
             before = self.snapshot()  # the set ends or starts: everything changes
             if type(action) is Pass:
-                assert self.turn is not None
                 self._end_set(winner=_OTHER[self.turn], reason="pass")
             else:
                 assert type(action) is Play
@@ -215,7 +248,7 @@ class SextoSet(Game):
 
     def _place(self, action: Play) -> tuple[str, str, frozenset[str]]:
         line = action.line
-        assert line is not None and self.turn is not None
+        assert line is not None
         card = self.deck[action.card]
         pair = self.turn
         opens = self.open_ends[line]
@@ -257,7 +290,9 @@ class SextoSet(Game):
         self.result = {"winner": winner, "reason": reason}
         if winner is not None:
             self.sets_won[winner] += 1
-        self.turn = None
+        for pair, won in self.masters_won().items():
+            self.match_masters[pair] += won
+        self.turn = PAIRS[self.set_number % 2]  # sets alternate which pair leads: the next one's
 
     # ---- who leads ------------------------------------------------------------------------------------
 
@@ -310,8 +345,10 @@ class SextoSet(Game):
             "open_ends": {m: sorted(ends) for m, ends in self.open_ends.items()},
             "masters": {m: self.leader(m) for m in self.masters},
             "masters_won": self.masters_won(),
+            "held": {pair: self.held(pair) for pair in PAIRS},
             "result": None if self.result is None else dict(self.result),
             "sets_won": dict(self.sets_won),
+            "match_masters": dict(self.match_masters),
         }
 
     @classmethod
@@ -332,6 +369,7 @@ class SextoSet(Game):
         self.turn = data["turn"]
         self.result = None if data["result"] is None else dict(data["result"])
         self.sets_won = dict(data["sets_won"])
+        self.match_masters = dict(data["match_masters"])
 
 
 def _after(opens: frozenset[str], card: Card) -> frozenset[str]:

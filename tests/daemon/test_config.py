@@ -35,9 +35,11 @@ def test_sexto_set_defaults_to_eight_zones_registered_at_start() -> None:
         ('[game]\ndeck = "tarot"', "game.deck", "neither a built-in deck"),
         ('[readers]\nbackend = "usb"', "readers.backend", "not one of spi, mfrc522, hub, sim"),
         ('[zones]\nz1 = "X"', "zones.z1", "suit letter"),
-        ("[game]\nplayers = 6", "game.players", "use 4, 5 or 8"),
-        ('[game]\ndeck = "spanish-48"\nplayers = 5', "game.players", "use 4, 6 or 8"),
-        ('[game.options]\nrenege_penalty = "loud"', "game.options", "flag or chip"),
+        ("[game]\nplayers = 6", "game.players", "use 2, 4, 5 or 8 (the rule sheet recommends 4 to 8)"),
+        ('[game]\ndeck = "spanish-48"\nplayers = 5', "game.players", "use 2, 3, 4, 6 or 8"),
+        ('[game.options]\nrenege_penalty = "chip"', "game.options", "flag or points"),
+        ("[game.options]\nrenege_points = 60", "game.options", "renege_points takes a whole number from 1 to 50"),
+        ('[game]\nseat_names = ["Ana", "Luis"]', "game.seat_names", "2 names for 4 players"),
         ('[game]\nname = "sexto-set"\n[zones]\nz1 = "auto"', "zones", "8 zones, not 1"),
         ('[display]\noptions = "ssd1306"', "display.options", "list of texts"),
         ("[game\n", "", "not valid TOML"),
@@ -87,3 +89,11 @@ def test_a_config_file_read_is_bounded(tmp_path: Path) -> None:
     big.write_text("# " + "x" * (1 << 20))
     with pytest.raises(ConfigError, match="larger than 1 MiB"):
         load_config(big)
+
+
+def test_the_renuncio_penalty_in_points_and_seat_names_in_sitting_order_are_read() -> None:
+    text = '[game]\nplayers = 2\nseat_names = ["Ana", "Luis"]\n'
+    text += '[game.options]\nrenege_penalty = "points"\nrenege_points = 8'
+    config = parse_config(text, "config.toml")
+    assert (config.game.players, config.game.seat_names) == (2, ("Ana", "Luis"))
+    assert config.game.options == {"renege_penalty": "points", "renege_points": "8"}

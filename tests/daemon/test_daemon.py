@@ -275,7 +275,7 @@ def test_the_service_comes_up_on_a_journal_with_a_damaged_game(tmp_path: Path) -
     [
         (
             ("[journal]", "[game]\nplayers = 6\n[journal]"),
-            "game.players: 6 cannot share 40 cards evenly: use 4, 5 or 8",
+            "game.players: 6 cannot share 40 cards evenly: use 2, 4, 5 or 8",
         ),
         (('backend = "sim"', 'backend = "usb"'), "readers.backend"),
         (("[readers]", "[reader]"), "reader: unknown table; did you mean readers?"),

@@ -37,6 +37,8 @@ DETAILS = {
     "verb": "play M4B N32",
     "hint_es": "Coloca una carta, o pasad si no podéis enlazar",
     "hint_en": "Place a card, or pass if you cannot link",
+    "held": 20,
+    "idle": 35,
 }
 
 

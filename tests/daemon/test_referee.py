@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import random
 from pathlib import Path
 
 import pytest
@@ -11,7 +12,8 @@ from companion.config import GameConfig
 from companion.journal import Entry
 from companion.nfc.events import CardArrived, CardLeft, SameCardTwice, UnknownTag
 from companion.referee import HubStatus, JournalStatus, ReaderStatus, Referee
-from companion.rules import Pay, Play, Seises, SextoSet
+from companion.rules import Pass, Pay, Play, Seises, SextoSet
+from companion.rules.robots import SextoSetTable
 from companion.ui.buttons import Press
 from companion.view import MessageKind, SeisesView, SextoSetView, StatusLight, ZoneLight
 
@@ -209,16 +211,36 @@ def test_a_master_already_registered_is_refused_on_a_second_zone() -> None:
     assert referee.lines == {"z1": "M1R"}
 
 
+def sexto_set_before_a_pass(seed: int = 1) -> Referee:
+    """A 6º SET table whose robot players placed cards until the pair to play holds none that links."""
+    referee = Referee(GameConfig(name="sexto-set"), dict(zip([f"z{i}" for i in range(1, 9)], MASTERS, strict=True)))
+    game = referee.game
+    assert isinstance(game, SextoSet)
+    table = SextoSetTable(game, random.Random(seed))
+    while True:
+        action, hand = table.choose()
+        if isinstance(action, Pass):
+            return referee
+        game.push(action)
+        table.played(action, hand)
+
+
 def test_sexto_set_pass_then_confirm_loses_the_set_and_the_view_shows_it() -> None:
     referee = Referee(GameConfig(name="sexto-set"), dict(zip([f"z{i}" for i in range(1, 9)], MASTERS, strict=True)))
     assert not referee.registering
     lay(referee, "N01", "z1")
     press(referee, "confirm")
+    press(referee, "pass")  # pair B holds 8 cards, and only 6 unplaced cards link nowhere: refused
+    message = referee.view().message
+    assert message is not None and message.kind is MessageKind.ILLEGAL and message.title == "Podéis enlazar"
+    referee = sexto_set_before_a_pass()
+    loser = referee.game.snapshot()["turn"]
     press(referee, "pass")
     press(referee, "confirm")
     view = referee.view()
     assert isinstance(view.game, SextoSetView)
-    assert view.game.result == "A" and view.game.sets_won == (1, 0)
+    winner = "B" if loser == "A" else "A"
+    assert view.game.result == winner and view.game.sets_won == ((1, 0) if winner == "A" else (0, 1))
     assert view.message is not None and view.message.kind is MessageKind.END_OF_SET
 
 

@@ -4,6 +4,9 @@ Run ``.venv/bin/python tests/games/record.py`` to write ``NAME.txt`` (the transc
 ``companion play`` arguments) and ``NAME.json`` (the expected final state) for every game below. Each game is
 the first seed whose transcript shows the behaviour named, checked by a predicate on the replay; the
 expected states are reviewed by hand when they change, and ``test_recorded_games.py`` replays them all.
+
+A game may hold refused lines (a pay or a pass that the table proves false, tried by a robot player that
+wants to cheat): their transcripts are replayed with ``--keep-going`` and end with status 1.
 """
 
 from __future__ import annotations
@@ -18,33 +21,65 @@ from typing import Any
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
 from companion.decks import load_deck
-from companion.rules import Action, Game, Pay, Play, Seises, SextoSet
+from companion.rules import Action, Game, Pass, Pay, Play, Seises, SextoSet
 from companion.rules.robots import SeisesTable, SextoSetTable
 
 HERE = Path(__file__).parent
-History = list[tuple[Action, dict[str, Any], dict[str, Any]]]  # action, state before, state after
+# action, state before, state after (None: the action was refused and changed nothing)
+History = list[tuple[Action, dict[str, Any], dict[str, Any] | None]]
+Cheat = Callable[[Game], Action | None]  # a refused action a robot tries before its turn, if any
 
 
-def seises_game(seed: int, players: int, deck: str, renege: float, options: dict[str, str]) -> tuple[Game, History]:
+def seises_game(
+    seed: int, players: int, deck: str, renege: float, options: dict[str, str], cheat: Cheat | None = None
+) -> tuple[Game, History]:
     game = Seises(players=players, deck=load_deck(deck), options=options)
     table = SeisesTable(game, random.Random(seed), renege=renege)
     history: History = []
     while game.outcome() is None:
+        _try(game, cheat, history)
         before = game.snapshot()
         action = table.step()
         history.append((action, before, game.snapshot()))
     return game, history
 
 
-def sexto_match(seed: int, sets: int, options: dict[str, str]) -> tuple[Game, History]:
+def sexto_match(seed: int, sets: int, options: dict[str, str], cheat: Cheat | None = None) -> tuple[Game, History]:
     game = SextoSet(load_deck("squadratik"), options=options)
     table = SextoSetTable(game, random.Random(seed))
     history: History = []
     while game.set_number < sets or game.outcome() is None:
+        _try(game, cheat, history)
         before = game.snapshot()
         action = table.step()
         history.append((action, before, game.snapshot()))
     return game, history
+
+
+def _try(game: Game, cheat: Cheat | None, history: History) -> None:
+    """Once a game, the cheat's refused action, as a line of the transcript."""
+    action = None if cheat is None or any(after is None for _, _, after in history) else cheat(game)
+    if action is not None:
+        assert not game.is_legal(action)
+        history.append((action, game.snapshot(), None))
+
+
+def false_pay(game: Game) -> Action | None:
+    """Late in a hand, a seat pays although the cards off the table prove it holds a playable one."""
+    assert isinstance(game, Seises)
+    late = game.turn is not None and game.hand_sizes[game.turn] <= 3
+    return Pay() if late and game.rows["O"] is not None and not game.is_legal(Pay()) else None
+
+
+def false_pass(game: Game) -> Action | None:
+    """A pair passes although a line ends in an empty card, which anything links to."""
+    assert isinstance(game, SextoSet)
+    after_empty = game.result is None and any("*" in ends for ends in game.open_ends.values())
+    return Pass() if after_empty and not game.is_legal(Pass()) else None
+
+
+def refused(kind: type) -> Callable[[History], bool]:
+    return lambda h: any(isinstance(a, kind) and after is None for a, _, after in h)
 
 
 def after_seven(rank: str) -> Callable[[History], bool]:
@@ -63,11 +98,35 @@ def owed(h: History) -> bool:
 
 
 def reneged(h: History) -> bool:
-    return bool(h[-1][2]["reneges"])
+    return bool(h[-1][2] and h[-1][2]["reneges"])
+
+
+def renege_points_taken(h: History) -> bool:
+    """A renuncio cost its seat points (so the seat had points to lose)."""
+    return any(after and any(r["points"] > 0 for r in after["reneges"]) for _, _, after in h)
+
+
+def renege_on_the_last_card(h: History) -> bool:
+    """The card that proved a renuncio was the seat's last: it ended the hand."""
+    return any(
+        after is not None and len(after["reneges"]) > len(before["reneges"]) and after["hand"] != before["hand"]
+        for _, before, after in h
+    )
 
 
 def final_score(check: Callable[[int], bool]) -> Callable[[History], bool]:
     return lambda h: check(max(h[-1][2]["scores"]))
+
+
+def master_tally(h: History) -> bool:
+    """Master cards won over the match add up each set's, and more than one set was played."""
+    tally = {"A": 0, "B": 0}
+    for _, before, after in h:
+        if after is not None and after["result"] is not None and before["result"] is None:
+            for pair, won in after["masters_won"].items():
+                tally[pair] += won
+    last = h[-1][2]
+    return last is not None and last["set"] > 1 and last["match_masters"] == tally
 
 
 def settled_either_way(h: History) -> bool:
@@ -128,11 +187,24 @@ SEISES: list[tuple[str, str, dict[str, Any], Callable[[History], bool]]] = [
     ),
     ("seises-renege-flag", "a renuncio, flagged", dict(players=4, deck="spanish-40", renege=0.2), reneged),
     (
-        "seises-renege-chip",
-        "a renuncio, with a penalty chip",
-        dict(players=4, deck="spanish-40", renege=0.2, options={"renege_penalty": "chip"}),
-        reneged,
+        "seises-renege-points",
+        "a renuncio costs its seat 5 points",
+        dict(players=4, deck="spanish-40", renege=0.2, options={"renege_penalty": "points"}),
+        renege_points_taken,
     ),
+    (
+        "seises-renege-on-last-card",
+        "a renuncio proven by the card that ends the hand",
+        dict(players=4, deck="spanish-40", renege=0.3),
+        renege_on_the_last_card,
+    ),
+    (
+        "seises-refused-pay",
+        "a pay the cards off the table prove false is refused",
+        dict(players=4, deck="spanish-40", cheat=false_pay),
+        refused(Pay),
+    ),
+    ("seises-2-players", "2 players, 20 cards each", dict(players=2, deck="spanish-40"), lambda h: True),
     (
         "seises-won-at-exactly-50",
         "the game is won at exactly 50",
@@ -155,7 +227,18 @@ SEXTO: list[tuple[str, str, dict[str, Any], Callable[[History], bool]]] = [
     ("sexto-set-tie-broken-by-points", "a line tied on cards goes by points", dict(sets=1), master_by_points(False)),
     ("sexto-set-tie-on-points", "a line tied on cards and points stays unwon", dict(sets=1), master_by_points(True)),
     ("sexto-set-all-placed", "every card placed ends the set", dict(sets=1), ended("all_placed")),
-    ("sexto-set-match-of-three", "three sets: sets won are counted", dict(sets=3), lambda h: True),
+    (
+        "sexto-set-match-of-three",
+        "three sets: sets won and master cards won over the match are counted",
+        dict(sets=3),
+        master_tally,
+    ),
+    (
+        "sexto-set-refused-pass",
+        "a pass refused: a line ends in an empty card",
+        dict(sets=1, cheat=false_pass),
+        refused(Pass),
+    ),
     (
         "sexto-set-free-first-turn",
         "option first_turn_on_master=false",
@@ -167,6 +250,8 @@ SEXTO: list[tuple[str, str, dict[str, Any], Callable[[History], bool]]] = [
 
 
 def write(name: str, about: str, args: list[str], game: Game, history: History) -> None:
+    if any(after is None for _, _, after in history):
+        args = [*args, "--keep-going"]
     lines = [f"# {' '.join(args)}", f"# {about}"] + [str(action) for action, _, _ in history]
     (HERE / f"{name}.txt").write_text("\n".join(lines) + "\n", encoding="utf-8")
     (HERE / f"{name}.json").write_text(json.dumps(game.snapshot(), indent=1, ensure_ascii=False) + "\n")
@@ -178,8 +263,9 @@ def main() -> None:
         params = dict(params)
         options = params.pop("options", {})
         renege = params.pop("renege", 0.0)
+        cheat = params.pop("cheat", None)
         for seed in range(index * 1000, index * 1000 + 2000):
-            game, history = seises_game(seed, params["players"], params["deck"], renege, options)
+            game, history = seises_game(seed, params["players"], params["deck"], renege, options, cheat)
             if wanted(history):
                 break
         else:
@@ -191,7 +277,7 @@ def main() -> None:
     for index, (name, about, params, wanted) in enumerate(SEXTO):
         options = params.get("options", {})
         for seed in range(index * 1000, index * 1000 + 5000):
-            game, history = sexto_match(seed, params["sets"], options)
+            game, history = sexto_match(seed, params["sets"], options, params.get("cheat"))
             if wanted(history):
                 break
         else:

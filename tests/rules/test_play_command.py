@@ -64,14 +64,35 @@ def test_nothing_to_undo_is_an_illegal_line(capsys: pytest.CaptureFixture[str]) 
 
 
 def test_sexto_set_json_has_every_field(capsys: pytest.CaptureFixture[str]) -> None:
-    status, out, _ = run(capsys, "sexto-set", "--json", stdin="play M1R N01\npass\n")
+    status, out, _ = run(capsys, "sexto-set", "--json", "--keep-going", stdin="play M1R N01\npass\n")
     state = json.loads(out.splitlines()[-1])
-    assert status == 0
-    for key in ("game", "turn", "draw_pile", "lines", "open_ends", "masters", "masters_won", "result", "sets_won"):
+    assert status == 1
+    assert out.splitlines()[1] == (
+        "2: pareja B pasa: no puede enlazar — no: Podéis enlazar. Cartas sin colocar que no enlazan: 6; tenéis 8."
+    )
+    for key in (
+        "game",
+        "turn",
+        "draw_pile",
+        "lines",
+        "open_ends",
+        "masters",
+        "masters_won",
+        "held",
+        "result",
+        "sets_won",
+        "match_masters",
+    ):
         assert key in state
     assert state["lines"]["M1R"] == [{"card": "N01", "pair": "A"}]
-    assert state["result"] == {"winner": "A", "reason": "pass"}
-    assert "la pareja A gana el set" in out
+    assert (state["result"], state["held"], state["turn"]) == (None, {"A": 8, "B": 8}, "B")
+
+
+def test_a_refused_pay_and_a_round_of_pays_are_said(capsys: pytest.CaptureFixture[str]) -> None:
+    status, out, _ = run(capsys, "seises", "--lang", "en", "--json", stdin="play 6O\npay\npay\npay\npay\n")
+    assert status == 0
+    assert out.splitlines()[4] == "5: seat 1 pays one chip; renege!: every seat paid while playable cards are in hands"
+    assert json.loads(out.splitlines()[-1])["reneges"] == []
 
 
 def test_seises_json_has_every_field(capsys: pytest.CaptureFixture[str]) -> None:
@@ -85,10 +106,10 @@ def test_seises_json_has_every_field(capsys: pytest.CaptureFixture[str]) -> None
 @pytest.mark.parametrize(
     ("args", "stdin", "message"),
     [
-        (["seises", "--players", "6"], "", "4, 5 or 8 players"),
+        (["seises", "--players", "6"], "", "2, 4, 5 or 8 players"),
         (["seises", "--deck", "nope.toml"], "", "no such deck"),
         (["seises", "--option", "renege_penalty"], "", "KEY=VALUE"),
-        (["seises", "--option", "renege_penalty=loud"], "", "flag or chip"),
+        (["seises", "--option", "renege_penalty=chip"], "", "flag or points"),
         (["sexto-set"], "jump M1R\n", "line 1: not an action: 'jump M1R'"),
         (["seises"], "play M1R N01\n", "write play <card>, pay or undo"),
     ],

@@ -79,7 +79,13 @@ def check_seises(game: Seises, before: dict[str, Any]) -> None:
             on_table += ranks.index(high) - ranks.index(low) + 1
     assert sum(snapshot["hand_sizes"]) + on_table == len(game.deck), "cards are conserved"
     assert snapshot["pot"] + snapshot["reserve"] == CHIPS, "chips are conserved within a hand"
-    assert all(a >= b for a, b in zip(snapshot["scores"], before["scores"], strict=True)), "scores never fall"
+    reneged = {r["seat"] - 1: r["points"] for r in snapshot["reneges"][len(before["reneges"]) :]}
+    for seat, (now, was) in enumerate(zip(snapshot["scores"], before["scores"], strict=True)):
+        penalty = reneged.get(seat, 0)  # a score falls only by a renuncio penalty, and never below 0
+        assert now >= was - penalty >= 0, "a score fell by more than a renuncio penalty"
+        assert penalty <= int(game.options["renege_points"]) and (
+            penalty == 0 or game.options["renege_penalty"] == "points"
+        )
     assert all(0 <= size <= game.hand_size for size in snapshot["hand_sizes"])
 
 
@@ -101,11 +107,17 @@ def check_sexto_set(game: SextoSet, before: dict[str, Any]) -> None:
 
 
 @settings(max_examples=40)
-@given(st.sampled_from([(4, SPANISH_40), (5, SPANISH_40), (8, SPANISH_40), (6, SPANISH_48)]), st.data())
+@given(
+    st.sampled_from(
+        [(2, SPANISH_40), (4, SPANISH_40), (5, SPANISH_40), (8, SPANISH_40), (3, SPANISH_48), (6, SPANISH_48)]
+    ),
+    st.data(),
+)
 def test_random_seises_games_keep_every_invariant(setup: tuple[int, Any], data: st.DataObject) -> None:
     players, deck = setup
-    penalty = data.draw(st.sampled_from(["flag", "chip"]))
-    game = Seises(players=players, deck=deck, options={"renege_penalty": penalty})
+    penalty = data.draw(st.sampled_from(["flag", "points"]))
+    points = str(data.draw(st.integers(1, 50)))
+    game = Seises(players=players, deck=deck, options={"renege_penalty": penalty, "renege_points": points})
     for _ in range(data.draw(st.integers(1, 250))):
         before = game.snapshot()
         if not step(game, data):

@@ -6,6 +6,7 @@ import pytest
 
 from companion.decks import load_deck
 from companion.rules import IllegalPlay, Pass, Pay, Play, Reason, Seises, SetupError
+from companion.rules.news import SomebodyReneged, news
 from companion.rules.seises import CHIPS
 
 
@@ -37,16 +38,16 @@ def hand_of_one_suit(game: Seises, suit: str) -> list[str]:
 # §2: players and deck ------------------------------------------------------------------------------------
 
 
-@pytest.mark.parametrize(("deck", "counts"), [("spanish-40", [4, 5, 8]), ("spanish-48", [4, 6, 8])])
+@pytest.mark.parametrize(("deck", "counts"), [("spanish-40", [2, 4, 5, 8]), ("spanish-48", [2, 3, 4, 6, 8])])
 def test_player_count_must_divide_the_deck(deck: str, counts: list[int]) -> None:
-    for players in range(2, 11):
+    for players in range(1, 11):
         if players in counts:
             assert Seises(players=players, deck=deck).hand_size * players == len(load_deck(deck))
         else:
             with pytest.raises(SetupError) as info:
                 Seises(players=players, deck=deck)
-            assert ", ".join(map(str, counts[:-1])) in str(info.value)
-            assert str(counts[-1]) in str(info.value)
+            assert f"{', '.join(map(str, counts[:-1]))} or {counts[-1]} players" in str(info.value)
+            assert "recommends 4 to 8" in str(info.value)
 
 
 def test_a_squadratik_deck_is_refused_for_seises() -> None:
@@ -56,9 +57,14 @@ def test_a_squadratik_deck_is_refused_for_seises() -> None:
 
 def test_unknown_option_and_value_are_refused_by_name() -> None:
     with pytest.raises(SetupError, match="renege_penalty"):
-        Seises(options={"renege": "chip"})
-    with pytest.raises(SetupError, match="flag or chip"):
-        Seises(options={"renege_penalty": "shout"})
+        Seises(options={"renege": "points"})
+    for value in ("shout", "chip"):  # a penalty chip would feed the pot the offender may take: no "chip"
+        with pytest.raises(SetupError, match="flag or points"):
+            Seises(options={"renege_penalty": value})
+    for points in ("0", "51", "five"):
+        with pytest.raises(SetupError, match="renege_points takes a whole number from 1 to 50"):
+            Seises(options={"renege_penalty": "points", "renege_points": points})
+    assert Seises(options={"renege_points": "50"}).options["renege_points"] == "50"
 
 
 # §4: the first play ----------------------------------------------------------------------------------------
@@ -114,6 +120,31 @@ def test_paying_moves_one_chip_from_the_reserve_to_the_pot() -> None:
     game = Seises()
     play(game, "6O", "pay", "pay")
     assert (game.pot, game.reserve) == (2, CHIPS - 2)
+
+
+def test_a_pay_the_cards_off_the_table_prove_false_is_refused() -> None:
+    game = Seises(players=4)
+    for suit in "OCEB":  # each suit from 2 to caballo: 32 plays, 8 a seat, 2 cards left in every hand
+        play(game, *(f"{rank}{suit}" for rank in (6, 7, 5, 10, 4, 11, 3, 2)))
+    assert game.hand_sizes == [2, 2, 2, 2]
+    # the 8 cards off the table are the aces and kings, all legal: seat 1 holds a card it can play
+    assert sorted(game.legal_cards()) == sorted(f"{rank}{suit}" for rank in (1, 12) for suit in "OCEB")
+    with pytest.raises(IllegalPlay) as info:
+        game.push(Pay())
+    refusal = info.value
+    assert refusal.reason is Reason.HOLDS_A_PLAYABLE_CARD
+    assert refusal.sentence("es") == ("Tienes carta que vale. Cartas fuera de la mesa que no valen: 0; tienes 2.")
+    assert refusal.sentence("en") == ("You can play a card. Cards off the table that cannot be played: 0; you hold 2.")
+    assert Pay() not in list(game.legal_actions())
+
+
+def test_a_pay_stands_while_the_hand_fits_among_the_cards_that_cannot_be_played() -> None:
+    game = Seises(players=8)  # 5 cards each
+    for suit in "OCE":  # 30 plays: seats 1-6 hold 1 card, seats 7 and 8 hold 2
+        play(game, *(f"{rank}{suit}" for rank in (6, 7, 5, 10, 4, 11, 3, 2, 12, 1)))
+    # the 10 bastos are off the table, 6B the only legal one: 9 cannot be played
+    assert (game.hand_sizes, game.legal_cards(), game.turn) == ([1] * 6 + [2, 2], ["6B"], 6)
+    play(game, "pay", "pay", "pay")
 
 
 def test_an_empty_reserve_caps_the_pot_and_records_the_chip_as_owed() -> None:
@@ -195,7 +226,7 @@ def test_a_seat_that_pays_and_then_plays_a_card_it_could_have_played_reneged() -
     game = Seises()
     play(game, "6O", "pay", "7O", "pay")  # seat 2 paid while 7O/5O and the other sixes were legal
     play(game, "5O", "6C")  # seat 1 plays 5O; seat 2 now plays 6C, legal when it paid
-    assert game.snapshot()["reneges"] == [{"seat": 2, "card": "6C", "hand": 1}]
+    assert game.snapshot()["reneges"] == [{"seat": 2, "card": "6C", "hand": 1, "points": 0}]
     assert game.pot == 2  # flag only
 
 
@@ -206,13 +237,39 @@ def test_a_card_that_was_not_legal_when_paying_is_no_renege() -> None:
     assert game.reneges == []
 
 
-def test_renege_penalty_chip_puts_one_more_chip_in_the_pot() -> None:
-    game = Seises(options={"renege_penalty": "chip"})
-    play(game, "6O", "pay", "7O", "pay", "5O", "6C")
-    assert len(game.reneges) == 1
-    assert (game.pot, game.reserve) == (3, CHIPS - 3)
+def with_scores(game: Seises, scores: list[int], **changes: object) -> Seises:
+    """``game`` as it stands, with these scores (and other snapshot fields) after earlier hands."""
+    return Seises.from_snapshot({**game.snapshot(), "scores": scores, **changes})
+
+
+def test_renege_penalty_points_takes_points_from_the_reneging_seat_at_once() -> None:
+    game = Seises(options={"renege_penalty": "points", "renege_points": "7"})
+    play(game, "6O", "pay", "7O", "pay", "5O")
+    game = with_scores(game, [0, 10, 3, 0])
+    play(game, "6C")  # seat 2 reneged: 10 - 7
+    assert game.scores == [0, 3, 3, 0]
+    assert game.reneges[-1] == {"seat": 2, "card": "6C", "hand": 1, "points": 7}
+    assert (game.pot, game.reserve) == (2, CHIPS - 2)  # no chip moves
     game.pop()
-    assert (game.pot, game.reserve, game.reneges) == (2, CHIPS - 2, [])
+    assert (game.scores, game.reneges) == ([0, 10, 3, 0], [])
+
+
+def test_renege_points_never_take_a_score_below_zero() -> None:
+    game = Seises(options={"renege_penalty": "points"})  # 5 points by default
+    play(game, "6O", "pay", "7O", "pay", "5O")
+    game = with_scores(game, [0, 3, 0, 0])
+    play(game, "6C")
+    assert game.scores[1] == 0 and game.reneges[-1]["points"] == 3
+
+
+@pytest.mark.parametrize(("penalty", "score"), [("flag", 3 + 4), ("points", 0 + 4)])
+def test_a_renege_on_the_last_card_is_paid_before_the_pot_is_scored(penalty: str, score: int) -> None:
+    game = Seises(options={"renege_penalty": penalty})
+    play(game, "6O", "pay", "pay", "pay", "5O")  # seat 2 paid while 7O was legal
+    game = with_scores(game, [0, 3, 0, 0], hand_sizes=[9, 1, 10, 10], pot=4, reserve=CHIPS - 4)
+    play(game, "7O")  # seat 2's last card: a renuncio that ends the hand
+    assert (game.hand, game.mano, game.scores[1]) == (2, 1, score)
+    assert len(game.reneges) == 1
 
 
 def test_one_play_proves_only_one_payment_false() -> None:
@@ -263,3 +320,30 @@ def test_pop_restores_the_exact_previous_state() -> None:
         assert game.snapshot() == expected
     with pytest.raises(IndexError):
         game.pop()
+
+
+def test_a_whole_round_of_pays_says_somebody_reneged_and_changes_nothing_else() -> None:
+    game = Seises(players=4)
+    play(game, "6O")
+    said = []
+    for _ in range(4):  # seats 2, 3, 4 and 1 pay in turn while 5O, 7O and three sixes lie in hands
+        before = game.snapshot()
+        play(game, "pay")
+        said.append(news(before, game.snapshot()))
+    assert said == [[], [], [], [SomebodyReneged()]]
+    assert (game.pot, game.reneges, game.turn) == (4, [], 1)
+    before = game.snapshot()
+    play(game, "pay")  # seat 2 again: the next round has begun
+    assert news(before, game.snapshot()) == []
+    play(game, "pay", "5O")  # a card played: the pays that follow start counting again
+    for _ in range(3):
+        before = game.snapshot()
+        play(game, "pay")
+        assert news(before, game.snapshot()) == []
+
+
+def test_a_row_of_one_card_is_named_by_its_one_rank() -> None:
+    game = Seises()
+    play(game, "6O")
+    refusal = game.refusal(Play("4O"))
+    assert refusal is not None and refusal.title("es") == "4 de oros no sigue a 6"

@@ -23,10 +23,24 @@ def place(game: SextoSet, *moves: str) -> None:
 
 
 def refused(game: SextoSet, move: str) -> Reason:
-    line, card = move.split()
+    action = Pass() if move == "pass" else Play(*reversed(move.split()))
     with pytest.raises(IllegalPlay) as info:
-        game.push(Play(card, line))
+        game.push(action)
     return info.value.reason
+
+
+def robots_until_they_pass(seed: int = 0, **options: str) -> SextoSet:
+    """A robot set played until the pair whose turn it is holds no card that links (before its pass)."""
+    for attempt in range(seed, seed + 100):
+        game = SextoSet(options=options)
+        table = SextoSetTable(game, random.Random(attempt))
+        while game.result is None:
+            action, hand = table.choose()
+            if isinstance(action, Pass):
+                return game
+            game.push(action)
+            table.played(action, hand)
+    raise AssertionError("no robot set ended in a pass")
 
 
 def card_with(ends: tuple[str, str]) -> str:
@@ -163,7 +177,7 @@ def test_refusals_say_what_to_do_in_both_languages() -> None:
         game.push(Play(R23, "M1R"))
     assert info.value.title("es") == f"Carta {R23} (2R|3R) no enlaza con 1R"
     assert info.value.title("en") == f"Card {R23} (2R|3R) does not link with 1R"
-    assert "pass" in info.value.todo("en")
+    assert info.value.todo("en") == "Another card or line: passing loses the set"
 
 
 # winning (§10-13) ----------------------------------------------------------------------------------------------
@@ -188,27 +202,84 @@ def test_a_tie_on_cards_and_points_leaves_the_master_unwon() -> None:
 
 
 def test_a_pair_that_cannot_link_passes_and_loses_the_set() -> None:
-    game = SextoSet()
-    place(game, f"M1R {R12}", "pass")
-    assert game.result == {"winner": "A", "reason": "pass"}
-    assert game.sets_won == {"A": 1, "B": 0}
-    assert game.turn is None
+    game = robots_until_they_pass()
+    loser = game.turn
+    winner = "B" if loser == "A" else "A"
+    masters = game.snapshot()["masters"]
+    place(game, "pass")
+    assert game.result == {"winner": winner, "reason": "pass"}
+    assert game.sets_won == {winner: 1, loser: 0}
     outcome = game.outcome()
-    assert outcome is not None and (outcome.termination, outcome.winner) == ("pass", "A")
-    assert game.snapshot()["masters"]["M1R"] == "A"
-    with pytest.raises(IllegalPlay) as info:
-        game.push(Pass())
-    assert info.value.reason is Reason.SET_OVER
+    assert outcome is not None and (outcome.termination, outcome.winner) == ("pass", winner)
+    assert game.snapshot()["masters"] == masters  # the master cards are still shown
+    assert refused(game, "pass") is Reason.SET_OVER
+
+
+def test_a_pass_the_unplaced_cards_prove_false_is_refused() -> None:
+    game = SextoSet()
+    # the very first turn: pair A holds 8 cards, and only the 4 blank-blank cards link to no master card
+    assert (game.held("A"), game.snapshot()["held"]) == (8, {"A": 8, "B": 8})
+    assert refused(game, "pass") is Reason.HOLDS_A_LINKING_CARD
+    assert Pass() not in list(game.legal_actions())
+    refusal = game.refusal(Pass())
+    assert refusal is not None
+    assert refusal.sentence("en") == "You can link a card. Unplaced cards that cannot link: 4; you hold 8."
+    # a line ending in an empty card takes anything: no pair holding a card may pass
+    place(game, f"M1R {R12}", "M2R V1", f"M3R {R23}")
+    assert refused(game, "pass") is Reason.HOLDS_A_LINKING_CARD
+
+
+def test_a_pass_stands_when_the_pair_may_hold_only_cards_that_cannot_link() -> None:
+    game = robots_until_they_pass()
+    assert game.is_legal(Pass()) and Pass() in list(game.legal_actions())
+
+
+def test_each_pair_holds_four_cards_a_player_and_draws_while_the_pile_lasts() -> None:
+    game = robots_until_they_pass()
+    dry = len(game.placed) - (game.in_play - 16)  # placements made after the pile ran out
+    assert dry > 0
+    assert game.held("A") + game.held("B") == 16 - dry
+
+
+def test_robot_hands_are_what_the_engine_counts() -> None:
+    for seed in range(20):
+        game = SextoSet()
+        table = SextoSetTable(game, random.Random(seed))
+        while game.set_number < 2 or game.result is None:
+            action, hand = table.choose()
+            game.push(action)
+            table.played(action, hand)
+            if game.result is None:
+                for pair in "AB":
+                    assert game.held(pair) == sum(len(h) for h in table.hands[pair])
 
 
 def test_the_next_set_starts_with_the_first_card_placed_led_by_the_other_pair() -> None:
-    game = SextoSet()
-    place(game, f"M1R {R12}", "pass")
-    place(game, f"M1R {R12}")  # the same card again: a new set has begun
+    game = robots_until_they_pass()
+    place(game, "pass")
+    assert game.turn == "B"  # set 2 is led by pair B: the screen names it
+    firsts = list(game.legal_actions())  # the first cards of the next set
+    assert Play(R12, "M1R") in firsts and Pass() not in firsts
+    assert all(game.is_legal(action) for action in firsts)
+    assert len(firsts) == len(game.placements(card.id for card in game.deck))
+    place(game, f"M1R {R12}")  # a card placed in set 1 may start set 2
     assert (game.set_number, game.lines["M1R"], game.turn) == (2, [(R12, "B")], "A")
-    assert game.sets_won == {"A": 1, "B": 0}
     game.pop()
-    assert (game.set_number, game.result) == (1, {"winner": "A", "reason": "pass"})
+    assert (game.set_number, game.turn, game.result["reason"]) == (1, "B", "pass")  # type: ignore[index]
+
+
+def test_master_cards_won_are_counted_over_the_match() -> None:
+    game = SextoSet()
+    table = SextoSetTable(game, random.Random(5))
+    tally = {"A": 0, "B": 0}
+    for _ in range(3):
+        table.step()  # the set's first card (after a set has ended, it starts the next)
+        while game.result is None:
+            table.step()
+        for pair, won in game.masters_won().items():
+            tally[pair] += won
+    assert game.set_number == 3 and sum(tally.values()) > 8
+    assert game.match_masters == game.snapshot()["match_masters"] == tally
 
 
 def test_the_set_ends_when_every_card_is_placed() -> None:
