@@ -35,7 +35,7 @@ HUB_PORT     ?=
 HUB_CONFIG   ?= firmware/hub_config.py
 MPREMOTE     := PYTHONPATH=build/mpremote $(BIN)/python -m mpremote $(if $(HUB_PORT),connect $(HUB_PORT))
 
-.PHONY: firmware firmware-check firmware-vm firmware-flash firmware-deploy
+.PHONY: firmware firmware-check firmware-vm firmware-flash firmware-deploy firmware-maintenance
 
 firmware: $(BIN)/.installed
 	$(BIN)/python firmware/build.py $(FIRMWARE_OUT)
@@ -68,8 +68,13 @@ firmware-flash:
 	test -n "$$drive" || { echo "no RPI-RP2 drive: hold the Pico's BOOTSEL button while plugging it in"; exit 1; }; \
 	cp "$(UF2)" "$$drive/" && sync && echo "flashed: the Pico restarts into MicroPython"
 
-# Copy the built files and the configuration to the Pico, then restart it.
-firmware-deploy: firmware build/mpremote/.installed
+# Restart the hub into maintenance mode (the REPL, no watchdog; asked over its link), for mpremote. Stop the
+# companion service first: it holds the port.
+firmware-maintenance: $(BIN)/.installed
+	$(BIN)/python -m companion.hub.deploy $(or $(HUB_PORT),auto)
+
+# Copy the built files and the configuration to the Pico in maintenance mode, then restart it into running.
+firmware-deploy: firmware build/mpremote/.installed firmware-maintenance
 	$(MPREMOTE) cp $(FIRMWARE_OUT)/*.mpy $(FIRMWARE_OUT)/main.py :
 	$(MPREMOTE) cp $(HUB_CONFIG) :hub_config.py
 	$(MPREMOTE) reset

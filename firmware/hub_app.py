@@ -7,6 +7,7 @@ Pico and, in tests, in CPython with a fake ``machine`` over the chip simulator a
 """
 
 import asyncio
+import os
 import random
 import time
 
@@ -16,6 +17,7 @@ import neopixel
 from protocol import (
     ACK_BAD_LED,
     ACK_BAD_ZONE,
+    ACK_FAILED,
     ACK_OK,
     BAD_CONFIG,
     COLOURS,
@@ -25,6 +27,7 @@ from protocol import (
     FrameDecoder,
     Heartbeat,
     Hello,
+    Maintenance,
     Message,
     SetLed,
     Sync,
@@ -45,10 +48,15 @@ FIRMWARE = (1, 0, 0)
 # LEDs at 40 to 60 mA (hardware/hub/README.md, Power budget).
 _RGB = ((0, 0, 0), (0, 64, 0), (64, 0, 0), (64, 24, 0))
 _BLINK_MS = 250
-# Ctrl-C stays the REPL's interrupt (so mpremote can stop the hub) except while a host talks to us: its frames
-# may hold 0x03. The host sends at least a heartbeat a second.
-_HOST_QUIET_MS = 2000
 _RX_POLL_MS = 2
+# After the ACK of a MAINTENANCE command, time for it to leave on USB before the reset takes the port away.
+_RESET_AFTER_MS = 100
+# The RP2040's watchdog counts 24 bits at 2 ticks a microsecond: it cannot wait longer (ports/rp2/machine_wdt.c,
+# WDT_TIMEOUT_MAX; the RP2350 can wait 16,777 ms, the RP2040's limit holds on both). Once started it cannot be
+# stopped, so the REPL is reached through maintenance mode, chosen before it starts.
+WATCHDOG_MAX_MS = 8388
+# The file a MAINTENANCE command leaves on the board's flash: the next boot stays in the REPL and removes it.
+MAINTENANCE_FLAG = "maintenance"
 
 # Pins each SPI block can use on an RP2040 or RP2350 (datasheet, GPIO functions), and the GPIOs on the header.
 _SPI_PINS = (
@@ -66,7 +74,8 @@ def check_config(cfg: "Any") -> "list[str]":
         zones = int(cfg.ZONES)
         pins = tuple(cfg.CHIP_SELECTS)
         spi = (cfg.SCK, cfg.MOSI, cfg.MISO)
-        others = (cfg.READER_RESET, cfg.LED_DATA)
+        others = (cfg.READER_RESET, cfg.LED_DATA, cfg.MAINTENANCE_PIN)
+        watchdog = cfg.WATCHDOG_MS
         spi_id = cfg.SPI_ID
         baudrate = cfg.SPI_BAUDRATE
     except (AttributeError, TypeError, ValueError) as exc:
@@ -84,6 +93,8 @@ def check_config(cfg: "Any") -> "list[str]":
                 errors.append(f"{name} = {pin}: SPI {spi_id} can use GP{allowed} for {name}")
     if not 100_000 <= baudrate <= 10_000_000:
         errors.append(f"SPI_BAUDRATE = {baudrate}: the MFRC522 takes 0.1 to 10 MHz (4 MHz is safe on long wires)")
+    if not 100 <= watchdog <= WATCHDOG_MAX_MS:
+        errors.append(f"WATCHDOG_MS = {watchdog}: the Pico's watchdog takes 100 to {WATCHDOG_MAX_MS} ms")
     used = list(pins) + list(spi) + list(others)
     for pin in used:
         if pin not in _GPIOS:
@@ -132,9 +143,10 @@ class Hub:
         self.faults = faults or []
         self.boot = random.getrandbits(16)
         self.scans = 0
+        self.interrupts = 0  # Ctrl-Cs that reached the reader (none once start() has turned them off)
+        self.rebooting = False  # into maintenance mode, once the ACK has left
         self._seq = 0
         self._decoder = FrameDecoder()
-        self._host_quiet = _HOST_QUIET_MS
         self._tasks: list[Any] = []
         self._heartbeat_s = heartbeat_ms / 1000
         self._snapshot_every = max(1, snapshot_ms // heartbeat_ms)
@@ -169,18 +181,44 @@ class Hub:
             status = ACK_OK
         self.send(Ack(seq, status))
 
+    def maintenance(self, seq: int) -> None:
+        """Leave the flag that makes the next boot stay in the REPL, acknowledge, and restart (``_receive``)."""
+        try:
+            with open(MAINTENANCE_FLAG, "w") as flag:
+                flag.write("the companion asked for maintenance mode\n")
+        except OSError:
+            self.send(Ack(seq, ACK_FAILED))
+            return
+        self.send(Ack(seq, ACK_OK))
+        self.rebooting = True
+
     def receive(self, data: bytes) -> None:
         for seq, message in self._decoder.feed(data):
-            if self._host_quiet >= _HOST_QUIET_MS:
-                micropython.kbd_intr(-1)
-            self._host_quiet = 0
             if isinstance(message, Sync):
                 self.sync(message)
             elif isinstance(message, SetLed):
                 self.set_led(seq, message)
+            elif isinstance(message, Maintenance):
+                self.maintenance(seq)
+
+    def read_port(self) -> None:
+        """Take in what the host sent. On MicroPython's USB serial port, a 0x03 while Ctrl-C is on empties the
+        input and raises ``KeyboardInterrupt`` (firmware/sim/usb_cdc.py): survived, at the cost of the frame it
+        was in, and Ctrl-C turned off again."""
+        try:
+            data = self.port.read()
+        except KeyboardInterrupt:
+            self.interrupts += 1
+            micropython.kbd_intr(-1)
+            return
+        if data:
+            self.receive(data)
 
     def start(self) -> None:
         """Greet the host and start the loops (the scan loop only when the configuration is sound)."""
+        # The host's frames hold 0x03 (its first SYNC does, and most heartbeats): from here it is data, not Ctrl-C.
+        # main.py turns it off before anything else too; the REPL is reached through maintenance mode.
+        micropython.kbd_intr(-1)
         errors = self.scanner.start() if not self.faults else []
         self.hello()
         for error in errors:
@@ -204,7 +242,6 @@ class Hub:
         for task in self._tasks:
             task.cancel()
         self._tasks = []
-        micropython.kbd_intr(3)
 
     async def _scan(self) -> None:
         scanner = self.scanner
@@ -231,13 +268,10 @@ class Hub:
 
     async def _receive(self) -> None:
         while True:
-            data = self.port.read()
-            if data:
-                self.receive(data)
-            elif self._host_quiet < _HOST_QUIET_MS:
-                self._host_quiet += _RX_POLL_MS
-                if self._host_quiet >= _HOST_QUIET_MS:
-                    micropython.kbd_intr(3)
+            self.read_port()
+            if self.rebooting:
+                await asyncio.sleep(_RESET_AFTER_MS / 1000)
+                machine.reset()
             await asyncio.sleep(_RX_POLL_MS / 1000)
 
     async def _blink(self) -> None:
@@ -268,6 +302,30 @@ class UsbPort:
 
     def write(self, data: bytes) -> None:
         self._out.write(data)
+
+
+def maintenance_requested(cfg: "Any") -> bool:
+    """Whether this boot stays in the REPL: a MAINTENANCE command left its flag (removed, so that the next boot
+    is a normal one again), or ``MAINTENANCE_PIN`` is held to ground."""
+    try:
+        os.remove(MAINTENANCE_FLAG)
+        return True
+    except OSError:
+        pass
+    try:
+        pin = machine.Pin(cfg.MAINTENANCE_PIN, machine.Pin.IN, machine.Pin.PULL_UP)
+    except (AttributeError, TypeError, ValueError):
+        return False  # no such pin: check_config says so over the link
+    return pin.value() == 0
+
+
+def boot(cfg: "Any", port: "Any") -> "Hub | None":
+    """What the board does at power-up (main.py): the hub ``cfg`` describes, or ``None`` in maintenance mode,
+    where nothing scans and no watchdog starts, so that mpremote has the REPL for as long as it takes."""
+    if maintenance_requested(cfg):
+        port.write(b"companion hub: maintenance mode (no scanning, no watchdog); the REPL is yours\r\n")
+        return None
+    return build(cfg, port)
 
 
 def build(cfg: "Any", port: "Any") -> Hub:

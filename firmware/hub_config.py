@@ -16,7 +16,8 @@ SPI_BAUDRATE = 4_000_000  # the MFRC522 takes up to 10 MHz; 4 MHz is safe on 20 
 READER_RESET = 8  # NRSTPD of every reader, wired together
 READER_TIMEOUT_MS = 1.0  # how long an empty zone is listened to; 8 empty zones then scan in about 10 ms
 LED_DATA = 9  # WS2812B chain, zone 0 first
+MAINTENANCE_PIN = 22  # held to GND at power-up: maintenance mode (the REPL, no scanning, no watchdog)
 
 HEARTBEAT_MS = 250  # the companion declares the hub lost after 1 s without one
 SNAPSHOT_MS = 1000  # every zone's cards, so that a lost frame heals within a second
-WATCHDOG_MS = 2000  # machine.WDT: a scan loop stuck this long resets the board
+WATCHDOG_MS = 2000  # machine.WDT: a scan loop stuck this long resets the board (at most 8388 on an RP2040)

@@ -45,6 +45,7 @@ ACK = const(0x05)
 ERROR = const(0x06)
 SYNC = const(0x81)
 SET_LED = const(0x82)
+MAINTENANCE = const(0x83)
 
 # Colours and modes of a zone LED, by their code on the wire.
 COLOURS = ("off", "green", "red", "amber")
@@ -60,6 +61,7 @@ HUB_ZONE = const(0xFF)
 ACK_OK = const(0)
 ACK_BAD_ZONE = const(1)
 ACK_BAD_LED = const(2)
+ACK_FAILED = const(3)
 
 _HEADER = const(3)  # version, seq, type
 _CRC = const(2)
@@ -365,7 +367,13 @@ class SetLed(Message):
         self.mode = mode
 
 
-_TYPES = {cls.TYPE: cls for cls in (Hello, ZoneReport, Snapshot, Heartbeat, Ack, ZoneError, Sync, SetLed)}
+class Maintenance(Message):
+    """Host to hub: restart into maintenance mode (the REPL, no scanning, no watchdog) after the ACK; for deploys."""
+
+    TYPE = MAINTENANCE
+
+
+_TYPES = {cls.TYPE: cls for cls in (Hello, ZoneReport, Snapshot, Heartbeat, Ack, ZoneError, Sync, SetLed, Maintenance)}
 
 
 def encode_frame(seq: int, message: Message) -> bytes:

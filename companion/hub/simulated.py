@@ -11,6 +11,11 @@ parent drives it through ``SimulatedHub``: cards on and off (``put``, ``take``),
 (``unplug``, ``plug``: the pty goes away and a new one comes under the same path), and ``status()``. Readers
 taken away with ``companion.sim.unplug`` in the parent before ``start()`` are dead in the hub's simulator too.
 
+What the host sends reaches the firmware through MicroPython's USB receive path (``firmware/sim/usb_cdc.py``):
+0x03 is Ctrl-C while the firmware has not turned that off. The child's working directory is the board's flash
+(the firmware's files, and the flag of maintenance mode); ``machine.reset()`` boots the board again, the pty
+going away and coming back as USB does.
+
 Needs the repository (the firmware is not part of the installed package).
 """
 
@@ -36,7 +41,17 @@ from typing import Any
 import companion.sim
 
 FIRMWARE = Path(__file__).resolve().parents[2] / "firmware"
-FIRMWARE_MODULES = ("machine", "neopixel", "micropython", "protocol", "rc522", "scanner", "hub_app", "hub_config")
+FIRMWARE_MODULES = (
+    "machine",
+    "neopixel",
+    "micropython",
+    "usb_cdc",
+    "protocol",
+    "rc522",
+    "scanner",
+    "hub_app",
+    "hub_config",
+)
 _board: tempfile.TemporaryDirectory[str] | None = None
 
 
@@ -72,9 +87,13 @@ def unload_firmware() -> None:
 
 
 class PtyPort:
-    """The firmware's USB serial port as a pty's master side; bytes written while unplugged are lost, as on USB."""
+    """The firmware's USB serial port as a pty's master side; bytes written while unplugged are lost, as on USB.
 
-    def __init__(self) -> None:
+    What the host writes goes through ``cdc`` (``usb_cdc.CdcInput``, MicroPython's receive path) before the
+    firmware reads it."""
+
+    def __init__(self, cdc: Any) -> None:
+        self.cdc = cdc
         self.fd: int | None = None
         self.slave: int | None = None
         self.sent = 0  # bytes to the host
@@ -94,14 +113,13 @@ class PtyPort:
         self.fd = self.slave = None
 
     def read(self) -> bytes:
-        if self.fd is None:
-            return b""
-        try:
-            data = os.read(self.fd, 4096)
-        except OSError:  # nothing to read (EAGAIN), or nobody at the other end (EIO)
-            return b""
+        data = b""
+        if self.fd is not None:
+            with contextlib.suppress(OSError):  # nothing to read (EAGAIN), or nobody at the other end (EIO)
+                data = os.read(self.fd, 4096)
         self.received += len(data)
-        return data
+        self.cdc.receive(data)
+        return bytes(self.cdc.read())
 
     def write(self, data: bytes) -> None:
         if self.fd is None:
@@ -134,14 +152,18 @@ class HubStatus:
     sent: int  # bytes to the host
     received: int  # bytes from the host
     dropped: int  # bytes sent while unplugged
+    mode: str  # "hub", or "maintenance" (the REPL: nothing scans, no watchdog)
+    boots: int
+    watchdogs: int  # machine.WDT started since the last boot
+    interrupts: int  # Ctrl-Cs (0x03 while the interrupt char was on) that reached the firmware
 
 
 class _Board:
     """The child process's side: the firmware, its port, the simulated table, and the commands from the parent."""
 
     def __init__(self, path: Path, zones: int, config: dict[str, Any]) -> None:
-        load_firmware()
-        machine = importlib.import_module("machine")
+        os.chdir(load_firmware())  # the board's flash
+        self.machine = machine = importlib.import_module("machine")
         self.hub_app = importlib.import_module("hub_app")
         defaults = importlib.import_module("hub_config")
         settings = {name: getattr(defaults, name) for name in dir(defaults) if name.isupper()}
@@ -151,10 +173,11 @@ class _Board:
         spi = companion.sim.machine_spi(0, self.cfg.SPI_BAUDRATE)
         machine.attach(spi, {gpio: companion.sim.machine_pin(0, z) for z, gpio in enumerate(self.cfg.CHIP_SELECTS)})
         self.path = path
-        self.port = PtyPort()
+        self.port = PtyPort(importlib.import_module("usb_cdc").CdcInput())
         self.tags: dict[bytes, Any] = {}
         self.reports: list[Report] = []
         self.scans = 0
+        self.boots = 0
         self.hub: Any = None
         self._firmware_send: Any = None
 
@@ -180,15 +203,20 @@ class _Board:
         self.port.write(data)
 
     def status(self) -> HubStatus:
+        hub = self.hub
         return HubStatus(
-            zones=list(self.hub.scanner.zones),
-            leds=list(self.hub.leds.state),
+            zones=list(hub.scanner.zones) if hub else [],
+            leds=list(hub.leds.state) if hub else [],
             reports=list(self.reports),
-            scans=self.scans + self.hub.scans,
+            scans=self.scans + (hub.scans if hub else 0),
             modeled_s=companion.sim.clock.now_s,
             sent=self.port.sent,
             received=self.port.received,
             dropped=self.port.dropped,
+            mode="hub" if hub else "maintenance",
+            boots=self.boots,
+            watchdogs=len(self.machine.watchdogs),
+            interrupts=self.port.cdc.interrupts,
         )
 
     def _send(self, message: Any) -> None:
@@ -198,11 +226,19 @@ class _Board:
             self.scans += message.scans
         self._firmware_send(message)
 
-    async def run(self, conn: Connection) -> None:
+    def boot(self) -> asyncio.Task[None] | None:
+        """Power up: what main.py does, on the pty; the running hub, or ``None`` in maintenance mode."""
+        self.boots += 1
+        del self.machine.watchdogs[:]
         self.plug()
-        self.hub = self.hub_app.build(self.cfg, self.port)
+        self.hub = self.hub_app.boot(self.cfg, self.port)
+        if self.hub is None:
+            return None
         self._firmware_send = self.hub.send
         self.hub.send = self._send
+        return asyncio.create_task(self.hub.run())
+
+    async def run(self, conn: Connection) -> None:
         stopped = asyncio.Event()
 
         def command() -> None:
@@ -218,11 +254,21 @@ class _Board:
 
         loop = asyncio.get_running_loop()
         loop.add_reader(conn.fileno(), command)
-        runner = asyncio.create_task(self.hub.run())
+        runner = self.boot()
         conn.send("ready")
-        await stopped.wait()
-        runner.cancel()
-        await asyncio.gather(runner, return_exceptions=True)
+        stop = asyncio.create_task(stopped.wait())
+        while runner is not None:
+            await asyncio.wait((runner, stop), return_when=asyncio.FIRST_COMPLETED)
+            if not runner.done():
+                break
+            if not isinstance(runner.exception(), self.machine.Reset):
+                raise RuntimeError("the simulated hub's firmware stopped") from runner.exception()
+            self.unplug()  # machine.reset(): off USB, and up again
+            runner = self.boot()
+        await stop
+        if runner is not None:
+            runner.cancel()
+            await asyncio.gather(runner, return_exceptions=True)
         self.unplug()
 
 

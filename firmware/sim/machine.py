@@ -9,8 +9,14 @@ register-level simulator's ``companion.sim.machine_spi`` and ``machine_pin``; in
 _GPIOS = tuple(range(30))  # GP0-GP29 exist on the chip; the header has fewer, which hub_config checks
 _targets = {}
 _spi_target = None
+_held = {}  # GPIO -> the level something outside drives on it
 pins = {}  # GPIO -> the Pin made for it, for tests to look at
 watchdogs = []
+resets = []
+
+
+class Reset(BaseException):
+    """``reset()`` off the board: the board would start again from main.py; the harness catches this."""
 
 
 def attach(spi_target, pin_targets):
@@ -19,19 +25,37 @@ def attach(spi_target, pin_targets):
     _spi_target = spi_target
     _targets.clear()
     _targets.update(pin_targets)
+    _held.clear()
     pins.clear()
     del watchdogs[:]
+    del resets[:]
+
+
+def hold(gpio, level):
+    """Something outside drives ``gpio`` to ``level`` (a jumper to ground: 0); ``None`` lets it go."""
+    if level is None:
+        _held.pop(gpio, None)
+    else:
+        _held[gpio] = level
+
+
+def reset():
+    resets.append(len(watchdogs))
+    raise Reset()
 
 
 class Pin:
     IN = 0
     OUT = 1
+    PULL_UP = 1
+    PULL_DOWN = 2
 
-    def __init__(self, id, mode=-1, value=None):
+    def __init__(self, id, mode=-1, pull=-1, value=None):
         if id not in _GPIOS:
             raise ValueError("invalid pin")
         self.id = id
         self.mode = mode
+        self.pull = pull
         self.level = 0
         self._target = _targets.get(id)
         pins[id] = self
@@ -40,6 +64,8 @@ class Pin:
 
     def value(self, value=None):
         if value is None:
+            if self.mode == Pin.IN:  # what is held on it, else what its pull makes of a floating line
+                return _held.get(self.id, 1 if self.pull == Pin.PULL_UP else 0)
             return self.level
         self.level = 1 if value else 0
         if self._target is not None:

@@ -4,6 +4,7 @@
 what the daemon would see.
 """
 
+import ast
 import asyncio
 import types
 from pathlib import Path
@@ -11,21 +12,29 @@ from typing import Any
 
 import pytest
 
+from companion.hub.protocol import ACK_OK, Ack, FrameDecoder, Maintenance, Sync, encode_frame
 from companion.hub.session import HubOffline, HubOnline, HubSession
+from companion.hub.simulated import FIRMWARE
 from companion.nfc.events import ZoneScan
 
 
 class MemoryPort:
+    """The USB cable in memory; what the host sends reaches the firmware through MicroPython's receive path."""
+
     def __init__(self) -> None:
+        import usb_cdc
+
         self.out = bytearray()
         self.incoming = bytearray()
+        self.cdc = usb_cdc.CdcInput()
 
     def write(self, data: bytes) -> None:
         self.out += data
 
     def read(self) -> bytes:
-        data, self.incoming = bytes(self.incoming), bytearray()
-        return data
+        self.cdc.receive(bytes(self.incoming))
+        self.incoming = bytearray()
+        return bytes(self.cdc.read())
 
 
 def config(**changes: Any) -> types.SimpleNamespace:
@@ -37,11 +46,14 @@ def config(**changes: Any) -> types.SimpleNamespace:
 
 
 @pytest.fixture
-def firmware(board: Path, sim: Any) -> Any:
+def firmware(board: Path, sim: Any, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Any:
     import hub_app
     import machine
+    import micropython
 
     machine.attach(sim.machine_spi(0), {gpio: sim.machine_pin(0, zone) for zone, gpio in enumerate(range(8))})
+    micropython.kbd_intr(3)  # as MicroPython starts main.py: Ctrl-C on
+    monkeypatch.chdir(tmp_path)  # the board's flash
     return hub_app
 
 
@@ -49,9 +61,7 @@ def link(hub: Any, session: HubSession, port: MemoryPort, now: float = 0.0) -> l
     """Carry the bytes both ways once: the host's to the hub, then the hub's to the host."""
     port.incoming += session.outbox
     session.outbox.clear()
-    data = port.read()
-    if data:
-        hub.receive(data)
+    hub.read_port()
     events = session.receive(bytes(port.out), now)
     port.out.clear()
     return events
@@ -66,6 +76,8 @@ def link(hub: Any, session: HubSession, port: MemoryPort, now: float = 0.0) -> l
         ({"CHIP_SELECTS": (0, 1, 2, 3, 4, 5, 6, 18)}, "pin 18 is given twice"),
         ({"SCK": 17}, "SCK = 17: SPI 0 can use GP(2, 6, 18, 22) for SCK"),
         ({"SPI_BAUDRATE": 20_000_000}, "SPI_BAUDRATE = 20000000"),
+        ({"WATCHDOG_MS": 9000}, "WATCHDOG_MS = 9000: the Pico's watchdog takes 100 to 8388 ms"),
+        ({"MAINTENANCE_PIN": 9}, "pin 9 is given twice"),
     ],
 )
 def test_check_config_says_what_to_change(firmware: Any, changes: dict[str, Any], message: str) -> None:
@@ -109,7 +121,7 @@ def test_scanning_reporting_and_leds(firmware: Any, sim: Any) -> None:
         hub.start()  # the scan loop runs in the background from here
         session.open(0.0)
         events = link(hub, session, port)
-        assert micropython.interrupt_char[0] == -1  # a host is talking: 0x03 in its frames is no Ctrl-C
+        assert micropython.interrupt_char[0] == -1  # from start(): 0x03 in the host's frames is data
         sim.field(0, 1).add(card)
         for _ in range(5000):  # at most about 5 s: a full scan of every zone, the card among them
             if hub.scanner.zones[1] == (card.uid,) and machine.watchdogs[-1].feeds:
@@ -130,7 +142,7 @@ def test_scanning_reporting_and_leds(firmware: Any, sim: Any) -> None:
     assert hub.leds.pixels.shown[1] == (0, 64, 0)  # GRB order: green
     assert not session._pending  # both commands acknowledged
     assert machine.watchdogs[-1].feeds > 0  # the scan loop keeps the hardware watchdog fed
-    assert micropython.interrupt_char[0] == 3  # deinit gives Ctrl-C back to the REPL
+    assert hub.interrupts == 0
 
 
 def test_a_dead_reader_is_retried_and_reported_back(firmware: Any, sim: Any) -> None:
@@ -156,3 +168,100 @@ def test_a_uid_no_tag_has_is_a_damaged_read_not_a_card(firmware: Any, sim: Any, 
     assert hub.scanner.scan_zone(0) == []  # nothing to report, and nothing the protocol would refuse to carry
     assert hub.scanner.zones == [()]
     assert hub.scanner.garbled == 1
+
+
+def test_the_hosts_first_frame_holds_0x03_and_is_answered(firmware: Any) -> None:
+    """The host's SYNC on a fresh connection is 00 02 01 02 81 01 01 01 03 c1 2e 00: with Ctrl-C still on, its
+    0x03 would empty the input and raise KeyboardInterrupt in the reader, and the hub would never answer."""
+    port = MemoryPort()
+    hub = firmware.build(config(), port)
+    session = HubSession([f"z{i}" for i in range(8)])
+
+    async def connect() -> list[Any]:
+        hub.start()
+        session.open(0.0)
+        assert 3 in session.outbox
+        events = link(hub, session, port)
+        hub.deinit()
+        return events
+
+    events = asyncio.run(connect())
+    assert isinstance(events[0], HubOnline)
+    assert [e.uids for e in events[1:]] == [()] * 8  # and the snapshot that follows HELLO
+    assert hub.interrupts == 0 and port.cdc.interrupts == 0
+
+
+def test_a_ctrl_c_that_gets_through_costs_its_frame_only(firmware: Any) -> None:
+    import micropython
+
+    port = MemoryPort()
+    hub = firmware.build(config(), port)
+
+    async def connect() -> None:
+        hub.start()
+        micropython.kbd_intr(3)  # as if 0x03 came before main.py's first line turned it off
+        port.incoming += b"\x00" + encode_frame(0, Sync(0, 0))
+        hub.read_port()  # the reader gets the KeyboardInterrupt, not the frame
+        assert hub.interrupts == 1 and micropython.interrupt_char[0] == -1
+        assert port.out.count(0) == 2  # the boot's zero and HELLO only: the SYNC is gone
+        port.incoming += b"\x00" + encode_frame(0, Sync(0, 0))
+        hub.read_port()
+        hub.deinit()
+
+    asyncio.run(connect())
+    kinds = [type(m).__name__ for _, m in FrameDecoder().feed(bytes(port.out))]
+    assert kinds == ["Hello", "Hello", "Snapshot"]  # the second SYNC is answered
+
+
+def test_main_turns_ctrl_c_off_before_anything_else() -> None:
+    """main.py: MicroPython runs it with Ctrl-C on; the host may be talking while the modules load."""
+    tree = ast.parse((FIRMWARE / "main.py").read_text())
+    statements = [ast.unparse(node) for node in tree.body if not isinstance(node, ast.Expr | ast.Constant)]
+    calls = [ast.unparse(node) for node in tree.body if isinstance(node, ast.Expr)][1:]  # after the docstring
+    assert statements[0] == "import micropython"
+    assert calls[0] == "micropython.kbd_intr(-1)"
+    assert tree.body.index(next(n for n in tree.body if ast.unparse(n) == calls[0])) == 2
+
+
+def test_the_watchdog_is_within_the_rp2040s_limit(firmware: Any) -> None:
+    import hub_config
+
+    assert firmware.WATCHDOG_MAX_MS == 8388  # ports/rp2/machine_wdt.c, WDT_TIMEOUT_MAX for the RP2040
+    assert 100 <= hub_config.WATCHDOG_MS <= firmware.WATCHDOG_MAX_MS
+
+
+def test_the_maintenance_command_restarts_into_the_repl(firmware: Any, tmp_path: Path) -> None:
+    import machine
+
+    port = MemoryPort()
+    hub = firmware.boot(config(), port)
+    assert hub is not None and len(machine.watchdogs) == 1
+    port.incoming += b"\x00" + encode_frame(0, Sync(0, 0)) + encode_frame(1, Maintenance())
+
+    async def run() -> None:
+        await hub.run()
+
+    with pytest.raises(machine.Reset):
+        asyncio.run(run())
+    assert Ack(1, ACK_OK) in [m for _, m in FrameDecoder().feed(bytes(port.out))]
+    assert (tmp_path / "maintenance").exists()
+
+    del machine.watchdogs[:]
+    port.out.clear()
+    assert firmware.boot(config(), port) is None  # maintenance mode: nothing runs, no watchdog
+    assert machine.watchdogs == []
+    assert b"maintenance mode" in port.out
+    assert not (tmp_path / "maintenance").exists()  # once: the next boot is a normal one
+    assert firmware.boot(config(), port) is not None and len(machine.watchdogs) == 1
+
+
+def test_a_pin_held_to_ground_at_power_up_chooses_maintenance_mode(firmware: Any) -> None:
+    import hub_config
+    import machine
+
+    machine.hold(hub_config.MAINTENANCE_PIN, 0)
+    assert firmware.boot(config(), MemoryPort()) is None
+    assert machine.watchdogs == []
+    machine.hold(hub_config.MAINTENANCE_PIN, None)
+    assert firmware.boot(config(), MemoryPort()) is not None
+    assert len(machine.watchdogs) == 1

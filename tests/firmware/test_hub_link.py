@@ -8,7 +8,11 @@ from collections.abc import AsyncIterator, Callable
 from pathlib import Path
 from typing import Any
 
+import pytest
+import serial
+
 from companion.hub.backend import HubBackend
+from companion.hub.deploy import DeployError, enter_maintenance
 from companion.hub.session import HubEvent, HubOffline, HubOnline
 from companion.hub.simulated import SimulatedHub
 from companion.nfc.events import ZoneScan
@@ -129,3 +133,22 @@ async def play_and_pull_the_cable(host: Host) -> None:
     assert status.leds[1] == (2, 1)  # re-sent after the reconnection, still red and blinking
     assert status.dropped > 0  # the firmware did talk into the void while unplugged
     assert host.count(HubOffline) == 1  # the noise cost no heartbeat: only the pulled cable took the hub away
+    assert status.interrupts == 0  # the host's 0x03 bytes were data from the first frame on
+
+
+def test_deploy_restarts_the_hub_into_maintenance_mode(tmp_path: Path) -> None:
+    """``make firmware-deploy`` first: the hub is asked over its link, restarts, and comes back with no watchdog
+    and no scanning, the REPL left to mpremote. One that does not answer the link is left as it is."""
+    hub = SimulatedHub(tmp_path / "companion-hub", zones=len(ZONES))
+    hub.start()
+    try:
+        with serial.Serial(str(hub.path), exclusive=True), pytest.raises(DeployError, match="stop the companion"):
+            enter_maintenance(str(hub.path))  # the daemon holds the port
+        assert enter_maintenance(str(hub.path)).endswith("the hub is in maintenance mode")
+        status = hub.status()
+        assert (status.mode, status.boots, status.watchdogs) == ("maintenance", 2, 0)
+        assert "no hub firmware answers" in enter_maintenance(str(hub.path))
+    finally:
+        hub.stop()
+    with pytest.raises(DeployError, match="no hub at"):
+        enter_maintenance(str(hub.path))
