@@ -7,17 +7,25 @@ for the docs, and in the tests.
 A text that does not fit its box raises :class:`TextOverflow` instead of spilling into its neighbour: the
 screen tests draw every screen in both languages with the longest values a game can reach, so a string that
 is too long fails there and never reaches a table. Names chosen by players are shortened on purpose.
+
+At the table (:func:`draw_table`, what the screen calls) nothing may raise: a text from a tag, a deck file or
+the config can be anything. There a text too wide for its box, or a word too wide for the screen, is cut with
+an ellipsis, and a message too long for the screen loses its last lines. Every text, everywhere, is drawn
+through :func:`~companion.ui.fonts.drawable`, which replaces the characters the fonts have no glyph for.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+from contextvars import ContextVar
 from functools import cache
 from importlib import resources
 from typing import Literal
 
 from PIL import Image, ImageDraw, ImageFont
 
+from companion.ui.fonts import ELLIPSIS, drawable
 from companion.ui.text import tr
 from companion.view import (
     MenuView,
@@ -62,6 +70,28 @@ class TextOverflow(ValueError):
     """A text wider than its box, or a message longer than the screen."""
 
 
+_cutting: ContextVar[bool] = ContextVar("cutting", default=False)  # at the table: cut what does not fit
+
+
+@contextmanager
+def _cut_to_fit() -> Iterator[None]:
+    token = _cutting.set(True)
+    try:
+        yield
+    finally:
+        _cutting.reset(token)
+
+
+def cut(text: str, size: FontSize, width: int) -> str:
+    """``text`` as it fits ``width``: whole, or its start and an ellipsis."""
+    text = drawable(text)
+    if text_width(text, size) <= width:
+        return text
+    while text and text_width(text + ELLIPSIS, size) > width:
+        text = text[:-1]
+    return text + ELLIPSIS
+
+
 @cache
 def font(size: FontSize) -> ImageFont.ImageFont:
     path = resources.files("companion.ui.fonts").joinpath(_FONT_FILES[size])
@@ -69,7 +99,7 @@ def font(size: FontSize) -> ImageFont.ImageFont:
 
 
 def text_width(text: str, size: FontSize) -> int:
-    return int(font(size).getlength(text))
+    return int(font(size).getlength(drawable(text)))
 
 
 def put(
@@ -83,6 +113,7 @@ def put(
     fill: int = 1,
 ) -> None:
     """Write ``text`` in a box ``width`` pixels wide starting at ``xy``; refuse a text that would not fit."""
+    text = cut(text, size, width) if _cutting.get() else drawable(text)
     used = text_width(text, size)
     if used > width:
         raise TextOverflow(f"{text!r} is {used} px wide in the {size} font but its box is {width} px: shorten the text")
@@ -112,14 +143,17 @@ def shorten(text: str, size: FontSize, width: int) -> str:
 
 
 def wrap(text: str, size: FontSize, width: int) -> list[str]:
-    """Break ``text`` at spaces into lines that fit ``width``; a single word too wide raises TextOverflow."""
+    """Break ``text`` at spaces into lines that fit ``width``; a single word too wide raises TextOverflow (at the
+    table, it is cut with an ellipsis)."""
     lines: list[str] = []
-    for word in text.split():
+    for word in drawable(text).split():
         if lines and text_width(f"{lines[-1]} {word}", size) <= width:
             lines[-1] = f"{lines[-1]} {word}"
         else:
             if text_width(word, size) > width:
-                raise TextOverflow(f"the word {word!r} of {text!r} is wider than the screen: shorten it")
+                if not _cutting.get():
+                    raise TextOverflow(f"the word {word!r} of {text!r} is wider than the screen: shorten it")
+                word = cut(word, size, width)
             lines.append(word)
     return lines
 
@@ -227,7 +261,9 @@ def draw_message(draw: ImageDraw.ImageDraw, message: Message) -> None:
     title = wrap(message.title, "bold", WIDTH - 2)
     action = wrap(message.action, "body", WIDTH - 2) if message.action else []
     height = len(title) * LINE_HEIGHT["bold"] + 2 + len(action) * LINE_HEIGHT["body"]
-    if height > HEIGHT:
+    if height > HEIGHT and _cutting.get():
+        title, action = _first_lines(title, action)
+    elif height > HEIGHT:
         raise TextOverflow(
             f"the message {message.title!r} / {message.action!r} needs {height} px of the screen's {HEIGHT}: shorten it"
         )
@@ -245,6 +281,18 @@ def draw_message(draw: ImageDraw.ImageDraw, message: Message) -> None:
     for text in action:
         put(draw, (1, y), text, "body", WIDTH - 2, align="center")
         y += LINE_HEIGHT["body"]
+
+
+def _first_lines(title: list[str], action: list[str]) -> tuple[list[str], list[str]]:
+    """As much of a message as the screen holds: the title first; the last line kept ends with an ellipsis."""
+    title_rows = min(len(title), HEIGHT // LINE_HEIGHT["bold"])
+    action_rows = min(len(action), (HEIGHT - title_rows * LINE_HEIGHT["bold"] - 2) // LINE_HEIGHT["body"])
+    kept_title, kept_action = title[:title_rows], action[:action_rows]
+    if kept_action:
+        kept_action[-1] = cut(kept_action[-1] + ELLIPSIS, "body", WIDTH - 2)
+    else:
+        kept_title[-1] = cut(kept_title[-1] + ELLIPSIS, "bold", WIDTH - 2)
+    return kept_title, kept_action
 
 
 def draw_menu(draw: ImageDraw.ImageDraw, menu: MenuView) -> None:
@@ -275,7 +323,15 @@ def _title(message: Message | None) -> str:
 
 
 def draw_table(draw: ImageDraw.ImageDraw, view: TableView) -> None:
-    """Whatever the table shows now: the menu, else a message that needs attention, else the scoreboard."""
+    """Whatever the table shows now: the menu, else a message that needs attention, else the scoreboard.
+
+    Never raises on a text: what does not fit is cut (see the module's notes).
+    """
+    with _cut_to_fit():
+        _draw_table(draw, view)
+
+
+def _draw_table(draw: ImageDraw.ImageDraw, view: TableView) -> None:
     if view.menu is not None:
         draw_menu(draw, view.menu)
     elif view.message is not None and covers_scoreboard(view.message):
