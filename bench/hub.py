@@ -6,28 +6,53 @@ latency runs from the moment the firmware's scan hands a zone change to the link
 ``ZoneScan`` reaches the daemon's callback: it includes encoding, the pty, pyserial and decoding, all in CPython
 on this machine (on the Pico, encoding runs in MicroPython; see docs/PERFORMANCE.md). The scan period is
 modeled hardware time from the simulator's clock.
+
+The lift latency runs from the moment a tag leaves a zone's field in the hub's simulator to the ``CardLeft`` of
+the daemon's tracker (fed the back-end's ``ZoneScan`` events, with the daemon's absences for the hub): the hub's
+debounce (``LIFT_SCANS`` scans of the zone), the link and the tracker. Every card lies at the edge of range
+(answering one poll in ``LIFT_SCANS``) or in the open, under bursts of interference, and any ``CardLeft`` of a
+card still lying is counted as a phantom lift.
 """
 
 from __future__ import annotations
 
 import asyncio
 import random
+import runpy
 import statistics
 import tempfile
 import time
 import timeit
+from collections.abc import Callable
 from pathlib import Path
 
 from companion.hub.backend import HubBackend
 from companion.hub.protocol import FrameDecoder, Heartbeat, Snapshot, ZoneReport, encode_frame
-from companion.hub.session import HubEvent, HubOnline
-from companion.hub.simulated import Report, SimulatedHub
-from companion.nfc.events import ZoneScan
+from companion.hub.session import TRACKER_ABSENCES, HubEvent, HubOnline
+from companion.hub.simulated import FIRMWARE, Report, SimulatedHub
+from companion.nfc.events import CardLeft, ZoneScan
+from companion.nfc.tracking import TableTracker
 
 ZONES = [f"z{i + 1}" for i in range(8)]
 WINDOW_S = 4.0
 CHANGES = 60
+LIFTS = 100
 UID = bytes.fromhex("04a1b2c3d4e5f6")
+
+
+def _played(zone: int) -> bytes:
+    """The UID of the card played on ``zone`` in the play window."""
+    return bytes((0x04, zone, 0x10, 0x20, 0x30, 0x40, 0x50))
+
+
+class _Names:
+    """The registry of the lift trials: each card is named after its tag's UID, in hex."""
+
+    def card_for(self, uid: bytes) -> str:
+        return uid.hex()
+
+    def uid_for(self, card_id: str) -> str:
+        return card_id
 
 
 def parse_cost() -> dict[str, float]:
@@ -50,10 +75,13 @@ async def _link(path: Path) -> dict[str, float]:
     hub.start()
     arrived: list[tuple[float, ZoneScan]] = []
     online = asyncio.Event()
+    tracker = TableTracker(_Names(), absences=TRACKER_ABSENCES)
+    left: list[tuple[float, CardLeft]] = []
 
     def emit(event: HubEvent) -> None:
         if isinstance(event, ZoneScan):
             arrived.append((time.perf_counter(), event))
+            left.extend((time.perf_counter(), e) for e in tracker.feed(event) if isinstance(e, CardLeft))
         elif isinstance(event, HubOnline):
             online.set()
 
@@ -76,7 +104,7 @@ async def _link(path: Path) -> dict[str, float]:
         start = time.perf_counter()
         for _ in range(CHANGES):
             zone = rng.randrange(len(ZONES))
-            uid = bytes((0x04, zone, 0x10, 0x20, 0x30, 0x40, 0x50))
+            uid = _played(zone)
             (hub.take if on[zone] else hub.put)(zone, uid)
             on[zone] = not on[zone]
             await asyncio.sleep(0.1)
@@ -91,11 +119,54 @@ async def _link(path: Path) -> dict[str, float]:
         figures["change to host event, 95th percentile (ms)"] = statistics.quantiles(latencies, n=20)[-1] * 1000
         figures["change to host event, max (ms)"] = max(latencies) * 1000
         figures["link faults"] = sum(backend.session.faults().values())
+        for zone in (z for z in range(len(ZONES)) if on[z]):  # a clear table for the lifts
+            hub.take(zone, _played(zone))
+        figures.update(await _lift_trials(hub, tracker, left))
         return figures
     finally:
         task.cancel()
         await asyncio.gather(task, return_exceptions=True)
         hub.stop()
+
+
+async def _lift_trials(
+    hub: SimulatedHub, tracker: TableTracker, left: list[tuple[float, CardLeft]]
+) -> dict[str, float]:
+    """Lay a card, leave it a while under interference, lift it: ``LIFTS`` times, on random zones."""
+    lift_scans = runpy.run_path(str(FIRMWARE / "hub_config.py"))["LIFT_SCANS"]
+    rng = random.Random(9)
+    lifted: dict[str, float] = {}
+    latencies = []
+    for trial in range(LIFTS):
+        zone = rng.randrange(len(ZONES))
+        uid = bytes((0x04, trial, 0x11, 0x22, 0x33, 0x44, 0x55))  # none of the cards played above
+        card = uid.hex()
+        hub.put(zone, uid)
+        if trial % 2:
+            hub.edge(uid, lift_scans)  # at the edge of range: missed by up to LIFT_SCANS - 1 scans in a row
+        await _until(lambda z=ZONES[zone], c=card: c in tracker.cards_on(z))  # type: ignore[misc]
+        for _ in range(rng.randint(2, 5)):  # lying there 60 to 150 ms, under bursts of interference
+            hub.interference(zone, rng.randint(1, 3))
+            await asyncio.sleep(0.03)
+        lifted[card] = hub.take(zone, uid)
+        await _until(lambda z=ZONES[zone], c=card: c not in tracker.cards_on(z))  # type: ignore[misc]
+        latencies.append(next(t for t, e in reversed(left) if e.card == card) - lifted[card])
+    latencies.sort()
+    return {
+        "lifts": len(latencies),
+        "lift to CardLeft, median (ms)": statistics.median(latencies) * 1000,
+        "lift to CardLeft, 99th percentile (ms)": statistics.quantiles(latencies, n=100)[-1] * 1000,
+        "lift to CardLeft, max (ms)": latencies[-1] * 1000,
+        "phantom lifts (CardLeft of a card still lying)": sum(t < lifted.get(e.card, t) for t, e in left),
+    }
+
+
+async def _until(condition: Callable[[], bool], timeout_s: float = 5.0) -> None:
+    end = time.perf_counter() + timeout_s
+    while not condition():
+        if time.perf_counter() > end:
+            raise TimeoutError(f"waited {timeout_s} s in the lift trials")
+        await asyncio.sleep(0.001)
 
 
 def _latencies(reports: list[Report], arrived: list[tuple[float, ZoneScan]]) -> list[float]:

@@ -32,7 +32,7 @@ from companion.config import Config
 from companion.decks import load_deck
 from companion.files import read_text
 from companion.hardware import PinMap, load_pinmap, pinmap_path
-from companion.hub.session import HubOffline, HubOnline
+from companion.hub.session import TRACKER_ABSENCES, HubOffline, HubOnline
 from companion.journal import Journal, JournalDamaged, JournalError
 from companion.nfc.backends import ReaderBackend, SimBackend, SpiZone, mfrc522_backend, parse_scenario, spi_backend
 from companion.nfc.events import ZoneScan
@@ -115,7 +115,8 @@ class Daemon:
         # Bindings are kept under the deck's own name (what enroll writes), not the path the config gives.
         registry = Registry.load(config.registry, deck=load_deck(config.game.deck_name).name)
         referee = Referee(config.game, config.zones)
-        self.table = table = Table(referee, TableTracker(registry, absences=config.absences), journal)
+        absences = TRACKER_ABSENCES if config.backend == "hub" else config.absences  # the hub debounces lifts itself
+        self.table = table = Table(referee, TableTracker(registry, absences=absences), journal)
         if set_aside is not None:
             referee.handle(JournalNotice("journal_aside"), self.clock())
         table.start(self.clock())

@@ -76,6 +76,7 @@ def check_config(cfg: "Any") -> "list[str]":
         spi = (cfg.SCK, cfg.MOSI, cfg.MISO)
         others = (cfg.READER_RESET, cfg.LED_DATA, cfg.MAINTENANCE_PIN)
         watchdog = cfg.WATCHDOG_MS
+        lift = cfg.LIFT_SCANS
         spi_id = cfg.SPI_ID
         baudrate = cfg.SPI_BAUDRATE
     except (AttributeError, TypeError, ValueError) as exc:
@@ -93,6 +94,8 @@ def check_config(cfg: "Any") -> "list[str]":
                 errors.append(f"{name} = {pin}: SPI {spi_id} can use GP{allowed} for {name}")
     if not 100_000 <= baudrate <= 10_000_000:
         errors.append(f"SPI_BAUDRATE = {baudrate}: the MFRC522 takes 0.1 to 10 MHz (4 MHz is safe on long wires)")
+    if not 1 <= lift <= 20:
+        errors.append(f"LIFT_SCANS = {lift}: give 1 to 20 scans (3 keeps a tag at the edge of range in place)")
     if not 100 <= watchdog <= WATCHDOG_MAX_MS:
         errors.append(f"WATCHDOG_MS = {watchdog}: the Pico's watchdog takes 100 to {WATCHDOG_MAX_MS} ms")
     used = list(pins) + list(spi) + list(others)
@@ -357,4 +360,4 @@ def build(cfg: "Any", port: "Any") -> Hub:
     if not faults:
         # Fed by the scan loop only: a scan that hangs on a reader resets the board within WATCHDOG_MS.
         wdt = machine.WDT(timeout=cfg.WATCHDOG_MS)
-    return Hub(port, Scanner(readers), leds, wdt, faults, cfg.HEARTBEAT_MS, cfg.SNAPSHOT_MS)
+    return Hub(port, Scanner(readers, cfg.LIFT_SCANS), leds, wdt, faults, cfg.HEARTBEAT_MS, cfg.SNAPSHOT_MS)

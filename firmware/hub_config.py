@@ -15,6 +15,8 @@ SPI_BAUDRATE = 4_000_000  # the MFRC522 takes up to 10 MHz; 4 MHz is safe on 20 
 
 READER_RESET = 8  # NRSTPD of every reader, wired together
 READER_TIMEOUT_MS = 1.0  # how long an empty zone is listened to; 8 empty zones then scan in about 10 ms
+LIFT_SCANS = 3  # scans of a zone in a row without a card before it counts as lifted (a tag at the edge of range
+# misses some); 3 rounds of 8 zones take about 30 ms
 LED_DATA = 9  # WS2812B chain, zone 0 first
 MAINTENANCE_PIN = 22  # held to GND at power-up: maintenance mode (the REPL, no scanning, no watchdog)
 

@@ -16,6 +16,8 @@ except ImportError:
 HISTORY = 64
 # A reader that stopped answering is re-initialised once every this many scans of its zone.
 RETRY_EVERY = 50
+# A card counts as lifted after this many clean scans of its zone in a row without it (hub_config.LIFT_SCANS).
+LIFT_SCANS = 3
 
 
 class Scanner:
@@ -23,12 +25,17 @@ class Scanner:
 
     ``scan_zone(i)`` returns the messages to send: a ``ZoneReport`` when the cards on zone ``i`` changed, a
     ``ZoneError`` when its reader failed or came back. A reader that fails keeps its zone's cards as they were:
-    only a clean time-out means "no card".
+    only a clean time-out means "no card". A card is there from its first read, and gone once ``lift_scans``
+    clean scans in a row missed it: a tag at the edge of its antenna's range, answering one poll in two, stays
+    put. The hub debounces here, where scans come every few milliseconds, so its reports are settled: the host
+    takes a report of a lift as the lift (``companion.hub.session.TRACKER_ABSENCES``).
     """
 
-    def __init__(self, readers: "list[Any]") -> None:
+    def __init__(self, readers: "list[Any]", lift_scans: int = LIFT_SCANS) -> None:
         self.readers = readers
+        self.lift_scans = lift_scans
         self.zones: list[tuple[bytes, ...]] = [() for _ in readers]
+        self._missed: list[dict[bytes, int]] = [{} for _ in readers]  # per zone: clean scans without each card
         self.health = [0 for _ in readers]
         self.event = 0
         self.garbled = 0
@@ -68,13 +75,18 @@ class Scanner:
             self.health[zone] = READER_DOWN
             return [ZoneError(zone, READER_DOWN, str(exc))]
         except NfcError:
-            self.garbled += 1  # a damaged answer means a card is there: keep what the zone had
-            return []
+            return self._garbled(zone)  # a damaged answer means a card is there: keep what the zone had
         for uid in uids:
             if not uid_is_valid(uid):
-                self.garbled += 1  # no tag has such a UID (all 00, all FF): a damaged read of something there
-                return []
-        uids = uids[:MAX_UIDS]  # what the protocol carries; an antenna reads one card reliably anyway
+                return self._garbled(zone)  # no tag has such a UID (all 00, all FF): a damaged read
+        missed = self._missed[zone]
+        for uid in self.zones[zone]:
+            missed[uid] = 0 if uid in uids else missed.get(uid, 0) + 1
+        kept = [uid for uid in self.zones[zone] if 0 < missed[uid] < self.lift_scans]
+        for uid in list(missed):
+            if uid not in kept:
+                del missed[uid]
+        uids = tuple(sorted(list(uids) + kept))[:MAX_UIDS]  # what the protocol carries; one card reads reliably
         if uids == self.zones[zone]:
             return []
         self.zones[zone] = uids
@@ -84,6 +96,11 @@ class Scanner:
         if len(self._history) > HISTORY:
             self._history.pop(0)
         return [report]
+
+    def _garbled(self, zone: int) -> "list[ZoneReport | ZoneError]":
+        self.garbled += 1
+        self._missed[zone] = {}  # something answered: the run of clean scans without a card starts again
+        return []
 
     def snapshot(self) -> Snapshot:
         return Snapshot(self.event, tuple(self.zones))

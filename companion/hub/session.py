@@ -35,6 +35,11 @@ from companion.nfc.events import ZoneScan
 
 log = logging.getLogger(__name__)
 
+# The hub reports a card lifted only once several of its scans in a row missed it (hub_config.LIFT_SCANS, a few
+# milliseconds each); its ZONE reports and snapshots are settled, so a tracker of hub zones takes the first
+# ZoneScan without a card as the lift. (Counting absences here, in reports and once-a-second snapshots, made a
+# lift wait 1 to 3 s.)
+TRACKER_ABSENCES = 1
 HEARTBEAT_TIMEOUT_S = 1.0  # no heartbeat for this long: the hub is lost
 HANDSHAKE_TIMEOUT_S = 1.0  # from SYNC to HELLO
 KEEPALIVE_S = 0.5  # the host's own heartbeat: it keeps Ctrl-C off on the hub while we talk

@@ -196,8 +196,15 @@ class _Board:
         tag = self.tags.setdefault(uid, getattr(companion.sim, kind)(uid))
         companion.sim.field(0, zone).add(tag)
 
-    def take(self, zone: int, uid: bytes) -> None:
+    def take(self, zone: int, uid: bytes) -> float:
         companion.sim.field(0, zone).remove(self.tags[uid])
+        return time.perf_counter()
+
+    def edge(self, uid: bytes, polls: int) -> None:
+        self.tags[uid].answer_one_in(polls)
+
+    def interference(self, zone: int, frames: int) -> None:
+        companion.sim.field(0, zone).noise(frames)
 
     def noise(self, data: bytes) -> None:
         self.port.write(data)
@@ -315,8 +322,18 @@ class SimulatedHub:
         """Lay a tag (a ``companion.sim`` tag class name) on ``zone``."""
         self._call("put", zone, kind, uid)
 
-    def take(self, zone: int, uid: bytes) -> None:
-        self._call("take", zone, uid)
+    def take(self, zone: int, uid: bytes) -> float:
+        """Lift the tag off ``zone``; returns when (``time.perf_counter``, the same in every process)."""
+        lifted: float = self._call("take", zone, uid)
+        return lifted
+
+    def edge(self, uid: bytes, polls: int) -> None:
+        """The tag (laid already) at the edge of its antenna's range: it answers one poll in ``polls``."""
+        self._call("edge", uid, polls)
+
+    def interference(self, zone: int, frames: int = 1) -> None:
+        """The next ``frames`` receive windows of ``zone``'s reader get a burst of interference (a damaged frame)."""
+        self._call("interference", zone, frames)
 
     def noise(self, data: bytes) -> None:
         """Bytes on the cable that are no frame of the firmware's (line noise, a stray print at boot)."""

@@ -129,3 +129,32 @@ def test_a_dead_reader_on_the_hub_is_said_like_one_on_the_pi(tmp_path: Path) -> 
     finally:
         hub.stop()
         companion.sim.reset()
+
+
+def test_a_card_lifted_from_a_hub_zone_is_gone_at_the_hubs_report(tmp_path: Path) -> None:
+    """The hub debounces lifts in its scans and reports them settled: the daemon takes the report as the lift,
+    without waiting for snapshots (here there are none after the first, so only the report can say it)."""
+    registry = Registry.load(tmp_path / "registry.toml", deck="squadratik")
+    registry.bind(UID, "N01")
+    registry.save()
+    hub = SimulatedHub(tmp_path / "companion-hub", zones=8, SNAPSHOT_MS=600_000)
+    hub.start()
+    daemon = Daemon(hub_config(tmp_path, "companion-hub"), pin_factory=MockFactory(revision="c03111"))
+
+    async def play() -> None:
+        stop = asyncio.Event()
+        task = asyncio.create_task(daemon.run(stop))
+        await until(lambda: daemon.table is not None and daemon.table.referee.hub_online)
+        table = daemon.table
+        assert table is not None
+        hub.put(0, UID)
+        await until(lambda: table.tracker.cards_on("z1") == ["N01"])
+        hub.take(0, UID)
+        await until(lambda: table.tracker.cards_on("z1") == [], timeout=5)
+        stop.set()
+        await task
+
+    try:
+        asyncio.run(play())
+    finally:
+        hub.stop()

@@ -265,3 +265,29 @@ def test_a_pin_held_to_ground_at_power_up_chooses_maintenance_mode(firmware: Any
     machine.hold(hub_config.MAINTENANCE_PIN, None)
     assert firmware.boot(config(), MemoryPort()) is not None
     assert len(machine.watchdogs) == 1
+
+
+def test_a_lift_is_reported_once_lift_scans_clean_scans_missed_the_card(firmware: Any, sim: Any) -> None:
+    """A card is there from its first read and gone after LIFT_SCANS clean misses in a row: a tag at the edge of
+    range, or a burst of interference, makes no phantom lift; a card really lifted is reported a few scans on."""
+    import hub_config
+
+    hub = firmware.build(config(ZONES=1, CHIP_SELECTS=(0,)), MemoryPort())
+    scanner = hub.scanner
+    assert scanner.start() == []
+    card = sim.Ntag213("04A1B2C3D4E5F6")
+    sim.field(0, 0).add(card)
+    assert [m.uids for m in scanner.scan_zone(0)] == [(card.uid,)]
+    card.answer_one_in(hub_config.LIFT_SCANS)  # at the edge of range: missed by up to LIFT_SCANS - 1 scans in a row
+    for _ in range(60):
+        assert scanner.scan_zone(0) == []
+    card.answer_one_in(1)
+    sim.field(0, 0).remove(card)
+    for misses in range(hub_config.LIFT_SCANS - 1):
+        assert scanner.scan_zone(0) == [], misses
+    sim.field(0, 0).noise()  # a damaged answer: something is there, the count of clean misses starts again
+    assert scanner.scan_zone(0) == []
+    for _ in range(hub_config.LIFT_SCANS - 1):
+        assert scanner.scan_zone(0) == []
+    [lifted] = scanner.scan_zone(0)
+    assert lifted.uids == () and scanner.zones == [()]
