@@ -22,17 +22,18 @@ disk is full)::
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any, Literal
 
-from companion.commands.play import new_game
+from companion.commands.play import new_game, undone_words
 from companion.config import GameConfig
 from companion.decks import SUITS, Kind
 from companion.journal import Entry
 from companion.nfc.events import CardArrived, CardLeft, SameCardTwice, UnknownTag
 from companion.rules import Action, Game, IllegalPlay, Pass, Pay, Play, Reason, Seises, SextoSet
-from companion.rules.news import ChipOwed, GameWon, HandWon, Reneged, SetEnded, news
+from companion.rules.news import ChipOwed, GameWon, HandWon, News, Reneged, SetEnded, SomebodyReneged, news
 from companion.rules.transcript import UNDO, TranscriptError, parse_line
 from companion.ui.buttons import Press
 from companion.ui.menu import Menu, Settings
@@ -118,18 +119,27 @@ TEXT: dict[str, tuple[str, str]] = {
     "confirm_pass": ("¿No podéis enlazar? Perdéis el set", "Cannot link? You lose the set"),
     "confirm_do": ("OK confirma, DESHACER anula", "OK confirms, UNDO cancels"),
     "undone": ("Deshecho: {action}", "Undone: {action}"),
+    "ask_first_seat": ("¿Quién puso el 6 de oros?", "Who laid the 6 of coins?"),
+    "ask_first_seat_do": ("{name}: OK sí, PASO otro nombre", "{name}: OK yes, PASS next name"),
     "nothing_to_undo": ("Nada que deshacer", "Nothing to undo"),
     "hand_won": ("{seat} gana la mano: +{chips}", "{seat} wins the hand: +{chips}"),
     "next_hand": ("Mano {hand}: abre {seat} con un seis", "Hand {hand}: {seat} opens with a six"),
     "game_won": ("{seat} gana con {score}", "{seat} wins with {score}"),
     "new_game_do": ("Pulsa OK largo: menú", "Long OK: menu"),
-    "renege": ("¡Renuncio de {seat}!", "Renege by {seat}!"),
+    "renege": ("Renuncio: {seat}", "Renege: {seat}"),
     "renege_do": ("Pagó teniendo {card}", "Paid holding the {card}"),
-    "renege_chip": ("Pagó teniendo {card}: +1 ficha", "Paid holding the {card}: +1 chip"),
+    "renege_points": ("Pagó teniendo {card}: -{points} puntos", "Paid holding the {card}: -{points} points"),
+    "renege_hand": (
+        "Gana la mano: +{chips}. Pagó teniendo {card}{penalty}",
+        "Wins the hand: +{chips}. Paid holding the {card}{penalty}",
+    ),
+    "penalty": (": -{points} puntos", ": -{points} points"),
+    "somebody_reneged": ("¡Renuncio de alguien!", "Somebody reneged!"),
+    "somebody_reneged_do": ("Todos pagaron y hay cartas que valen", "All paid, yet cards in hands fit"),
     "reserve_empty": ("Bolsa vacía: ficha debida", "Reserve empty: chip owed"),
     "set_won": ("Pareja {pair} gana el set", "Pair {pair} wins the set"),
     "set_drawn": ("Set empatado", "Drawn set"),
-    "next_set": ("Recoged: la próxima carta empieza el set", "Gather: the next card starts a set"),
+    "next_set": ("Recoged: empieza la pareja {leads}", "Gather: pair {leads} leads next"),
     "register": ("Maestra en cada zona: faltan {left}", "A master on each zone: {left} left"),
     "register_do": ("Pon la carta maestra en {zone}", "Lay the master card on {zone}"),
     "registered": ("{master} en {zone}", "{master} on {zone}"),
@@ -148,6 +158,7 @@ TEXT: dict[str, tuple[str, str]] = {
     "journal_aside": ("Diario dañado: apartado", "Journal damaged: set aside"),
     "journal_aside_do": ("Nuevo diario; companion doctor", "A new one; companion doctor"),
     "new_game": ("Partida nueva: {game}", "New game: {game}"),
+    "new_game_names_do": ("Al 6 de oros, elegid quién lo puso", "At the 6 of coins, say who laid it"),
     "seat": ("Asiento {n}", "Seat {n}"),
     "stopped": ("Companion parado", "Companion stopped"),
     "stopped_do": ("Se reanuda al arrancar", "It resumes at start"),
@@ -172,7 +183,9 @@ TODO: dict[str, str] = {
     "register": "register_do",
     "hand_won": "next_hand",
     "game_won": "new_game_do",
-    "renege": "renege_chip",
+    "renege": "renege_points",
+    "somebody_reneged": "somebody_reneged_do",
+    "ask_first_seat": "ask_first_seat_do",
     "set_won": "next_set",
     "set_drawn": "next_set",
     "stopped": "stopped_do",
@@ -198,6 +211,11 @@ class Referee:
         self.journal_ok = True
         self.journal_problem = "disk_full"  # the TEXT key said while the journal is not ok
         self.language = config.language
+        # Seises seat names are given in sitting order; seat 1 is whoever lays the 6 of oros, so the players
+        # say who did at the first play: first_seat is that name's index, asking the one offered meanwhile.
+        self.first_seat: int | None = None
+        self.asking: int | None = None
+        self._renege_message: Message | None = None  # the message that gives the status LED its renuncio look
 
     # ---- set-up ---------------------------------------------------------------------------------------------
 
@@ -221,11 +239,15 @@ class Referee:
                 self.lines[zone] = master
             elif entry.kind == "undo":
                 self.game.pop()
+                self._forget_first_seat()
             else:
                 action = parse_line(self.game.name, entry.text)
                 if action is None or action == UNDO:
-                    raise TranscriptError(f"not an action: {entry.text!r}")
+                    raise TranscriptError(f"not an action: {entry.text!r}", f"no es una acción: {entry.text!r}")
                 self.game.push(action)
+                named = _FIRST_SEAT.search(entry.text)
+                if named and len(self.game.actions) == 1:
+                    self.first_seat = int(named.group(1)) - 1
 
     # ---- events ---------------------------------------------------------------------------------------------
 
@@ -356,6 +378,8 @@ class Referee:
     def _press(self, press: Press, now: float) -> list[Entry]:
         if self.menu is not None:
             return self._menu_press(press, now)
+        if self.asking is not None:
+            return self._answer(press, now)
         if press.button == "confirm":
             if press.kind == "long":
                 self.menu = Menu(self._menu_settings())
@@ -380,7 +404,8 @@ class Referee:
             except IndexError:
                 self._say(MessageKind.INFO, "nothing_to_undo")
                 return []
-            self._say(MessageKind.INFO, "undone", action=self._describe(undone))
+            self._forget_first_seat()
+            self._say(MessageKind.INFO, "undone", action=undone_words(self.game, undone, self.language))
             return [Entry("undo", "", now)]
         self.pending = None  # short UNDO: cancel what is pending and clear the warnings
         self.warnings.clear()
@@ -388,6 +413,47 @@ class Referee:
         return []
 
     def _commit(self, now: float) -> list[Entry]:
+        assert self.pending is not None
+        if self._names_wait_for_first_seat():
+            self.asking = 0
+            self._ask_first_seat()
+            return []
+        return self._push_pending(now)
+
+    def _names_wait_for_first_seat(self) -> bool:
+        """Seises with seat names, and the first play of the game: who laid the 6 of oros is not known yet."""
+        return (
+            isinstance(self.game, Seises)
+            and bool(self.config.seat_names)
+            and self.first_seat is None
+            and not self.game.actions
+            and self.game.is_legal(self.pending.action if self.pending else Pay())
+        )
+
+    def _ask_first_seat(self) -> None:
+        assert self.asking is not None
+        self._say(MessageKind.QUESTION, "ask_first_seat", name=self.config.seat_names[self.asking])
+
+    def _answer(self, press: Press, now: float) -> list[Entry]:
+        """While asking who laid the 6 of oros: PASS offers the next name, CONFIRM picks it, UNDO gives up."""
+        assert self.asking is not None
+        if press.button == "pass":
+            self.asking = (self.asking + 1) % len(self.config.seat_names)
+            self._ask_first_seat()
+            return []
+        if press.button == "confirm" and press.kind == "short":
+            self.first_seat, self.asking = self.asking, None
+            return self._push_pending(now)
+        if press.button == "undo":
+            self.asking = self.pending = None
+            self.message = None
+        return []
+
+    def _forget_first_seat(self) -> None:
+        if not self.game.actions:
+            self.first_seat = None
+
+    def _push_pending(self, now: float) -> list[Entry]:
         assert self.pending is not None
         action = self.pending.action
         before = self.game.snapshot()
@@ -399,7 +465,11 @@ class Referee:
             return []
         self.pending = None
         self.message = self._after_message(before, self.game.snapshot())
-        return [Entry("action", str(action), now)]
+        text = str(action)
+        if self.first_seat is not None and len(self.game.actions) == 1:
+            # a transcript comment, so that replaying the journal (or companion play) reads the line as it is
+            text += f"  # seat 1: name {self.first_seat + 1} ({self.config.seat_names[self.first_seat]})"
+        return [Entry("action", text, now)]
 
     def _menu_press(self, press: Press, now: float) -> list[Entry]:
         assert self.menu is not None
@@ -423,7 +493,9 @@ class Referee:
                     seat_names=self.config.seat_names,
                 )
             )
-            self._say(MessageKind.INFO, "new_game", game=settings.game)
+            names = settings.game == "seises" and bool(self.config.seat_names)
+            todo = self._text("new_game_names_do") if names else ""  # the referee will ask who is seat 1
+            self.message = Message(MessageKind.INFO, self._text("new_game", game=settings.game), todo)
             return [Entry("new_game", json.dumps(self.config.settings()), now)]
         return []
 
@@ -435,6 +507,7 @@ class Referee:
         self.game = self._new_engine(config)
         if not keep_lines:
             self.lines = {z: r for z, r in self.zone_roles.items() if r not in ("auto", "table") and r[0] == "M"}
+        self.first_seat = self.asking = None
         self.pending = None
         self.warnings.clear()
         self.message = None
@@ -467,41 +540,63 @@ class Referee:
         return Message(MessageKind.ILLEGAL, refusal.title(self.language), refusal.todo(self.language))
 
     def _after_message(self, before: dict[str, Any], after: dict[str, Any]) -> Message | None:
-        """What a committed action did beyond the obvious; the screen shows the weightiest."""
+        """What a committed action did beyond the obvious: the weightiest news, with a renuncio never left out
+        (a renuncio proven by the card that ends the hand is said together with the hand won)."""
         found = news(before, after)
+        renege = next((item for item in found if isinstance(item, Reneged)), None)
+        message = self._news_message(found, renege)
+        self._renege_message = (
+            message if renege is not None or any(isinstance(item, SomebodyReneged) for item in found) else None
+        )
+        return message
+
+    def _news_message(self, found: list[News], renege: Reneged | None) -> Message | None:
         for item in found:
             if isinstance(item, GameWon):
                 title = self._text("game_won", seat=self._seat_name(item.seat - 1), score=item.score)
-                return Message(MessageKind.END_OF_GAME, title, self._text("new_game_do"))
+                todo = self._text("new_game_do")
+                if renege is not None:
+                    todo = f"{self._renege_todo(renege)}. {todo}"
+                return Message(MessageKind.END_OF_GAME, title, todo)
         for item in found:
             if isinstance(item, HandWon):
                 seat = self._seat_name(item.seat - 1)
+                if renege is not None:
+                    penalty = self._text("penalty", points=renege.points) if renege.points else ""
+                    card = self.card_name(renege.card)
+                    todo = self._text("renege_hand", chips=item.chips, card=card, penalty=penalty)
+                    return Message(MessageKind.END_OF_HAND, self._text("renege", seat=seat), todo)
                 title = self._text("hand_won", seat=seat, chips=item.chips)
                 return Message(MessageKind.END_OF_HAND, title, self._text("next_hand", hand=item.next_hand, seat=seat))
         for item in found:
             if isinstance(item, Reneged):
-                chip = self.config.options.get("renege_penalty") == "chip"
-                todo = self._text("renege_chip" if chip else "renege_do", card=self.card_name(item.card))
-                return Message(MessageKind.RENEGE, self._text("renege", seat=self._seat_name(item.seat - 1)), todo)
+                title = self._text("renege", seat=self._seat_name(item.seat - 1))
+                return Message(MessageKind.RENEGE, title, self._renege_todo(item))
+            if isinstance(item, SomebodyReneged):
+                return Message(MessageKind.RENEGE, self._text("somebody_reneged"), self._text("somebody_reneged_do"))
             if isinstance(item, ChipOwed):
                 return Message(MessageKind.INFO, self._text("reserve_empty"))
             if isinstance(item, SetEnded):
                 title = self._text("set_drawn") if item.winner is None else self._text("set_won", pair=item.winner)
-                return Message(MessageKind.END_OF_SET, title, self._text("next_set"))
+                return Message(MessageKind.END_OF_SET, title, self._text("next_set", leads=item.leads_next))
         return None
+
+    def _renege_todo(self, renege: Reneged) -> str:
+        card = self.card_name(renege.card)
+        if renege.points:
+            return self._text("renege_points", card=card, points=renege.points)
+        return self._text("renege_do", card=card)
 
     def card_name(self, card_id: str) -> str:
         card = self.game.deck.get(card_id)
         return card.name(self.language) if card is not None else card_id
 
     def _seat_name(self, seat: int) -> str:
+        """Seat ``seat`` (from 0, in playing order): its player's name once the players said who is seat 1."""
         names = self.config.seat_names
-        return names[seat] if seat < len(names) else self._text("seat", n=seat + 1)
-
-    def _describe(self, action: Action) -> str:
-        if isinstance(action, Play):
-            return self.card_name(action.card)
-        return str(action)
+        if not names or self.first_seat is None:
+            return self._text("seat", n=seat + 1)
+        return names[(self.first_seat + seat) % len(names)]
 
     # ---- the view -------------------------------------------------------------------------------------------
 
@@ -514,6 +609,8 @@ class Referee:
             status = StatusLight.ERROR
         elif not self.hub_online:
             status = StatusLight.HUB_LOST
+        elif self.message is not None and self.message is self._renege_message:
+            status = StatusLight.RENEGE
         else:
             status = StatusLight.READY
         return TableView(
@@ -572,10 +669,14 @@ class Referee:
             lines=tuple(lines),
             masters_won=(won["A"], won["B"]),
             draw_pile=game.draw_pile,
-            turn=_pair(game.turn or game.starter) or "A",
+            turn=_pair(game.turn) or "A",
             sets_won=(game.sets_won["A"], game.sets_won["B"]),
             result=result,
+            match_masters=(game.match_masters["A"], game.match_masters["B"]),
         )
+
+
+_FIRST_SEAT = re.compile(r"#\s*seat 1: name (\d+)")  # who laid the 6 of oros, in the first play's entry
 
 
 def _pair(value: str | None) -> Pair | None:

@@ -49,6 +49,7 @@ class MessageKind(StrEnum):
     END_OF_SET = "end_of_set"
     END_OF_GAME = "end_of_game"
     RENEGE = "renege"  # renuncio: a seat paid while it held a legal card
+    QUESTION = "question"  # the referee asks the players something the buttons answer
     INFO = "info"  # anything else worth a line ("bolsa vacía")
 
 
@@ -78,6 +79,7 @@ class StatusLight(StrEnum):
     """The one status LED of the table."""
 
     READY = "ready"
+    RENEGE = "renege"  # while a renuncio is on the screen
     HUB_LOST = "hub_lost"
     ERROR = "error"  # disk full, a reader down: something a person must fix
 
@@ -135,9 +137,10 @@ class Line:
 class SextoSetView:
     """The 6º SET a dobles scoreboard.
 
-    ``masters_won`` and ``sets_won`` are (pair A, pair B). While the set runs ``masters_won`` counts the lines
-    each pair leads; once it ended, the master cards each pair won. ``result`` is None while the set runs,
-    then the winning pair or ``"draw"``.
+    ``masters_won``, ``sets_won`` and ``match_masters`` are (pair A, pair B). While the set runs ``masters_won``
+    counts the lines each pair leads; once it ended, the master cards each pair won. ``match_masters`` counts the
+    master cards won in the sets that ended (the sheet's objective). ``result`` is None while the set runs,
+    then the winning pair or ``"draw"``; ``turn`` is then the pair that leads the next set.
     """
 
     lines: tuple[Line, ...]
@@ -146,6 +149,7 @@ class SextoSetView:
     turn: Pair
     sets_won: tuple[int, int] = (0, 0)
     result: Pair | Literal["draw"] | None = None
+    match_masters: tuple[int, int] = (0, 0)
 
 
 @dataclass(frozen=True, slots=True)

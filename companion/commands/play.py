@@ -11,7 +11,7 @@ from typing import Any, Literal, TextIO
 from companion.decks import DeckError, load_deck
 from companion.files import read_text
 from companion.rules import Action, Game, IllegalPlay, Pass, Pay, Seises, SetupError, SextoSet, find_game
-from companion.rules.news import ChipOwed, GameWon, HandWon, Reneged, SomebodyReneged, news
+from companion.rules.news import ChipOwed, GameWon, HandWon, Reneged, SetStarted, SomebodyReneged, news
 from companion.rules.transcript import UNDO, TranscriptError, parse_line
 
 USAGE_ERROR = 2
@@ -26,7 +26,7 @@ def register(subparsers: Any) -> None:
     )
     parser.add_argument("game", choices=["seises", "sexto-set"])
     parser.add_argument("file", nargs="?", default="-", help="the transcript, or - for standard input")
-    parser.add_argument("--players", type=int, default=4, help="Seises: number of players (default 4)")
+    parser.add_argument("--players", type=int, help="Seises: number of players (default 4)")
     parser.add_argument("--deck", help="a built-in deck name or the path of a deck file")
     parser.add_argument(
         "--option", action="append", default=[], metavar="KEY=VALUE", help="a rule option (see docs/RULES.md)"
@@ -45,13 +45,33 @@ def new_game(name: str, players: int, deck: str | None, options: dict[str, str])
     return SextoSet(deck=load_deck(deck or "squadratik"), options=options)
 
 
+class UsageError(ValueError):
+    """A command line or a file that cannot be used, said in both languages."""
+
+    def __init__(self, english: str, spanish: str) -> None:
+        super().__init__(english)
+        self.spanish = spanish
+
+    def text(self, lang: str) -> str:
+        return str(self) if lang == "en" else self.spanish
+
+
 def run(args: argparse.Namespace) -> int:
     out: TextIO = sys.stdout
+    lang = args.lang
     try:
+        if args.players is not None and args.game != "seises":
+            raise UsageError(
+                "6º SET is played by two pairs: --players is for Seises only",
+                "El 6º SET lo juegan dos parejas: --players es solo para el Seises",
+            )
         options = dict(_option(text) for text in args.option)
-        game = new_game(args.game, args.players, args.deck, options)
+        game = new_game(args.game, args.players or 4, args.deck, options)
         lines = _read(args.file)
-    except (SetupError, DeckError, OSError, ValueError) as exc:
+    except (SetupError, UsageError) as exc:
+        print(f"companion play: {exc.text(lang)}", file=sys.stderr)
+        return USAGE_ERROR
+    except DeckError as exc:
         print(f"companion play: {exc}", file=sys.stderr)
         return USAGE_ERROR
     status = 0
@@ -59,7 +79,10 @@ def run(args: argparse.Namespace) -> int:
         try:
             action = parse_line(args.game, text)
         except TranscriptError as exc:
-            print(f"companion play: line {number}: {exc}", file=sys.stderr)
+            line = "line" if lang == "en" else "línea"
+            print(f"companion play: {line} {number}: {exc.text(lang)}", file=sys.stderr)
+            if args.json:  # the state after the lines before it, as when an illegal line stops the run
+                print(json.dumps(game.snapshot(), ensure_ascii=False), file=out)
             return USAGE_ERROR
         if action is None:
             continue
@@ -84,7 +107,7 @@ def _step(game: Game, action: Action | Literal["undo"], lang: str) -> str:
             undone = game.pop()
         except IndexError:
             return "!" + ("nada que deshacer" if es else "nothing to undo")
-        return f"{'deshecho' if es else 'undone'}: {undone}"
+        return f"{'deshecho' if es else 'undone'}: {undone_words(game, undone, lang)}"
     before = game.snapshot()
     who = _who(game, before["turn"], es)
     try:
@@ -111,10 +134,21 @@ def describe(game: Game, action: Action, lang: str = "es") -> str:
     return f"coloca {name} en la línea de la {line}" if es else f"places {name} on the line of {line}"
 
 
+def undone_words(game: Game, action: Action, lang: str = "es") -> str:
+    """What an undo took back, as the table says it: ``6 de oros``, ``el pago de una ficha``."""
+    es = lang != "en"
+    if isinstance(action, Pay):
+        return "el pago de una ficha" if es else "the chip paid"
+    if isinstance(action, Pass):
+        return "el paso" if es else "the pass"
+    card = game.deck.get(action.card)
+    return card.name(lang) if card is not None else action.card
+
+
 def _who(game: Game, turn: int | str | None, es: bool) -> str:
     if isinstance(game, Seises):
         return f"{'asiento' if es else 'seat'} {turn}" if turn else ("fin:" if es else "over:")
-    return f"{'pareja' if es else 'pair'} {turn}" if turn else ("set nuevo:" if es else "new set:")
+    return f"{'pareja' if es else 'pair'} {turn}"
 
 
 def _notes(before: dict[str, Any], after: dict[str, Any], es: bool) -> Iterable[str]:
@@ -139,20 +173,34 @@ def _notes(before: dict[str, Any], after: dict[str, Any], es: bool) -> Iterable[
             )
         elif isinstance(item, GameWon):
             yield f"el asiento {item.seat} gana la partida" if es else f"seat {item.seat} wins the game"
-        elif item.winner is None:
-            yield "set empatado" if es else "drawn set"
+        elif isinstance(item, SetStarted):
+            yield f"empieza el set {item.number}" if es else f"set {item.number} begins"
         else:
-            yield f"la pareja {item.winner} gana el set" if es else f"pair {item.winner} wins the set"
+            if item.winner is None:
+                yield "set empatado" if es else "drawn set"
+            else:
+                yield f"la pareja {item.winner} gana el set" if es else f"pair {item.winner} wins the set"
+            yield (
+                f"la pareja {item.leads_next} empieza el siguiente"
+                if es
+                else f"pair {item.leads_next} leads the next one"
+            )
 
 
 def _option(text: str) -> tuple[str, str]:
     key, sep, value = text.partition("=")
     if not sep or not key:
-        raise ValueError(f"--option takes KEY=VALUE, not {text!r}")
+        raise UsageError(f"--option takes KEY=VALUE, not {text!r}", f"--option se escribe CLAVE=VALOR, no {text!r}")
     return key.strip(), value.strip()
 
 
 def _read(path: str) -> list[str]:
     if path == "-":
         return sys.stdin.read().splitlines()
-    return read_text(path).splitlines()
+    try:
+        return read_text(path).splitlines()
+    except FileNotFoundError:
+        raise UsageError(f"{path}: no such file", f"{path}: no existe el fichero") from None
+    except (OSError, UnicodeDecodeError) as exc:
+        reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
+        raise UsageError(f"{path}: cannot read it ({reason})", f"{path}: no se puede leer ({reason})") from None

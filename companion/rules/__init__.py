@@ -11,7 +11,10 @@ def find_game(name: str) -> type[Game]:
     try:
         return GAMES[name]
     except KeyError:
-        raise SetupError(f"Unknown game {name!r}: choose {' or '.join(GAMES)}.") from None
+        raise SetupError(
+            f"Unknown game {name!r}: choose {' or '.join(GAMES)}.",
+            f"Juego desconocido {name!r}: elige {' o '.join(GAMES)}.",
+        ) from None
 
 
 __all__ = [

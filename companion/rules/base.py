@@ -94,8 +94,8 @@ SENTENCES: dict[Reason, tuple[tuple[str, str], tuple[str, str]]] = {
     ),
     Reason.WRONG_ACTION: (("{game}: no hay «{verb}»", "{hint_es}"), ("{game} has no «{verb}»", "{hint_en}")),
     Reason.UNKNOWN_CARD: (
-        ("{card}: no es de {deck}", "Retírala; revisa la baraja o el registro"),
-        ("{card}: not in {deck}", "Take it back; check the deck or the registry"),
+        ("La carta «{card}» no es de {deck}", "Retírala; revisa la baraja o el registro"),
+        ("Card «{card}» is not in {deck}", "Take it back; check the deck or the registry"),
     ),
     Reason.ON_TABLE: (
         ("{name_es}: ya en la mesa", "Retírala y juega otra"),
@@ -157,7 +157,17 @@ SENTENCES: dict[Reason, tuple[tuple[str, str], tuple[str, str]]] = {
 
 
 class SetupError(ValueError):
-    """A game that cannot be set up as asked (wrong deck, wrong number of players, unknown option)."""
+    """A game that cannot be set up as asked (wrong deck, wrong number of players, unknown option).
+
+    ``str()`` is the English sentence; :meth:`text` gives it in the language of the table or command line.
+    """
+
+    def __init__(self, english: str, spanish: str) -> None:
+        super().__init__(english)
+        self.spanish = spanish
+
+    def text(self, lang: str = "es") -> str:
+        return str(self) if lang == "en" else self.spanish
 
 
 class IllegalPlay(ValueError):
@@ -275,10 +285,11 @@ class Game(ABC):
         return self.actions.pop()
 
 
-def either(choices: Iterable[object]) -> str:
-    """``"4, 5 or 8"``: choices as a sentence says them."""
+def either(choices: Iterable[object], lang: str = "en") -> str:
+    """``"4, 5 or 8"``: choices as a sentence says them (``"4, 5 o 8"`` in Spanish)."""
     words = [str(c) for c in choices]
-    return words[0] if len(words) == 1 else f"{', '.join(words[:-1])} or {words[-1]}"
+    last = " or " if lang == "en" else " o "
+    return words[0] if len(words) == 1 else f"{', '.join(words[:-1])}{last}{words[-1]}"
 
 
 def check_options(
@@ -289,12 +300,16 @@ def check_options(
     for name, value in given.items():
         if name not in known:
             have = f"its options are {either(known)}" if known else "it has no options"
-            raise SetupError(f"{game} has no option {name!r}: {have}.")
+            tiene = f"sus opciones son {either(known, 'es')}" if known else "no tiene opciones"
+            raise SetupError(f"{game} has no option {name!r}: {have}.", f"{game} no tiene la opción {name!r}: {tiene}.")
         allowed = known[name][0]
         if value not in allowed:
             numbers = all(choice.isdigit() for choice in allowed) and len(allowed) > 2
             takes = f"a whole number from {allowed[0]} to {allowed[-1]}" if numbers else either(allowed)
-            raise SetupError(f"Option {name} takes {takes}, not {value!r}.")
+            admite = f"un número entero de {allowed[0]} a {allowed[-1]}" if numbers else either(allowed, "es")
+            raise SetupError(
+                f"Option {name} takes {takes}, not {value!r}.", f"La opción {name} admite {admite}, no {value!r}."
+            )
         checked[name] = value
     return checked
 

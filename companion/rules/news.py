@@ -14,7 +14,17 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-__all__ = ["ChipOwed", "GameWon", "HandWon", "News", "Reneged", "SetEnded", "SomebodyReneged", "news"]
+__all__ = [
+    "ChipOwed",
+    "GameWon",
+    "HandWon",
+    "News",
+    "Reneged",
+    "SetEnded",
+    "SetStarted",
+    "SomebodyReneged",
+    "news",
+]
 
 
 @dataclass(frozen=True, slots=True)
@@ -50,18 +60,28 @@ class GameWon:
 @dataclass(frozen=True, slots=True)
 class SetEnded:
     winner: str | None  # "A", "B", or None for a drawn set
+    leads_next: str  # the pair that places the next set's first card
 
 
-News = Reneged | SomebodyReneged | ChipOwed | HandWon | GameWon | SetEnded
+@dataclass(frozen=True, slots=True)
+class SetStarted:
+    number: int  # from 1
+
+
+News = Reneged | SomebodyReneged | ChipOwed | HandWon | GameWon | SetStarted | SetEnded
 
 
 def news(before: Mapping[str, Any], after: Mapping[str, Any]) -> list[News]:
     """In the order things happened: a renuncio and a chip owed come before the hand (and the game) they end."""
     if after["game"] != "seises":
-        ended = after["result"] is not None and before["result"] is None
-        return [SetEnded(after["result"]["winner"])] if ended else []
+        found: list[News] = []
+        if after["set"] != before["set"]:
+            found.append(SetStarted(after["set"]))
+        if after["result"] is not None and before["result"] is None:
+            found.append(SetEnded(after["result"]["winner"], after["turn"]))
+        return found
     seat = before["turn"]
-    found: list[News] = []
+    found = []
     if len(after["reneges"]) > len(before["reneges"]):
         renege = after["reneges"][-1]
         found.append(Reneged(seat, renege["card"], renege["points"]))
@@ -70,7 +90,7 @@ def news(before: Mapping[str, Any], after: Mapping[str, Any]) -> list[News]:
     if len(after["payments"]) > len(before["payments"]) and _round_of_pays(after["payments"], after["players"]):
         found.append(SomebodyReneged())
     if after["hand"] != before["hand"] or after["winner"] is not None:
-        found.append(HandWon(seat, after["scores"][seat - 1] - before["scores"][seat - 1], after["hand"]))
+        found.append(HandWon(seat, before["pot"], after["hand"]))  # a renuncio penalty is not the pot
     if after["winner"] is not None:
         found.append(GameWon(after["winner"], after["scores"][after["winner"] - 1]))
     return found

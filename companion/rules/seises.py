@@ -83,11 +83,14 @@ class Seises(Game):
             self._ids[key] = card.id
         works = player_counts(self.deck)
         if players not in works:
+            low, high = RECOMMENDED_PLAYERS
             raise SetupError(
                 f"Seises with the {self.deck.name} deck ({len(self.deck)} cards) is played by "
                 f"{either(works)} players, so that every hand gets the same number of cards "
-                f"(the rule sheet recommends {RECOMMENDED_PLAYERS[0]} to {RECOMMENDED_PLAYERS[1]}); "
-                f"not by {players}."
+                f"(the rule sheet recommends {low} to {high}); not by {players}.",
+                f"El Seises con la baraja {self.deck.name} ({len(self.deck)} cartas) lo juegan "
+                f"{either(works, 'es')} jugadores, para que todas las manos tengan las mismas cartas "
+                f"(la hoja recomienda de {low} a {high}); no {players}.",
             )
         self.players = players
         self.hand_size = len(self.deck) // players
@@ -358,12 +361,18 @@ def player_counts(deck: Deck) -> list[int]:
 def _rank_order(deck: Deck) -> list[int]:
     """The ranks in "orden correlativo": the deck's ranks in order, so 7 and 10 are neighbours in 40 cards."""
     if any(card.kind is not Kind.SPANISH for card in deck):
-        raise SetupError(f"Seises is played with a Spanish deck; {deck.name} has cards of another kind.")
+        raise SetupError(
+            f"Seises is played with a Spanish deck; {deck.name} has cards of another kind.",
+            f"El Seises se juega con baraja española; {deck.name} tiene cartas de otra clase.",
+        )
     by_suit: dict[str, set[int]] = {suit: set() for suit in SUITS}
     for card in deck:
         assert card.suit is not None and card.rank is not None
         by_suit[card.suit].add(card.rank)
     ranks = by_suit["O"]
     if any(r != ranks for r in by_suit.values()) or 6 not in ranks:
-        raise SetupError(f"Seises needs every suit of the {deck.name} deck to have the same ranks, the six among them.")
+        raise SetupError(
+            f"Seises needs every suit of the {deck.name} deck to have the same ranks, the six among them.",
+            f"El Seises necesita que los palos de la baraja {deck.name} tengan los mismos números, con el seis.",
+        )
     return sorted(ranks)

@@ -65,7 +65,10 @@ class SextoSet(Game):
         self.deck = load_deck(deck) if isinstance(deck, str) else deck
         self.masters: tuple[str, ...] = tuple(c.id for c in self.deck.of_kind(Kind.MASTER))
         if len(self.masters) != 8:
-            raise SetupError(f"6º SET needs 8 master cards; the {self.deck.name} deck has {len(self.masters)}.")
+            raise SetupError(
+                f"6º SET needs 8 master cards; the {self.deck.name} deck has {len(self.masters)}.",
+                f"El 6º SET necesita 8 cartas maestras; la baraja {self.deck.name} tiene {len(self.masters)}.",
+            )
         self._master_end = {m: frozenset((self.deck[m].master_end,)) for m in self.masters}
         # card id -> (kind, first end, second end): what lines_for() needs, without attribute look-ups
         self._shapes = {c.id: (c.kind, *(c.ends or ("", ""))) for c in self.deck}
@@ -73,7 +76,10 @@ class SextoSet(Game):
         self.empty_allowance = max(0, empties - REMOVED_EMPTIES)
         self.in_play = len(self.deck.of_kind(Kind.NORMAL)) + self.empty_allowance
         if self.in_play < DEALT:
-            raise SetupError(f"6º SET deals {DEALT} cards; the {self.deck.name} deck has {self.in_play} in play.")
+            raise SetupError(
+                f"6º SET deals {DEALT} cards; the {self.deck.name} deck has {self.in_play} in play.",
+                f"El 6º SET reparte {DEALT} cartas; la baraja {self.deck.name} tiene {self.in_play} en juego.",
+            )
         self.sets_won = dict.fromkeys(PAIRS, 0)
         self.match_masters = dict.fromkeys(PAIRS, 0)  # master cards won in the sets that ended
         self.set_number = 0

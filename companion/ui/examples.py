@@ -43,6 +43,7 @@ _MESSAGES: dict[str, dict[MessageKind, tuple[str, str]]] = {
         MessageKind.END_OF_GAME: ("¡Gana Maribel!", "52 puntos. Mantén OK para jugar otra."),
         MessageKind.RENEGE: ("Renuncio de Pau", ""),
         MessageKind.INFO: ("Bolsa vacía", ""),
+        MessageKind.QUESTION: ("¿Quién puso el 6 de oros?", "Maribel: OK sí, PASO otro nombre"),
     },
     "en": {
         MessageKind.ILLEGAL: ("Illegal play", "The 8 of cups does not follow the 6. Take it back."),
@@ -55,6 +56,7 @@ _MESSAGES: dict[str, dict[MessageKind, tuple[str, str]]] = {
         MessageKind.END_OF_GAME: ("Maribel wins!", "52 points. Hold OK to play again."),
         MessageKind.RENEGE: ("Pau reneged", ""),
         MessageKind.INFO: ("Chip bag empty", ""),
+        MessageKind.QUESTION: ("Who laid the 6 of coins?", "Maribel: OK yes, PASS next name"),
     },
 }
 
@@ -66,7 +68,7 @@ def _seises(seats: int) -> SeisesView:
             Seat(name, cards_left=max(hand - 3 * i, 0), score=(7 * i + 5 * (i % 3)) % 50)
             for i, name in enumerate(_NAMES[:seats])
         ),
-        turn=2,
+        turn=2 % seats,
         mano=1,
         pot=17,
         reserve=33,
@@ -75,7 +77,7 @@ def _seises(seats: int) -> SeisesView:
 
 
 def _sexto_set(result: str | None, language: Language) -> SextoSetView:
-    counts = ((3, 1), (0, 2), (4, 4), (1, 0), (2, 5), (0, 0), (12, 11), (2, 3))
+    counts = ((3, 1), (0, 2), (4, 4), (1, 0), (2, 5), (1, 0), (12, 11), (2, 3))
     lines = tuple(
         Line(
             master_id=mid,
@@ -92,9 +94,10 @@ def _sexto_set(result: str | None, language: Language) -> SextoSetView:
         lines=lines,
         masters_won=(won_a, won_b),
         draw_pile=0 if result else 14,
-        turn="B",
+        turn="B",  # whose turn, or once the set ended, the pair that leads the next one
         sets_won=(2, 1) if result else (1, 1),
         result="A" if result else None,
+        match_masters=(14 + won_a, 11 + won_b) if result else (14, 11),
     )
 
 
@@ -114,7 +117,7 @@ def example_views(language: Language) -> dict[str, TableView]:
     """Named example views in ``language``: every screen and every message kind."""
     messages = {kind: Message(kind, title, action) for kind, (title, action) in _MESSAGES[language].items()}
     views: dict[str, TableView] = {}
-    for seats in (4, 5, 6, 8):
+    for seats in (2, 3, 4, 5, 6, 8):
         views[f"seises-{seats}-seats"] = TableView(game=_seises(seats), language=language)
     ended = _seises(5)
     views["seises-renege"] = TableView(game=ended, message=messages[MessageKind.RENEGE], language=language)

@@ -30,9 +30,11 @@ LOOK: dict[ZoneLight, tuple[Colour, Mode]] = {
 }
 # Seconds on and off of a blink: an illegal play flashes fast to be seen at once, an unknown card slower.
 BLINK: dict[ZoneLight, tuple[float, float]] = {ZoneLight.ILLEGAL: (0.25, 0.25), ZoneLight.UNKNOWN: (0.5, 0.5)}
-# The status LED: steady when ready, a slow blink while the hub is lost, a fast one on an error.
+# The status LED: steady when ready, a slow blink while the hub is lost, a fast one on an error, and long
+# flashes with short gaps while a renuncio is on the screen.
 STATUS_BLINK: dict[StatusLight, tuple[float, float] | None] = {
     StatusLight.READY: None,
+    StatusLight.RENEGE: (0.6, 0.2),
     StatusLight.HUB_LOST: (1.0, 1.0),
     StatusLight.ERROR: (0.15, 0.15),
 }

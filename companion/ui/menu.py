@@ -13,7 +13,10 @@ picking a value returns it as a :class:`Choice` and goes back to the settings::
     5
 
 Only values that make a playable game are offered: Seises deals every card, so the number of players must
-divide the deck (40 cards: 4, 5 or 8 players; 48: 4, 6 or 8), and 6º SET is played by two pairs.
+divide the deck (40 cards: 2, 4, 5 or 8 players; 48: 2, 3, 4, 6 or 8; counts below the sheet's ideal 4 to 8 say
+so), and 6º SET is played by two pairs. Seises seat names come from the config (``seat_names``), in the order
+the players sit; they are not set here: at a new game's first play the referee asks which of them laid the 6 of
+oros, and numbers the seats from that player.
 """
 
 from __future__ import annotations
@@ -30,6 +33,7 @@ __all__ = ["GAMES", "Choice", "Menu", "Settings", "decks_for", "players_for"]
 GAMES = ("seises", "sexto-set")
 _DECK_SIZES = {"spanish-40": 40, "spanish-48": 48, "squadratik": 0}
 _SETTINGS = ("game", "players", "deck", "language")
+_IDEAL_PLAYERS = 4  # "Lo ideal es que intervengan de cuatro a ocho jugadores" (Seises §2)
 _ACTIONS = ("new_game", "close")
 Key = Literal["game", "players", "deck", "language", "new_game", "close"]
 
@@ -39,8 +43,8 @@ def decks_for(game: str) -> tuple[str, ...]:
 
 
 def players_for(game: str, deck: str) -> tuple[int, ...]:
-    if game == "seises":
-        return tuple(count for count in range(4, 9) if _DECK_SIZES[deck] % count == 0)
+    if game == "seises":  # as companion.rules.seises.player_counts, without loading the deck
+        return tuple(count for count in range(2, 9) if _DECK_SIZES[deck] % count == 0)
     return (4,)
 
 
@@ -102,7 +106,7 @@ class Menu:
         language = self.settings.language
         if self.editing is None:
             items = tuple(
-                f"{tr(key, language)}: {self._label(key, getattr(self.settings, key))}" for key in _SETTINGS
+                f"{tr(key, language)}: {self._label(key, getattr(self.settings, key), note=False)}" for key in _SETTINGS
             ) + tuple(tr(action, language) for action in _ACTIONS)
             title = tr("menu", language)
         else:
@@ -122,8 +126,12 @@ class Menu:
             return players_for(self.settings.game, self.settings.deck)
         return LANGUAGES
 
-    def _label(self, key: str, value: str | int) -> str:
-        return str(value) if key == "players" else tr(str(value), self.settings.language)
+    def _label(self, key: str, value: str | int, *, note: bool = True) -> str:
+        """A value as listed; a Seises player count below the sheet's ideal says so where there is room."""
+        if key != "players":
+            return tr(str(value), self.settings.language)
+        below_ideal = note and self.settings.game == "seises" and int(value) < _IDEAL_PLAYERS
+        return f"{value} ({tr('ideal_players', self.settings.language)})" if below_ideal else str(value)
 
     def _pick(self) -> Choice | None:
         if self.editing is None:

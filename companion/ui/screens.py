@@ -192,8 +192,8 @@ def draw_seises(draw: ImageDraw.ImageDraw, view: SeisesView, *, language: str = 
     A seat's cell shows its name, its cards left and its score, with a bar under it that fills towards the
     target (50). The seat whose turn it is is drawn inverted; the mano's name is followed by '*'.
     """
-    if not 1 <= len(view.seats) <= 8:
-        raise ValueError(f"a Seises table has 4 to 8 seats, this view has {len(view.seats)}")
+    if not 2 <= len(view.seats) <= 8:
+        raise ValueError(f"a Seises table has 2 to 8 seats, this view has {len(view.seats)}")
     pot = f"{tr('pot', language)} {view.pot}"
     reserve = [f"{tr(key, language)} {view.reserve}" for key in ("reserve", "reserve_short")]
     if view.owed:
@@ -225,21 +225,27 @@ def draw_seises(draw: ImageDraw.ImageDraw, view: SeisesView, *, language: str = 
 
 
 def draw_sexto_set(draw: ImageDraw.ImageDraw, view: SextoSetView, *, language: str = "es", message: str = "") -> None:
-    """The 6º SET scoreboard: whose turn and the draw pile, then the 8 lines, then masters and sets won
-    (pair A - pair B), or the last message.
+    """The 6º SET scoreboard: whose turn and the draw pile (once a set ended: its result, master cards won, and
+    the pair that leads the next set), then the 8 lines, then the match: sets won and master cards won over
+    the match (pair A - pair B), or the last message.
 
     A line's cell shows its master card, the cards each pair placed (A:B) and the pair that leads it; a
     line led by pair A is drawn inverted, so the split of the table reads at a glance.
     """
     if len(view.lines) != 8:
         raise ValueError(f"6º SET has 8 lines, this view has {len(view.lines)}")
-    pile = f"{tr('draw_pile', language)} {view.draw_pile}"
-    turn = f"{tr('turn', language)}: {view.turn}"
-    sets = f"{tr('sets', language)} {view.sets_won[0]}-{view.sets_won[1]}"
+    header = (f"{tr('turn', language)}: {view.turn}", f"{tr('draw_pile', language)} {view.draw_pile}")
     if view.result is not None:
-        turn = tr("draw", language) if view.result == "draw" else f"{tr('winner', language)}: {view.result}"
-    masters = f"{tr('masters', language)} {view.masters_won[0]}-{view.masters_won[1]}"
-    _header_footer(draw, (turn, pile), _footer(masters, sets, message))
+        result = tr("draw", language) if view.result == "draw" else f"{tr('winner', language)}: {view.result}"
+        header = (f"{result} {view.masters_won[0]}-{view.masters_won[1]}", f"{tr('leads_next', language)}: {view.turn}")
+    sets = f"{tr('sets', language)} {view.sets_won[0]}-{view.sets_won[1]}"
+    tally = f"{view.match_masters[0]}-{view.match_masters[1]}"
+    masters = first_fitting(
+        [f"{tr(label, language)} {tally}" for label in ("masters", "masters_short")],
+        "body",
+        WIDTH - text_width(sets, "body") - 4,
+    )
+    _header_footer(draw, header, _footer(sets, masters, message))
 
     for index, line in enumerate(view.lines):
         x, y = _cell_origin(index, 4)

@@ -25,6 +25,8 @@ STRINGS: dict[str, tuple[str, str]] = {
     "turn": ("Turno", "Turn"),
     "draw_pile": ("Mazo", "Pile"),
     "masters": ("Maestras", "Masters"),
+    "masters_short": ("Maest.", "Mast."),
+    "leads_next": ("Sale", "Next"),  # the pair that leads the next set
     "sets": ("Sets", "Sets"),
     "winner": ("Gana", "Winner"),
     "draw": ("Empate", "Draw"),
@@ -32,6 +34,7 @@ STRINGS: dict[str, tuple[str, str]] = {
     "menu_hint": ("OK elige PASO baja", "OK pick PASS next"),
     "game": ("Juego", "Game"),
     "players": ("Jugadores", "Players"),
+    "ideal_players": ("ideal 4-8", "ideal 4-8"),  # beside a Seises player count below the sheet's ideal
     "deck": ("Baraja", "Deck"),
     "language": ("Idioma", "Language"),
     "new_game": ("Nueva partida", "New game"),

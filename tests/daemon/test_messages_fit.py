@@ -53,13 +53,14 @@ def test_every_refusal_fits_the_screen(reason: Reason, lang: str) -> None:
     fits(Message(MessageKind.ILLEGAL, refusal.title(lang), refusal.todo(lang)))
 
 
-TITLES = sorted(set(TEXT) - set(TODO.values()) - {"seat", "renege_do"})
+# Lines the referee puts together itself: a fragment, or a "what to do" line with another title than its own.
+PIECES = {"seat", "penalty", "renege_do", "renege_hand", "new_game_names_do"}
+TITLES = sorted(set(TEXT) - set(TODO.values()) - PIECES)
+BUILT = [("renege", "renege_hand"), ("new_game", "new_game_names_do"), ("game_won", "renege_points")]
 
 
-@pytest.mark.parametrize("lang", [0, 1])
-@pytest.mark.parametrize("key", TITLES)
-def test_every_referee_message_fits_the_screen(key: str, lang: int) -> None:
-    fields = {
+def fields(lang: int) -> dict[str, object]:
+    return {
         "zone": "z8",
         "zones": "z1, z8",
         "card": LONGEST["es" if lang == 0 else "en"],
@@ -74,6 +75,24 @@ def test_every_referee_message_fits_the_screen(key: str, lang: int) -> None:
         "action": LONGEST["es" if lang == 0 else "en"],
         "game": "sexto-set",
         "n": 8,
+        "points": 50,
+        "penalty": TEXT["penalty"][lang].format(points=50),
+        "leads": "B",
+        "name": "Maximiliano",
     }
-    todo = TEXT[TODO[key]][lang].format(**fields) if key in TODO else ""
-    fits(Message(MessageKind.INFO, TEXT[key][lang].format(**fields), todo))
+
+
+@pytest.mark.parametrize("lang", [0, 1])
+@pytest.mark.parametrize("key", TITLES)
+def test_every_referee_message_fits_the_screen(key: str, lang: int) -> None:
+    todo = TEXT[TODO[key]][lang].format(**fields(lang)) if key in TODO else ""
+    fits(Message(MessageKind.INFO, TEXT[key][lang].format(**fields(lang)), todo))
+
+
+@pytest.mark.parametrize("lang", [0, 1])
+@pytest.mark.parametrize(("title", "todo"), BUILT)
+def test_every_message_the_referee_puts_together_fits_the_screen(title: str, todo: str, lang: int) -> None:
+    todo_text = TEXT[todo][lang].format(**fields(lang))
+    if title == "game_won":  # a renuncio on the game's last card comes before what to do next
+        todo_text = f"{todo_text}. {TEXT['new_game_do'][lang]}"
+    fits(Message(MessageKind.END_OF_HAND, TEXT[title][lang].format(**fields(lang)), todo_text))

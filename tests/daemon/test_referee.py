@@ -15,7 +15,7 @@ from companion.referee import HubStatus, JournalStatus, ReaderStatus, Referee
 from companion.rules import Pass, Pay, Play, Seises, SextoSet
 from companion.rules.robots import SextoSetTable
 from companion.ui.buttons import Press
-from companion.view import MessageKind, SeisesView, SextoSetView, StatusLight, ZoneLight
+from companion.view import Message, MessageKind, SeisesView, SextoSetView, StatusLight, ZoneLight
 
 SHORT, LONG = "short", "long"
 MASTERS = ("M1R", "M2R", "M3R", "M4R", "M1B", "M2B", "M3B", "M4B")
@@ -173,11 +173,47 @@ def test_the_card_left_behind_on_a_crowded_zone_is_the_one_meant() -> None:
     assert light(referee) is ZoneLight.PENDING_OK and referee.view().message is None
 
 
-def test_seat_names_come_in_playing_order_from_the_six_of_oros() -> None:
-    referee = seises(seat_names=("Ana", "Luis", "Eva", "Pau"))
+def seat_names(referee: Referee) -> list[str]:
     view = referee.view().game
-    assert isinstance(view, SeisesView) and [s.name for s in view.seats] == ["Ana", "Luis", "Eva", "Pau"]
-    assert [s.name for s in seises().view().game.seats] == ["Asiento 1", "Asiento 2", "Asiento 3", "Asiento 4"]  # type: ignore[union-attr]
+    assert isinstance(view, SeisesView)
+    return [seat.name for seat in view.seats]
+
+
+def test_seat_names_are_turned_so_that_whoever_laid_the_six_of_oros_is_seat_1() -> None:
+    referee = seises(seat_names=("Ana", "Luis", "Eva", "Pau"))  # in the order they sit
+    assert seat_names(referee) == ["Asiento 1", "Asiento 2", "Asiento 3", "Asiento 4"]  # nobody knows yet
+    lay(referee, "6O")
+    assert press(referee, "confirm") == []  # not yet: the referee asks who laid it
+    message = referee.view().message
+    assert message is not None and message.kind is MessageKind.QUESTION
+    assert (message.title, message.action) == ("¿Quién puso el 6 de oros?", "Ana: OK sí, PASO otro nombre")
+    press(referee, "pass"), press(referee, "pass")
+    assert referee.view().message.action.startswith("Eva:")  # type: ignore[union-attr]
+    entries = press(referee, "confirm", t=2.0)
+    assert entries == [Entry("action", "play 6O  # seat 1: name 3 (Eva)", 2.0)]
+    assert seat_names(referee) == ["Eva", "Pau", "Ana", "Luis"]
+    view = referee.view().game
+    assert isinstance(view, SeisesView) and view.seats[view.turn].name == "Pau"
+    again = seises(seat_names=("Ana", "Luis", "Eva", "Pau"))
+    again.replay(entries)  # after a power cut, the journal gives the same names
+    assert seat_names(again) == ["Eva", "Pau", "Ana", "Luis"]
+    assert press(referee, "undo", LONG) == [Entry("undo", "", 0.0)]
+    assert seat_names(referee) == ["Asiento 1", "Asiento 2", "Asiento 3", "Asiento 4"]
+    again.replay([Entry("undo", "", 0.0)])
+    assert seat_names(again) == seat_names(referee)
+
+
+def test_asking_who_laid_the_six_of_oros_can_be_given_up_and_a_card_tapped_asks_at_once() -> None:
+    referee = seises(seat_names=("Ana", "Luis", "Eva", "Pau"), confirm_turns=False)
+    assert tap(referee, "6O") == []
+    assert referee.asking == 0
+    press(referee, "undo")  # the 6 of oros was laid by mistake: nothing is played
+    assert (referee.asking, referee.pending, referee.game.actions) == (None, None, [])
+    tap(referee, "6O")
+    press(referee, "pass")
+    assert press(referee, "confirm") == [Entry("action", "play 6O  # seat 1: name 2 (Luis)", 0.0)]
+    assert seat_names(referee)[0] == "Luis"
+    assert [s.name for s in seises().view().game.seats][:1] == ["Asiento 1"]  # type: ignore[union-attr]
 
 
 def sexto(**config: object) -> Referee:
@@ -242,6 +278,9 @@ def test_sexto_set_pass_then_confirm_loses_the_set_and_the_view_shows_it() -> No
     winner = "B" if loser == "A" else "A"
     assert view.game.result == winner and view.game.sets_won == ((1, 0) if winner == "A" else (0, 1))
     assert view.message is not None and view.message.kind is MessageKind.END_OF_SET
+    # set 1 was led by A: B leads set 2, and the next card is credited to B
+    assert view.game.turn == "B" and view.message.action == "Recoged: empieza la pareja B"
+    assert sum(view.game.match_masters) == sum(view.game.masters_won) > 0
 
 
 def test_end_of_hand_and_renege_messages() -> None:
@@ -255,6 +294,46 @@ def test_end_of_hand_and_renege_messages() -> None:
             tap(referee, card)
     message = referee.view().message
     assert message is not None and message.kind is MessageKind.RENEGE and "Renuncio" in message.title
+    assert referee.view().status is StatusLight.RENEGE  # the status LED's renuncio look
+    tap(referee, "6E")
+    assert referee.view().status is StatusLight.READY
+
+
+def test_a_renuncio_proven_by_the_last_card_is_shown_with_the_hand_won() -> None:
+    referee = seises(confirm_turns=False, options={"renege_penalty": "points"})
+    tap(referee, "6O")
+    for _ in range(3):  # seats 2, 3 and 4 pay while 7O is legal
+        press(referee, "pass"), press(referee, "confirm")
+    tap(referee, "5O")
+    game = referee.game
+    referee.game = Seises.from_snapshot({**game.snapshot(), "hand_sizes": [9, 1, 10, 10], "scores": [0, 8, 0, 0]})
+    tap(referee, "7O")  # seat 2's last card, legal when it paid
+    view = referee.view()
+    assert view.message is not None and view.message.kind is MessageKind.END_OF_HAND
+    assert view.message.title == "Renuncio: Asiento 2"
+    assert view.message.action == "Gana la mano: +3. Pagó teniendo 7 de oros: -5 puntos"
+    assert view.status is StatusLight.RENEGE
+    assert referee.game.scores == [0, 6, 0, 0]  # 8 - 5, then the pot of 3
+
+
+def test_a_whole_round_of_pays_says_somebody_reneged() -> None:
+    referee = seises(confirm_turns=False, language="en")
+    tap(referee, "6O")
+    for _ in range(4):
+        press(referee, "pass"), press(referee, "confirm")
+    view = referee.view()
+    assert view.message == Message(MessageKind.RENEGE, "Somebody reneged!", "All paid, yet cards in hands fit")
+    assert view.status is StatusLight.RENEGE
+
+
+def test_an_undo_says_what_it_took_back_as_the_game_says_it() -> None:
+    referee = seises(confirm_turns=False)
+    tap(referee, "6O")
+    press(referee, "pass"), press(referee, "confirm")
+    press(referee, "undo", LONG)
+    assert referee.view().message == Message(MessageKind.INFO, "Deshecho: el pago de una ficha")
+    press(referee, "undo", LONG)
+    assert referee.view().message == Message(MessageKind.INFO, "Deshecho: 6 de oros")
 
 
 def test_hub_reader_and_disk_problems_show_on_the_status_light_and_screen() -> None:

@@ -41,7 +41,9 @@ def test_an_illegal_line_stops_with_status_1_and_its_reason(capsys: pytest.Captu
     status, out, _ = run(capsys, "seises", "--json", stdin="play 6O\nplay 9O\nplay 7O\n")
     lines = out.splitlines()
     assert status == 1
-    assert lines[1] == "2: asiento 2 juega 9O — no: 9O: no es de spanish-40. Retírala; revisa la baraja o el registro."
+    assert lines[1] == (
+        "2: asiento 2 juega 9O — no: La carta «9O» no es de spanish-40. Retírala; revisa la baraja o el registro."
+    )
     assert json.loads(lines[-1])["rows"]["O"] == [6, 6]  # the run stopped: 7O was never played
 
 
@@ -106,12 +108,23 @@ def test_seises_json_has_every_field(capsys: pytest.CaptureFixture[str]) -> None
 @pytest.mark.parametrize(
     ("args", "stdin", "message"),
     [
-        (["seises", "--players", "6"], "", "2, 4, 5 or 8 players"),
+        (
+            ["seises", "--lang", "en", "--players", "6"],
+            "",
+            "2, 4, 5 or 8 players, so that every hand gets the same number of cards (the rule sheet recommends 4 to 8)",
+        ),
+        (["seises", "--players", "6"], "", "lo juegan 2, 4, 5 o 8 jugadores"),
         (["seises", "--deck", "nope.toml"], "", "no such deck"),
-        (["seises", "--option", "renege_penalty"], "", "KEY=VALUE"),
-        (["seises", "--option", "renege_penalty=chip"], "", "flag or points"),
-        (["sexto-set"], "jump M1R\n", "line 1: not an action: 'jump M1R'"),
-        (["seises"], "play M1R N01\n", "write play <card>, pay or undo"),
+        (["seises", "--lang", "en", "--option", "renege_penalty"], "", "--option takes KEY=VALUE"),
+        (["seises", "--option", "renege_penalty"], "", "--option se escribe CLAVE=VALOR"),
+        (["seises", "--lang", "en", "--option", "renege_penalty=chip"], "", "takes flag or points, not 'chip'"),
+        (["seises", "--option", "renege_penalty=chip"], "", "admite flag o points, no 'chip'"),
+        (["seises", "--option", "renege_points=0"], "", "admite un número entero de 1 a 50"),
+        (["sexto-set", "--lang", "en"], "jump M1R\n", "line 1: not an action: 'jump M1R'"),
+        (["sexto-set"], "jump M1R\n", "línea 1: no es una acción: 'jump M1R'"),
+        (["seises", "--lang", "en"], "play\n", "(write play <card>, pay or undo)"),
+        (["sexto-set", "--players", "4"], "", "El 6º SET lo juegan dos parejas: --players es solo para el Seises"),
+        (["sexto-set", "--lang", "en", "--players", "4"], "", "--players is for Seises only"),
     ],
 )
 def test_usage_and_file_errors_exit_2_with_a_message(
@@ -124,7 +137,55 @@ def test_usage_and_file_errors_exit_2_with_a_message(
 
 def test_a_missing_transcript_file_exits_2(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
     status, _, err = run(capsys, "seises", str(tmp_path / "missing.txt"))
-    assert status == 2 and "missing.txt" in err
+    assert status == 2 and err.strip().endswith("missing.txt: no existe el fichero")
+    status, _, err = run(capsys, "seises", "--lang", "en", str(tmp_path / "missing.txt"))
+    assert status == 2 and err.strip().endswith("missing.txt: no such file")
+
+
+def test_a_malformed_line_with_json_still_prints_the_state_of_the_lines_before_it(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    status, out, err = run(capsys, "seises", "--json", stdin="play 6O\nplay 7O\nplya 5O\nplay 5O\n")
+    assert status == 2 and "línea 3" in err
+    assert out.splitlines()[:2] == ["1: asiento 1 juega 6 de oros", "2: asiento 2 juega 7 de oros"]
+    assert json.loads(out.splitlines()[-1])["rows"]["O"] == [6, 7]
+
+
+def test_pass_in_seises_and_a_line_are_refused_by_the_engine_as_docs_rules_says(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    status, out, _ = run(capsys, "seises", "--lang", "en", "--keep-going", stdin="play 6O\npass\nplay M1R 7O\n")
+    assert status == 1  # an illegal line (wrong_action), not a usage error
+    assert out.splitlines()[1] == (
+        "2: seat 2 passes: cannot link — refused: Seises has no «pass». Play a card or pay one chip."
+    )
+    assert "Seises has no «play M1R 7O»" in out.splitlines()[2]
+    status, out, _ = run(capsys, "sexto-set", "--lang", "en", stdin="pay\n")
+    assert status == 1 and "6º SET has no «pay»" in out
+
+
+def test_an_unknown_card_is_named_as_typed(capsys: pytest.CaptureFixture[str]) -> None:
+    status, out, _ = run(capsys, "sexto-set", "--lang", "en", stdin="play M1R n01\n")
+    assert status == 1
+    assert "Card «n01» is not in squadratik" in out
+
+
+def test_an_undo_says_what_it_took_back_as_the_game_says_it(capsys: pytest.CaptureFixture[str]) -> None:
+    status, out, _ = run(capsys, "seises", stdin="play 6O\npay\nundo\nundo\n")
+    assert status == 0
+    assert out.splitlines()[2:] == ["3: deshecho: el pago de una ficha", "4: deshecho: 6 de oros"]
+
+
+def test_after_a_set_the_pair_that_leads_the_next_one_is_named(capsys: pytest.CaptureFixture[str]) -> None:
+    transcript = Path(__file__).parents[1] / "games" / "sexto-set-match-of-three.txt"
+    status, out, _ = run(capsys, "sexto-set", "--lang", "en", "--json", str(transcript))
+    assert status == 0
+    ended = [line for line in out.splitlines() if "wins the set" in line or "drawn set" in line]
+    assert len(ended) == 3
+    assert ended[0].endswith("; pair B leads the next one") and ended[1].endswith("; pair A leads the next one")
+    assert sum(": set 2 begins" in line or "; set 2 begins" in line for line in out.splitlines()) == 1
+    state = json.loads(out.splitlines()[-1])
+    assert state["turn"] == "B" and sum(state["match_masters"].values()) > 8
 
 
 def test_a_user_deck_file_is_used(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:

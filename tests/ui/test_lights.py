@@ -19,6 +19,7 @@ ZONES = {
     "rgb": ZonePins("RGB", red=12, green=16, blue=20, reader=None),
 }
 BLINK_S = 0.03
+STATUS_LOOKS = dict(lights.STATUS_BLINK)  # the real rhythms, before the quick ones replace them
 
 
 @pytest.fixture(autouse=True)
@@ -125,6 +126,17 @@ def test_the_status_led_is_steady_when_ready_and_blinks_on_trouble(
     status = states(mock_factory, 26)
     assert status[:4] == [False, True, True, False] or status[:4] == [False, True, False, True]
     assert status[-1] is True and len(status) >= 5
+
+
+def test_a_renuncio_gives_the_status_led_a_look_of_its_own(table: ZoneLights, mock_factory: MockFactory) -> None:
+    looks = [look for look in STATUS_LOOKS.values() if look is not None]
+    assert STATUS_LOOKS[StatusLight.RENEGE] is not None and len(set(looks)) == len(looks)
+    table.apply({}, StatusLight.READY)
+    table.apply({}, StatusLight.RENEGE)
+    time.sleep(BLINK_S * 4)
+    table.apply({}, StatusLight.READY)
+    status = states(mock_factory, 26)
+    assert status.count(False) >= 2 and status[-1] is True  # it blinked, then steady again
 
 
 def test_a_zone_missing_from_the_pin_map_is_named(table: ZoneLights) -> None:

@@ -45,12 +45,12 @@ def test_picking_a_value_returns_it_and_goes_back_to_the_settings() -> None:
 
 
 def test_only_player_counts_that_deal_the_whole_deck_are_offered() -> None:
-    assert players_for("seises", "spanish-40") == (4, 5, 8)
-    assert players_for("seises", "spanish-48") == (4, 6, 8)
+    assert players_for("seises", "spanish-40") == (2, 4, 5, 8)
+    assert players_for("seises", "spanish-48") == (2, 3, 4, 6, 8)
     assert players_for("sexto-set", "squadratik") == (4,)
     menu = Menu(Settings(players=8))
     press(menu, "pass", "confirm")
-    assert menu.view().items == ("4", "5", "8") and menu.view().selected == 2
+    assert menu.view().items == ("2 (ideal 4-8)", "4", "5", "8") and menu.view().selected == 3
 
 
 def test_changing_the_game_moves_deck_and_players_to_playable_values() -> None:
@@ -84,7 +84,7 @@ def test_new_game_and_close_are_actions() -> None:
 
 
 def test_settings_that_cannot_be_played_are_refused_with_the_choices() -> None:
-    with pytest.raises(ValueError, match="6 players cannot play seises with spanish-40: use 4, 5, 8"):
+    with pytest.raises(ValueError, match="6 players cannot play seises with spanish-40: use 2, 4, 5, 8"):
         Settings(players=6)
     with pytest.raises(ValueError, match="use squadratik"):
         Settings(game="sexto-set", deck="spanish-40")

@@ -109,9 +109,10 @@ def test_long_player_names_are_shortened_not_spilled() -> None:
     assert image.getbbox() is not None
 
 
-def test_a_seises_view_without_seats_is_refused() -> None:
-    with pytest.raises(ValueError, match="4 to 8 seats"):
-        draw_seises(ImageDraw.Draw(Image.new("1", (128, 64))), SeisesView((), 0, 0, 0, 50))
+def test_a_seises_view_without_two_seats_is_refused() -> None:
+    for seats in ((), (Seat("Ana", 40, 0),)):
+        with pytest.raises(ValueError, match="2 to 8 seats"):
+            draw_seises(ImageDraw.Draw(Image.new("1", (128, 64))), SeisesView(seats, 0, 0, 0, 50))
 
 
 def test_a_frame_is_sent_only_when_the_view_changes(screen: Screen, bus: FakeI2CBus) -> None:
