@@ -67,6 +67,7 @@ class Daemon:
     clock: Callable[[], float] = time.monotonic
     on_started: Callable[[Daemon], None] | None = None  # the tests' and the benchmark's hook
     table: Table | None = None
+    screen: Screen | None = None
     stopped_view: TableView | None = None  # what the screen was left showing
     _stack: contextlib.ExitStack = field(default_factory=contextlib.ExitStack)
     _readers: ReaderBackend | None = None
@@ -198,7 +199,10 @@ class Daemon:
         except (OSError, ValueError, ImportError, luma.core.error.Error) as exc:
             log.error("no display (%s): refereeing without a screen; companion doctor says what is wrong", exc)
             return None
-        return Screen(device, dim_after_s=self.config.dim_after_s)
+        # Frames go out from the screen's own thread: a full frame holds the I2C bus 23 ms even at 400 kHz.
+        self.screen = Screen(device, dim_after_s=self.config.dim_after_s, background=True)
+        self._stack.callback(self.screen.close)  # after the last frame (the stopped screen) is sent
+        return self.screen
 
     def _open_readers(self, pinmap: PinMap, registry: Registry) -> ReaderBackend:
         config = self.config

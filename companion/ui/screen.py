@@ -18,9 +18,12 @@ from __future__ import annotations
 import argparse
 import errno
 import logging
+import threading
+import time
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+import luma.core.error
 import luma.core.framebuffer
 import luma.oled.device
 from luma.core import cmdline
@@ -31,11 +34,12 @@ from PIL import Image
 from companion.ui.screens import HEIGHT, WIDTH, draw_table
 from companion.view import TableView
 
-__all__ = ["FakeI2CBus", "Screen", "frame_to_text", "make_device", "parse_options"]
+__all__ = ["FakeI2CBus", "Screen", "draw_frame", "frame_to_text", "i2c_write_s", "make_device", "parse_options"]
 
 log = logging.getLogger(__name__)
 
 BRIGHT, DIM = 0xCF, 0x08  # 0xCF is luma's own start-up contrast for the ssd1306
+CLOSE_S = 2.0  # what close waits for the last frames: one full frame takes 0.1 s even at 100 kHz
 
 
 class Screen:
@@ -43,9 +47,15 @@ class Screen:
 
     ``dim_after_s`` seconds after the last change or :meth:`wake`, :meth:`tick` lowers the contrast; the next
     change or wake restores it. Time always comes in as an argument (the daemon's monotonic clock).
+
+    With ``background``, a thread of the screen's own owns the device and sends the frames (the daemon's way: a
+    full frame holds the I2C bus 92 ms at 100 kHz, 23 ms at 400 kHz, and a scan or a press must not wait for
+    it). :meth:`show` then only hands the view over; a newer frame replaces one not yet sent, so the panel is
+    never more than one frame behind. Without it (the demo and the tests, on a simulated clock) every call draws
+    at once. :meth:`close` sends what is still waiting, then stops the thread.
     """
 
-    def __init__(self, device: Any, *, dim_after_s: float = 120.0) -> None:
+    def __init__(self, device: Any, *, dim_after_s: float = 120.0, background: bool = False) -> None:
         if device.width < WIDTH or device.height < HEIGHT:
             raise ValueError(
                 f"the screens need a display of at least {WIDTH}x{HEIGHT} pixels, this one is "
@@ -56,36 +66,122 @@ class Screen:
         self._shown: TableView | None = None
         self._last_event = 0.0
         self._dimmed = False
+        self._painter = _Painter(device) if background else None
 
     def show(self, view: TableView, now: float) -> bool:
-        """Draw ``view`` unless it is the one on the screen; return whether a frame was sent.
+        """Draw ``view`` unless it is the one on the screen; return whether a frame was sent (or, in the
+        background, handed to the sender).
 
         The table calls it after every event, so it also wakes the screen, even when nothing on it changed.
         """
         self.wake(now)
         if view == self._shown:
             return False
-        with canvas(self.device) as draw:
-            draw_table(draw, view)
         self._shown = view
+        if self._painter is not None:
+            self._painter.frame(view)
+        else:
+            draw_frame(self.device, view)
         return True
 
     def wake(self, now: float) -> None:
         """Something happened at the table: full brightness, and the idle time starts again."""
         self._last_event = now
         if self._dimmed:
-            self.device.contrast(BRIGHT)
+            self._contrast(BRIGHT)
             self._dimmed = False
 
     def tick(self, now: float) -> None:
         """Dim the screen once it has been idle for ``dim_after_s`` seconds."""
         if not self._dimmed and now - self._last_event >= self.dim_after_s:
-            self.device.contrast(DIM)
+            self._contrast(DIM)
             self._dimmed = True
 
     @property
     def dimmed(self) -> bool:
         return self._dimmed
+
+    @property
+    def idle(self) -> bool:
+        """Nothing waits to be sent and nothing is being sent: the panel shows the last view given."""
+        return self._painter is None or self._painter.idle
+
+    def close(self) -> None:
+        if self._painter is not None:
+            self._painter.close()
+
+    def _contrast(self, level: int) -> None:
+        if self._painter is not None:
+            self._painter.contrast(level)
+        else:
+            self.device.contrast(level)
+
+
+def draw_frame(device: Any, view: TableView) -> None:
+    """One frame of ``view`` through the driver to the panel."""
+    with canvas(device) as draw:
+        draw_table(draw, view)
+
+
+class _Painter:
+    """The thread that owns the device in the background: at most one frame and one contrast waiting, the
+    newest of each; the contrast goes first (a wake brightens the panel before the frame that woke it)."""
+
+    def __init__(self, device: Any) -> None:
+        self.device = device
+        self._work = threading.Condition()
+        self._frame: TableView | None = None
+        self._contrast: int | None = None
+        self._busy = False
+        self._closing = False
+        self._failed = False
+        self._thread = threading.Thread(target=self._run, name="screen", daemon=True)
+        self._thread.start()
+
+    def frame(self, view: TableView) -> None:
+        with self._work:
+            self._frame = view  # a frame not yet sent is replaced: only the newest matters
+            self._work.notify()
+
+    def contrast(self, level: int) -> None:
+        with self._work:
+            self._contrast = level
+            self._work.notify()
+
+    @property
+    def idle(self) -> bool:
+        with self._work:
+            return not self._busy and self._frame is None and self._contrast is None
+
+    def close(self) -> None:
+        with self._work:
+            self._closing = True
+            self._work.notify()
+        self._thread.join(timeout=CLOSE_S)
+
+    def _run(self) -> None:
+        while True:
+            with self._work:
+                while self._frame is None and self._contrast is None and not self._closing:
+                    self._work.wait()
+                frame, contrast = self._frame, self._contrast
+                self._frame = self._contrast = None
+                if frame is None and contrast is None:  # closing, and everything was sent
+                    return
+                self._busy = True
+            try:
+                if contrast is not None:
+                    self.device.contrast(contrast)
+                if frame is not None:
+                    draw_frame(self.device, frame)
+                self._failed = False
+            except (OSError, luma.core.error.Error) as exc:  # the panel came loose: the table goes on without it
+                if not self._failed:
+                    log.error("the display stopped answering (%s); the table goes on, the next frame tries again", exc)
+                self._failed = True
+            finally:
+                with self._work:
+                    self._busy = False
 
 
 def make_device(options: Sequence[str] | Mapping[str, object] = (), *, bus: Any = None) -> Any:
@@ -142,6 +238,14 @@ _NO_ARGUMENT = {0xAE, 0xAF, 0xA0, 0xA1, 0xC0, 0xC8, 0xA4, 0xA5, 0xA6, 0xA7, 0x2E
 _CONTROL_COMMAND, _CONTROL_DATA = 0x00, 0x40
 
 
+def i2c_write_s(data_bytes: int, hz: int) -> float:
+    """Seconds one I2C write of ``data_bytes`` after the control byte holds the bus at ``hz``: every byte, the
+    address and the control byte included, is 8 clocks and an acknowledge clock, plus a START and a STOP
+    (NXP UM10204, the I2C-bus specification, 3.1.5-3.1.6). A full SSD1306 frame as luma sends it on the Pi
+    (one 1,024-byte message through smbus2's i2c_rdwr) is 92.4 ms at 100 kHz, 23.1 ms at 400 kHz."""
+    return (9 * (2 + data_bytes) + 2) / hz
+
+
 class FakeI2CBus:
     """An I2C bus with an SSD1306 at ``address``: the panel's memory, filled by the driver's real bytes.
 
@@ -149,10 +253,26 @@ class FakeI2CBus:
     driver, contrast, and display on/off. Each time the write pointer wraps past the end of the window a frame
     is complete (``frames`` counts them) and :meth:`last_image` decodes it. A write to another address fails
     as on a real bus (``OSError`` EREMOTEIO), and a command the model does not know raises ``ValueError``.
+
+    Every write costs the bus time :func:`i2c_write_s` gives at ``hz`` (the Pi's default is 100 kHz; the table's
+    config.txt sets 400 kHz): ``bus_s`` adds it up, and with ``realtime`` the write also takes that long, as the
+    Pi's blocking ioctl does (the GIL is let go meanwhile). ``in_frame`` is true while a frame is half sent.
+    (luma sends a replacement bus's data in 32-byte writes, each with its own address and control byte: a full
+    frame costs 98 ms at 100 kHz here, against 92 ms in the one message luma sends on the Pi.)
     """
 
-    def __init__(self, address: int = 0x3C, width: int = WIDTH, height: int = HEIGHT) -> None:
+    def __init__(
+        self,
+        address: int = 0x3C,
+        width: int = WIDTH,
+        height: int = HEIGHT,
+        *,
+        hz: int = 400_000,
+        realtime: bool = False,
+    ) -> None:
         self.address = address
+        self.hz, self.realtime = hz, realtime
+        self.bus_s = 0.0
         self.width, self.height = width, height
         self.ram = bytearray(width * height // 8)
         self.frames = 0
@@ -164,6 +284,10 @@ class FakeI2CBus:
         self._last_frame: bytes | None = None
 
     def write_i2c_block_data(self, address: int, register: int, data: Sequence[int]) -> None:
+        cost = i2c_write_s(len(data), self.hz)
+        self.bus_s += cost
+        if self.realtime:
+            time.sleep(cost)
         if address != self.address:
             raise OSError(errno.EREMOTEIO, f"no device answers at 0x{address:02X}")
         if register == _CONTROL_DATA:
@@ -195,6 +319,10 @@ class FakeI2CBus:
             elif command == 0x22:
                 self._pages = (arguments[0], arguments[1])
                 self._page = arguments[0]
+
+    @property
+    def in_frame(self) -> bool:
+        return (self._page, self._column) != (self._pages[0], self._columns[0])
 
     def _write_ram(self, byte: int) -> None:
         self.ram[self._page * self.width + self._column] = byte

@@ -146,6 +146,7 @@ def test_a_journal_that_cannot_be_opened_is_said_retried_and_gets_the_backlog(
         view = daemon.table.referee.view()  # type: ignore[union-attr]
         assert view.message is not None and view.message.title == "La mesa no graba"
         assert view.status is StatusLight.ERROR
+        await until(lambda: daemon.screen is not None and daemon.screen.idle)  # frames leave from their own thread
         assert bus.last_image().convert("1").tobytes() == render(view).convert("1").tobytes()
         daemon._readers.put("6O", "z1")  # type: ignore[attr-defined]
         await until(lambda: len(daemon.table.referee.game.actions) == 1)  # type: ignore[union-attr]
