@@ -100,6 +100,9 @@ class Journal:
         try:
             journal._db = sqlite3.connect(uri, uri=True, isolation_level=None, check_same_thread=False)
             journal._wall = journal._check_tables() == set()
+        except JournalError:
+            journal.close()
+            raise
         except sqlite3.Error as exc:
             journal.close()
             raise _error(journal.path, exc) from exc
