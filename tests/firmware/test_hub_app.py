@@ -6,6 +6,7 @@ what the daemon would see.
 
 import ast
 import asyncio
+import runpy
 import types
 from pathlib import Path
 from typing import Any
@@ -291,3 +292,25 @@ def test_a_lift_is_reported_once_lift_scans_clean_scans_missed_the_card(firmware
         assert scanner.scan_zone(0) == []
     [lifted] = scanner.scan_zone(0)
     assert lifted.uids == () and scanner.zones == [()]
+
+
+def test_main_stays_in_the_repl_in_maintenance_mode_and_restarts_on_a_stray_ctrl_c(
+    firmware: Any, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """main.py as the board runs it: Ctrl-C off first; maintenance mode ends main.py (the REPL); a Ctrl-C that
+    got in before it was off restarts the board rather than leaving it in the REPL without a hub."""
+    import machine
+    import micropython
+
+    monkeypatch.setattr(firmware, "UsbPort", MemoryPort)
+    (tmp_path / "maintenance").write_text("")
+    runpy.run_path(str(FIRMWARE / "main.py"))
+    assert micropython.interrupt_char[0] == -1
+    assert machine.watchdogs == [] and not (tmp_path / "maintenance").exists()
+
+    def interrupted(cfg: Any, port: Any) -> None:
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(firmware, "boot", interrupted)
+    with pytest.raises(machine.Reset):
+        runpy.run_path(str(FIRMWARE / "main.py"))
