@@ -1,24 +1,38 @@
 """The daemon: from a ``ZoneScan`` entering the table to the LED pin changing and the screen frame leaving, over a
-whole simulated game (p50 and p99), start-up to the first scan, and peak memory.
+whole simulated game (p50 and p99); scan to LED while a frame is on the I2C bus; start-up to the first scan, and
+peak memory.
 
 The game is the demo's (robot players, simulated readers, mock pins, the real ssd1306 driver on a fake I2C bus),
-with every scan that changes something timed in-process. Start-up and memory are taken from a process of
-their own, as systemd would start it.
+with every scan that changes something timed in-process. Scan to LED during a frame runs the service itself
+(asyncio, the readers' thread, the screen's thread) on a fake bus that takes the time its bytes take at 100 and
+400 kHz, and times each scan from the reader thread's hand-off to the LED pin. Start-up and memory are taken
+from a process of their own, as systemd would start it.
 """
 
 from __future__ import annotations
 
+import asyncio
+import random
 import statistics
 import subprocess
 import sys
+import tempfile
 import textwrap
+import threading
 import time
+import unittest.mock
+from pathlib import Path
 from typing import Any
 
+from gpiozero.pins.mock import MockFactory, MockPWMPin
+
+from companion.config import parse_config
+from companion.daemon import Daemon
 from companion.demo import Demo
 from companion.journal import Entry, Journal
 from companion.nfc.events import ZoneScan
 from companion.table import Table
+from companion.ui.screen import FakeI2CBus, Screen, i2c_write_s, make_device
 
 STARTUP = textwrap.dedent(
     """
@@ -114,6 +128,90 @@ class _Mark:
         self.marks[self.name] = time.perf_counter()
 
 
+class _TimedDaemon(Daemon):
+    """The service, noting when the readers' thread hands each scan over, and the bus's frame count then if a
+    frame was half sent."""
+
+    bus: FakeI2CBus
+    handed: dict[int, tuple[float, int | None]]
+
+    def _threadsafe(self, loop: asyncio.AbstractEventLoop, call: Any) -> Any:
+        inner = super()._threadsafe(loop, call)
+
+        def from_thread(item: Any) -> None:
+            self.handed[id(item)] = (time.perf_counter(), self.bus.frames if self.bus.in_frame else None)
+            inner(item)
+
+        return from_thread
+
+
+def scan_to_led_during_frames(hz: int, background: bool, changes: int = 120, seed: int = 5) -> tuple[list[float], int]:
+    """For each scan that changed the LED while a frame was half sent: seconds from its hand-off to its LED; and
+    how many of those LEDs waited for that frame to end. A wrong card is laid on z1 and lifted ``changes``
+    times, 10 to 60 ms apart, from a thread of the player's own; ``background`` False draws on the loop, as the
+    daemon did before the screen had its thread. Every frame is whole (luma's full_frame): the worst case."""
+    folder = Path(tempfile.mkdtemp(prefix="companion-bench-"))
+    text = (
+        f'[readers]\nbackend = "sim"\nregistry = "{folder}/r.toml"\npoll_interval_ms = 5\nabsences = 1\n'
+        f'[journal]\npath = "{folder}/j.db"\n'
+    )
+    bus = FakeI2CBus(hz=hz, realtime=True)
+    daemon = _TimedDaemon(
+        parse_config(text, "bench"),
+        pin_factory=MockFactory(revision="c03111", pin_class=MockPWMPin),
+        display=make_device(["--framebuffer", "full_frame"], bus=bus),
+    )
+    daemon.bus, daemon.handed = bus, {}
+    latencies: list[float] = []
+    waited = 0
+    original = Table.scan
+
+    def timed(self: Table, scan: ZoneScan, now: float) -> None:
+        nonlocal waited
+        handed, frames = daemon.handed.pop(id(scan), (0.0, None))
+        marks: dict[str, float] = {}
+        outputs = self.outputs
+        self.outputs = [_Mark(outputs[0], "led", marks), *outputs[1:]]
+        try:
+            original(self, scan, now)
+        finally:
+            self.outputs = outputs
+        if marks and frames is not None:
+            latencies.append(marks["led"] - handed)
+            waited += bus.frames > frames
+
+    def player(stop: asyncio.Event, loop: asyncio.AbstractEventLoop) -> None:
+        rng = random.Random(seed)
+        readers: Any = daemon._readers
+        for change in range(changes):
+            time.sleep(rng.uniform(0.010, 0.060))
+            if change % 2 == 0:
+                readers.put("1C", "z1")  # not the 6 of oros: the zone blinks red
+            else:
+                readers.take("1C")  # and goes dark
+        time.sleep(0.3)
+        loop.call_soon_threadsafe(stop.set)
+
+    async def run() -> None:
+        stop = asyncio.Event()
+        task = asyncio.create_task(daemon.run(stop))
+        while daemon._readers is None:
+            await asyncio.sleep(0.01)
+        threading.Thread(target=player, args=(stop, asyncio.get_running_loop()), daemon=True).start()
+        await task
+
+    def on_the_loop(device: Any, **options: Any) -> Screen:
+        return Screen(device, **(options | {"background": False}))
+
+    Table.scan = timed  # type: ignore[method-assign]
+    try:
+        with unittest.mock.patch("companion.daemon.Screen", Screen if background else on_the_loop):
+            asyncio.run(run())
+    finally:
+        Table.scan = original  # type: ignore[method-assign]
+    return latencies, waited
+
+
 def percentile(values: list[float], p: float) -> float:
     return statistics.quantiles(values, n=100, method="inclusive")[int(p) - 1] if len(values) > 1 else values[0]
 
@@ -146,6 +244,19 @@ def main() -> None:
         print(f"{game}: {scans} scans, {len(to_led)} changed something, {synced} of them wrote the journal first")
         print(f"  scan to LED: p50 {led[0]:.2f} ms, p99 {led[1]:.2f} ms (goal p99 under 2 ms)")
         print(f"  scan to screen frame: p50 {frame[0]:.2f} ms, p99 {frame[1]:.2f} ms (goal p99 under 2 ms)")
+    for hz in (100_000, 400_000):
+        frame_ms = i2c_write_s(1024, hz) * 1e3
+        print(f"scan to LED while a full frame is on the I2C bus at {hz // 1000} kHz ({frame_ms:.1f} ms on the Pi):")
+        for background, how in (
+            (False, "frames drawn on the loop (before)"),
+            (True, "frames from the screen's thread"),
+        ):
+            times, waited = scan_to_led_during_frames(hz, background)
+            ms = [t * 1e3 for t in times]
+            print(
+                f"  {how}: {len(ms)} scans, LED after that frame ended in {waited}; p50 {percentile(ms, 50):.2f} ms, "
+                f"p99 {percentile(ms, 99):.2f} ms (goal: p99 under 2 ms, no LED waits for a frame)"
+            )
     startup, peak = startup_and_memory()
     print(
         f"start-up to first scan: {startup:.2f} s (goal under 1.5 s); peak memory over a game: {peak:.0f} MB (goal 60)"

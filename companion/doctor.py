@@ -9,8 +9,9 @@ simulated readers of :mod:`companion.sim` and fake buses; the defaults reach the
         print(check.ok, check.name, check.detail, check.fix)
 
 What is checked, in order: the config and the pin map (and that they agree on the zones); SPI, I2C and GPIO
-switched on, their device nodes there; the pin factory (lgpio on a Pi) and why; the service user allowed to open
-the nodes; each reader's VersionReg; the display answering at its address; the hub answering its handshake.
+switched on, their device nodes there, I2C at 400 kHz; the pin factory (lgpio on a Pi) and why; the service user
+allowed to open the nodes; each reader's VersionReg; the display answering at its address; the hub answering its
+handshake.
 """
 
 from __future__ import annotations
@@ -45,6 +46,7 @@ from companion.hub.session import HubInfo, HubOffline, HubOnline, HubSession
 from companion.journal import health as journal_health
 from companion.nfc.rc522 import KNOWN_VERSIONS, RC522, spidev_transfer
 from companion.pins import PinFactoryError, choose, make_factory
+from companion.ui.screen import i2c_write_s
 from companion.ui.screen import parse_options as parse_display_options
 
 __all__ = [
@@ -62,6 +64,7 @@ __all__ = [
     "check_gpio",
     "check_hub",
     "check_i2c",
+    "check_i2c_speed",
     "check_pinmap",
     "check_pins",
     "check_reader",
@@ -381,6 +384,56 @@ def check_spi(system: System, pinmap: PinMap, zones: Sequence[str]) -> Check:
 
 def check_i2c(system: System, port: int) -> Check:
     return _interface(system, "I2C", [f"/dev/i2c-{port}"], "i2c_arm", "do_i2c")
+
+
+I2C_HZ = 400_000  # the rate hardware/README.md sets: a full frame holds the bus 23 ms, against 92 ms at 100 kHz
+DEFAULT_I2C_HZ = 100_000  # i2c_arm_baudrate's default (Raspberry Pi firmware, boot/overlays/README)
+
+
+def check_i2c_speed(system: System, port: int) -> Check:
+    """The OLED's bus runs at 400 kHz: the rate the kernel runs it at (the device tree's clock-frequency, under
+    /sys), else the one config.txt will give it at the next boot."""
+    if port != 1:  # only I2C1 (i2c_arm) is set by dtparam; another bus is the maker's own choice
+        return Check("I2C speed", True, f"/dev/i2c-{port}: its rate is set by its own overlay, not checked")
+    config, params, _ = boot_config(system)
+    where = system.shown(config) if config else "/boot/firmware/config.txt"
+    line = f"dtparam=i2c_arm_baudrate={I2C_HZ}"
+    try:
+        configured = int(params.get("i2c_arm_baudrate", DEFAULT_I2C_HZ))
+    except ValueError:
+        return Check(
+            "I2C speed",
+            False,
+            f"{where} has i2c_arm_baudrate={params['i2c_arm_baudrate']}, not a number",
+            f"write {line} in {where}, then sudo reboot",
+        )
+    running = _running_i2c_hz(system, port)
+    hz = configured if running is None else running
+    frame_ms = i2c_write_s(1024, hz) * 1e3
+    said = f"I2C{port} runs at {hz // 1000} kHz ({'the kernel says' if running is not None else where}): a full frame "
+    said += f"holds the bus {frame_ms:.0f} ms"
+    if hz >= I2C_HZ:
+        return Check("I2C speed", True, said)
+    if configured >= I2C_HZ:
+        return Check(
+            "I2C speed", False, f"{said}; {where} sets {configured // 1000} kHz from the next boot", "sudo reboot"
+        )
+    return Check(
+        "I2C speed",
+        False,
+        f"{said} (the screen lags a change by that much)",
+        f"add {line} to {where} (or to its dtparam=i2c_arm=on line: dtparam=i2c_arm=on,i2c_arm_baudrate={I2C_HZ}), "
+        "then sudo reboot",
+    )
+
+
+def _running_i2c_hz(system: System, port: int) -> int | None:
+    """The bus's clock-frequency from its device-tree node (a 32-bit big-endian number), or None off a Pi."""
+    try:
+        raw = system.path(f"/sys/class/i2c-adapter/i2c-{port}/of_node/clock-frequency").read_bytes()
+    except OSError:
+        return None
+    return int.from_bytes(raw[:4], "big") if len(raw) >= 4 else None
 
 
 def check_gpio(system: System) -> Check:
@@ -704,6 +757,7 @@ def diagnose(config_path: Path | None, system: System) -> Iterator[Check]:
         nodes += spi_nodes(pinmap, zones)
     if display is not None and display.interface == "i2c":
         yield check_i2c(system, int(display.i2c_port))
+        yield check_i2c_speed(system, int(display.i2c_port))
         nodes.append(f"/dev/i2c-{display.i2c_port}")
     yield check_gpio(system)
     yield check_pins(system, config.backend)

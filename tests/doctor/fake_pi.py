@@ -27,7 +27,10 @@ NODES = {  # node -> its group, as udev leaves them on Raspberry Pi OS (all 0660
     "dev/gpiochip0": "gpio",
     "dev/gpiochip4": "gpio",
 }
-BOOT = "dtparam=audio=on\n# dtparam=spi=on\n[all]\ndtparam=i2c_arm=on\ndtparam=spi=on  # the readers\n"
+BOOT = (
+    "dtparam=audio=on\n# dtparam=spi=on\n[all]\ndtparam=i2c_arm=on,i2c_arm_baudrate=400000\n"
+    "dtparam=spi=on  # the readers\n"
+)
 
 
 @dataclass

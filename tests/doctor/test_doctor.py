@@ -38,6 +38,7 @@ def test_a_ready_pi_passes_every_check(pi: Pi) -> None:
         "✓ pin map",
         "✓ SPI",
         "✓ I2C",
+        "✓ I2C speed",
         "✓ GPIO",
         "✓ pins",
         "✓ user companion",
@@ -296,3 +297,22 @@ def test_doctor_says_which_pin_factory_and_why(pi: Pi) -> None:
     (pi.root / "proc/device-tree/model").unlink()
     pi.write_config('[zones]\nz1 = "table"\n[readers]\nbackend = "sim"\n')
     assert checks(pi)["pins"].detail.startswith("mock: not a Raspberry Pi")
+
+
+def test_the_oleds_bus_runs_at_400_khz(pi: Pi) -> None:
+    assert checks(pi)["I2C speed"].detail == (
+        "I2C1 runs at 400 kHz (/boot/firmware/config.txt): a full frame holds the bus 23 ms"
+    )
+    pi.boot("dtparam=spi=on\ndtparam=i2c_arm=on\n")  # Raspberry Pi OS's default: 100 kHz
+    speed = checks(pi)["I2C speed"]
+    assert not speed.ok and "runs at 100 kHz" in speed.detail and "holds the bus 92 ms" in speed.detail
+    assert speed.fix.startswith("add dtparam=i2c_arm_baudrate=400000 to /boot/firmware/config.txt")
+    # Set, but the kernel still runs the bus at the old rate: a reboot is missing.
+    pi.boot("dtparam=spi=on\ndtparam=i2c_arm=on\ndtparam=i2c_arm_baudrate=400000\n")
+    node = pi.root / "sys/class/i2c-adapter/i2c-1/of_node"
+    node.mkdir(parents=True)
+    (node / "clock-frequency").write_bytes((100_000).to_bytes(4, "big"))
+    speed = checks(pi)["I2C speed"]
+    assert not speed.ok and "(the kernel says)" in speed.detail and speed.fix == "sudo reboot"
+    (node / "clock-frequency").write_bytes((400_000).to_bytes(4, "big"))
+    assert checks(pi)["I2C speed"].ok
