@@ -31,7 +31,9 @@ def register(subparsers: Any) -> None:
     parser.add_argument(
         "--option", action="append", default=[], metavar="KEY=VALUE", help="a rule option (see docs/RULES.md)"
     )
-    parser.add_argument("--json", action="store_true", help="end with the final state as one JSON object")
+    parser.add_argument(
+        "--json", action="store_true", help="end with the final state and the refused lines as one JSON object"
+    )
     parser.add_argument("--keep-going", action="store_true", help="skip illegal lines instead of stopping")
     parser.add_argument("--lang", choices=["es", "en"], default="es", help="language of the verdicts")
     parser.set_defaults(func=run)
@@ -75,6 +77,7 @@ def run(args: argparse.Namespace) -> int:
         print(f"companion play: {exc}", file=sys.stderr)
         return USAGE_ERROR
     status = 0
+    refused: list[dict[str, Any]] = []  # the refused lines, for --json
     for number, text in enumerate(lines, start=1):
         try:
             action = parse_line(args.game, text)
@@ -82,40 +85,44 @@ def run(args: argparse.Namespace) -> int:
             line = "line" if lang == "en" else "línea"
             print(f"companion play: {line} {number}: {exc.text(lang)}", file=sys.stderr)
             if args.json:  # the state after the lines before it, as when an illegal line stops the run
-                print(json.dumps(game.snapshot(), ensure_ascii=False), file=out)
+                print(final_json(game, refused), file=out)
             return USAGE_ERROR
         if action is None:
             continue
-        verdict = _step(game, action, args.lang)
-        if verdict.startswith("!"):
-            print(f"{number}: {verdict[1:]}", file=out)
+        verdict, reason = _step(game, action, args.lang)
+        print(f"{number}: {verdict}", file=out)
+        if reason is not None:
+            refused.append({"line": number, "action": str(action), "reason": reason})
             status = ILLEGAL
             if not args.keep_going:
                 break
-        else:
-            print(f"{number}: {verdict}", file=out)
     if args.json:
-        print(json.dumps(game.snapshot(), ensure_ascii=False), file=out)
+        print(final_json(game, refused), file=out)
     return status
 
 
-def _step(game: Game, action: Action | Literal["undo"], lang: str) -> str:
-    """Apply one transcript action; the verdict in words, prefixed with ``!`` when it was refused."""
+def final_json(game: Game, refused: list[dict[str, Any]]) -> str:
+    """What ``--json`` ends with: the game's state, and each refused line with its reason code."""
+    return json.dumps({**game.snapshot(), "refused": refused}, ensure_ascii=False)
+
+
+def _step(game: Game, action: Action | Literal["undo"], lang: str) -> tuple[str, str | None]:
+    """Apply one transcript action: the verdict in words, and the reason code when it was refused."""
     es = lang != "en"
     if action == UNDO:
         try:
             undone = game.pop()
         except IndexError:
-            return "!" + ("nada que deshacer" if es else "nothing to undo")
-        return f"{'deshecho' if es else 'undone'}: {undone_words(game, undone, lang)}"
+            return ("nada que deshacer" if es else "nothing to undo"), "nothing_to_undo"
+        return f"{'deshecho' if es else 'undone'}: {undone_words(game, undone, lang)}", None
     before = game.snapshot()
     who = _who(game, before["turn"], es)
     try:
         game.push(action)
     except IllegalPlay as exc:
-        return f"!{who} {describe(game, action, lang)} — {'no' if es else 'refused'}: {exc.sentence(lang)}"
+        return f"{who} {describe(game, action, lang)} — {'no' if es else 'refused'}: {exc.sentence(lang)}", exc.reason
     notes = "".join(f"; {note}" for note in _notes(before, game.snapshot(), es))
-    return f"{who} {describe(game, action, lang)}{notes}"
+    return f"{who} {describe(game, action, lang)}{notes}", None
 
 
 def describe(game: Game, action: Action, lang: str = "es") -> str:

@@ -69,7 +69,7 @@ def test_a_whole_seises_game(tmp_path: Path, capsys: pytest.CaptureFixture[str])
     header = (tmp_path / "t.txt").read_text().splitlines()[0][2:].split()
     capsys.readouterr()
     assert main(["play", *header, "--json", str(tmp_path / "t.txt")]) == 0
-    assert json.loads(capsys.readouterr().out.splitlines()[-1]) == game.snapshot()
+    assert json.loads(capsys.readouterr().out.splitlines()[-1]) == {**game.snapshot(), "refused": []}
 
 
 def test_a_sexto_set_match_is_the_same_for_the_same_seed(tmp_path: Path) -> None:

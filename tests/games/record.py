@@ -1,9 +1,10 @@
 """Record robot games that show each behaviour the recorded-game test must cover.
 
 Run ``.venv/bin/python tests/games/record.py`` to write ``NAME.txt`` (the transcript, its first line the
-``companion play`` arguments) and ``NAME.json`` (the expected final state) for every game below. Each game is
-the first seed whose transcript shows the behaviour named, checked by a predicate on the replay; the
-expected states are reviewed by hand when they change, and ``test_recorded_games.py`` replays them all.
+``companion play`` arguments) and ``NAME.json`` (the expected final state and refused lines, as ``--json`` ends)
+for every game below. Each game is the first seed whose transcript shows the behaviour named, checked by a
+predicate on the replay; the expected states are reviewed by hand when they change, and
+``test_recorded_games.py`` replays them all.
 
 A game may hold refused lines (a pay or a pass that the table proves false, tried by a robot player that
 wants to cheat): their transcripts are replayed with ``--keep-going`` and end with status 1.
@@ -254,7 +255,13 @@ def write(name: str, about: str, args: list[str], game: Game, history: History) 
         args = [*args, "--keep-going"]
     lines = [f"# {' '.join(args)}", f"# {about}"] + [str(action) for action, _, _ in history]
     (HERE / f"{name}.txt").write_text("\n".join(lines) + "\n", encoding="utf-8")
-    (HERE / f"{name}.json").write_text(json.dumps(game.snapshot(), indent=1, ensure_ascii=False) + "\n")
+    refused = [
+        {"line": 3 + index, "action": str(action), "reason": type(game).from_snapshot(before).reason(action)}
+        for index, (action, before, after) in enumerate(history)
+        if after is None
+    ]  # the transcript's actions start on its third line
+    expected = {**game.snapshot(), "refused": refused}  # as companion play --json ends
+    (HERE / f"{name}.json").write_text(json.dumps(expected, indent=1, ensure_ascii=False) + "\n")
 
 
 def main() -> None:

@@ -50,7 +50,9 @@ def test_an_illegal_line_stops_with_status_1_and_its_reason(capsys: pytest.Captu
 def test_keep_going_skips_illegal_lines_and_still_ends_with_status_1(capsys: pytest.CaptureFixture[str]) -> None:
     status, out, _ = run(capsys, "seises", "--keep-going", "--json", stdin="play 6O\nplay 4O\nplay 7O\n")
     assert status == 1
-    assert json.loads(out.splitlines()[-1])["rows"]["O"] == [6, 7]
+    state = json.loads(out.splitlines()[-1])
+    assert state["rows"]["O"] == [6, 7]
+    assert state["refused"] == [{"line": 2, "action": "play 4O", "reason": "not_next_in_row"}]
 
 
 def test_undo_takes_back_the_last_action(capsys: pytest.CaptureFixture[str]) -> None:
@@ -88,6 +90,7 @@ def test_sexto_set_json_has_every_field(capsys: pytest.CaptureFixture[str]) -> N
         assert key in state
     assert state["lines"]["M1R"] == [{"card": "N01", "pair": "A"}]
     assert (state["result"], state["held"], state["turn"]) == (None, {"A": 8, "B": 8}, "B")
+    assert state["refused"] == [{"line": 2, "action": "pass", "reason": "holds_a_linking_card"}]
 
 
 def test_a_refused_pay_and_a_round_of_pays_are_said(capsys: pytest.CaptureFixture[str]) -> None:
