@@ -231,7 +231,9 @@ def spi_backend(
     for pin in resets:
         devices.append(DigitalOutputDevice(pin, initial_value=False, pin_factory=pin_factory))
     if resets:
-        time.sleep(0.001)  # NRSTPD low for a hard reset, then high: the oscillator starts within 40 us
+        # NRSTPD low for a hard reset (the datasheet asks 100 ns), then high; each reader's init() then waits
+        # for its oscillator (the crystal's start-up plus 37.74 us, datasheet 8.8.2).
+        time.sleep(0.001)
         for reset in devices:
             reset.on()
     readers: list[tuple[str, ZoneReader]] = []

@@ -15,6 +15,13 @@ comes back as ``88 xx xx xx BCC``), and none of them finds several tags in one f
 ``scan()`` walks the UID tree: WUPA wakes every tag, bit-oriented anticollision follows one branch of each
 collision and remembers the other, the tag at the end of the branch is selected and halted, and the next round
 wakes the field again and forces the remembered prefix. One tag costs one round and no extra time-out.
+
+Every SPI transaction costs the host tens of microseconds (a Python ``spidev`` call: about 25 us on a Pi 4, 60 us
+on a Pi Zero 2 W), so the driver spends as few as it can: it waits in one transaction that reads CommIrqReg over
+and over for as long as the answer should take and then the status registers and the answer's FIFO bytes
+(datasheet 8.1.2.1: one address byte per register read); it leaves Transceive waiting for StartSend after an
+answer (datasheet 10.3.1.8), so the next frame needs no Idle, flush or command; it computes CRC_A itself rather
+than switch the chip's CRC on and off; it does not wait for the end of an HLTA, which needs no answer.
 """
 
 # MicroPython has neither str.format's full mini-language everywhere nor contextlib, and no collections.abc:
@@ -39,12 +46,12 @@ import time
 _COMMAND = const(0x01)
 _COMM_IRQ = const(0x04)
 _ERROR = const(0x06)
+_STATUS1 = const(0x07)
 _FIFO_DATA = const(0x09)
 _FIFO_LEVEL = const(0x0A)
 _CONTROL = const(0x0C)
 _BIT_FRAMING = const(0x0D)
 _COLL = const(0x0E)
-_MODE = const(0x11)
 _TX_MODE = const(0x12)
 _RX_MODE = const(0x13)
 _TX_CONTROL = const(0x14)
@@ -69,14 +76,13 @@ _ERR_IRQ = const(0x02)
 _TIMER_IRQ = const(0x01)
 _BUFFER_OVFL = const(0x10)
 _COLL_ERR = const(0x08)
-_CRC_ERR = const(0x04)
 _PARITY_ERR = const(0x02)
 _PROTOCOL_ERR = const(0x01)
 
-_CRC_EN = const(0x80)  # TxModeReg / RxModeReg: the chip adds and checks CRC_A
 _COLL_POS_NOT_VALID = const(0x20)
 _START_SEND = const(0x80)
 _T_STOP_NOW = const(0x80)
+_T_RUNNING = const(0x08)  # Status1Reg
 
 # The timer ticks every (2 * _PRESCALER + 1) / 13.56 MHz, about 10 us: fine enough for a 1 ms time-out, long
 # enough (up to 650 ms) for an EEPROM write.
@@ -89,7 +95,6 @@ _WUPA = const(0x52)
 _SEL = b"\x93\x95\x97"  # SEL code of cascade levels 1, 2, 3
 _CT = const(0x88)  # cascade tag: the UID goes on at the next level
 _SAK_CASCADE = const(0x04)
-_HLTA = b"\x50\x00"
 
 # NTAG21x.
 _READ = const(0x30)
@@ -105,9 +110,24 @@ KNOWN_VERSIONS = (0x90, 0x91, 0x92, 0x88, 0xB2, 0x12)
 # RFCfgReg RxGain code by receiver gain in dB (section 9.3.3.6); codes 0 and 1 repeat 2 and 3.
 GAINS_DB = {18: 2, 23: 3, 33: 4, 38: 5, 43: 6, 48: 7}
 
-# Register polls before a chip that never raises an interrupt is declared gone: 10 ms of polls at 4 MHz, far
-# longer than the longest time-out the timer is set to.
-_MAX_POLLS = 5000
+# Waiting: each wait is one SPI transaction that reads CommIrqReg over and over for as long as the answer should
+# take (the bus clocks it: 2 us a read at 4 MHz), then ErrorReg, FIFOLevelReg, ControlReg and CollReg; a call
+# costs tens of microseconds on a Pi, reads within it cost bus time only. A burst is at most _MAX_BURST bytes
+# (spidev's buffer is 4096), and waits beyond the chip's own time-out end after _MAX_WAIT_US.
+_MAX_BURST = 1024
+_MAX_WAIT_US = 20000
+_ETU_US = 128 / 13.56  # one bit on air at 106 kbit/s
+# The tag's frame delay (ISO/IEC 14443-3, 6.2.1.1): 1236/fc after a frame whose last bit is 1, 1172/fc after 0.
+_FDT_US = (1172 / 13.56, 1236 / 13.56)
+_STATUS = bytes((_ERROR, _FIFO_LEVEL, _CONTROL, _COLL))
+
+# After a reset the chip answers nothing until its crystal runs (datasheet 8.8.2: the crystal's start-up plus
+# 1024 clocks). CommandReg then reads 0x20 (RcvOff set, PowerDown clear); until then MISO reads 0x00. It is read
+# every millisecond, for up to _RESET_WAIT_MS, as the common drivers wait (tens of milliseconds).
+_RESET_WAIT_MS = 25
+_RCV_OFF = const(0x20)
+
+_HLTA_WITH_CRC = b"\x50\x00\x57\xcd"  # HLTA and its CRC_A
 
 
 class NfcError(OSError):
@@ -164,6 +184,21 @@ def machine_transfer(spi: "Any", cs: "Any") -> "Callable[[bytes], bytes]":
     return transfer
 
 
+def crc_a(data: bytes) -> int:
+    """CRC_A of ISO/IEC 14443-3 (annex B): preset 0x6363, bytes in as they go on air."""
+    crc = 0x6363
+    for byte in data:
+        byte ^= crc & 0xFF
+        byte = (byte ^ (byte << 4)) & 0xFF
+        crc = (crc >> 8) ^ (byte << 8) ^ (byte << 3) ^ (byte >> 4)
+    return crc
+
+
+def with_crc(frame: bytes) -> bytes:
+    crc = crc_a(frame)
+    return frame + bytes((crc & 0xFF, crc >> 8))
+
+
 def cascade_levels(uid: bytes) -> list[bytes]:
     """The 4 bytes each cascade level carries for a 4-, 7- or 10-byte UID (ISO/IEC 14443-3, 6.5.4)."""
     if len(uid) == 4:
@@ -194,6 +229,7 @@ class RC522:
         timeout_ms: float = 1.0,
         gain: int = 48,
         quick_confirm: bool = True,
+        spi_hz: int = 4_000_000,
     ) -> None:
         if gain not in GAINS_DB:
             raise ValueError("gain %r dB: use one of %s" % (gain, sorted(GAINS_DB)))
@@ -203,8 +239,14 @@ class RC522:
         self.timeout_ms = timeout_ms
         self.gain = gain
         self.quick_confirm = quick_confirm
-        self._tx_crc = False
-        self._rx_crc = False
+        self._byte_us = 8_000_000 / spi_hz  # one byte on the bus
+        # The chip waits for StartSend in Transceive (a frame was received and the FIFO emptied): the next
+        # exchange needs neither Idle, a flush, nor the command again (datasheet 10.3.1.8).
+        self._armed = False
+        self._fifo_empty = False  # seen empty after a frame without answer: the next exchange needs no flush
+        # A frame that needs no answer (HLTA) may still be on air: the next exchange waits for its TxIRq and
+        # stops the timer it started.
+        self._sending = False
         # The UID of the previous scan when it found exactly one tag: a clean cascade-level-1 answer equal to
         # its first level confirms it without the rest of the selection.
         self._single: bytes | None = None
@@ -218,11 +260,19 @@ class RC522:
         return self._transfer(bytes((0x80 | (reg << 1), 0)))[1]
 
     def _read_many(self, regs: bytes) -> bytes:
-        # In one transaction each address byte clocks out the register named by the byte before it.
+        # In one transaction each address byte clocks out the register named by the byte before it
+        # (datasheet 8.1.2.1); a register named n times is read n times.
         out = bytearray(len(regs) + 1)
         for i in range(len(regs)):
             out[i] = 0x80 | (regs[i] << 1)
         return self._transfer(bytes(out))[1:]
+
+    def _burst(self, us: float, fifo: int = 0) -> bytes:
+        """CommIrqReg read for about ``us`` microseconds of bus time, then the status registers and ``fifo``
+        bytes of the FIFO, in one transaction: the last CommIrqReg sample, ErrorReg, FIFOLevelReg, ControlReg,
+        CollReg, the FIFO bytes."""
+        n = min(max(int(us / self._byte_us + 0.999), 1), _MAX_BURST)
+        return self._read_many(bytes((_COMM_IRQ,)) * n + _STATUS + bytes((_FIFO_DATA,)) * fifo)[n - 1 :]
 
     def version(self) -> int:
         """VersionReg: 0x91 or 0x92 for a genuine MFRC522."""
@@ -231,28 +281,33 @@ class RC522:
     # -- set-up ---------------------------------------------------------------------------------------------
 
     def init(self) -> None:
-        """Soft reset, check the chip, set the timer, modulation, gain and CRC preset, switch the field on."""
+        """Soft reset, wait for the oscillator, check the chip, set the timer, modulation, gain and CRC preset,
+        switch the field on."""
         self._write(_COMMAND, _CMD_SOFT_RESET)
-        for _ in range(_MAX_POLLS):
-            if not self._read(_COMMAND) & _POWER_DOWN:
+        for _ in range(_RESET_WAIT_MS):
+            # A chip still starting (or none at all) reads 0x00: wait 1 ms on the bus, then look again.
+            if self._read(_COMMAND) & (_RCV_OFF | _POWER_DOWN) == _RCV_OFF:
                 break
-        else:
-            raise ReaderNotResponding("the MFRC522 did not come out of reset: check power, reset pin and wiring")
+            self._read_many(bytes((_COMMAND,)) * int(1000 / self._byte_us))
         version = self.version()
         if version not in KNOWN_VERSIONS:
             raise ReaderNotResponding(
                 "no MFRC522 answers on this chip select (VersionReg reads 0x%02X): check wiring and chip select"
                 % version
             )
-        self._tx_crc = self._rx_crc = False
+        self._armed = self._sending = self._fifo_empty = False
         self._single = None
         self._write(_T_MODE, 0x80 | (_PRESCALER >> 8))  # TAuto: the timer starts when a frame is sent
         self._write(_T_PRESCALER, _PRESCALER & 0xFF)
         self._set_timeout(self.timeout_ms)
         self._write(_TX_ASK, 0x40)  # Force100ASK: type A tags need 100 % modulation
-        self._write(_MODE, 0x3D)  # CRC preset 0x6363, the CRC_A of ISO/IEC 14443-3
+        # The driver adds and checks CRC_A itself: switching TxCRCEn/RxCRCEn between anticollision (no CRC)
+        # and the other frames would cost an SPI transaction each time.
+        self._write(_TX_MODE, 0x00)
+        self._write(_RX_MODE, 0x00)
         self._write(_COLL, 0x00)  # ValuesAfterColl = 0: bits after a collision read as 0
-        self._write(_RF_CFG, GAINS_DB[self.gain] << 4)
+        # RxGain is bits 6-4; bit 7 and bits 3-0 are reserved and keep what the chip holds (datasheet 9.3.3.6).
+        self._write(_RF_CFG, (self._read(_RF_CFG) & 0x8F) | GAINS_DB[self.gain] << 4)
         self._write(_TX_CONTROL, 0x83)  # both antenna drivers on
         # Tags need a few milliseconds of field before they can answer (ISO/IEC 14443-3, 6.1: at least 5 ms).
         time.sleep(0.005)
@@ -263,59 +318,115 @@ class RC522:
         self._transfer(bytes((_T_RELOAD_H << 1, reload >> 8)))
         self._transfer(bytes((_T_RELOAD_L << 1, reload & 0xFF)))
 
-    def _set_crc(self, tx: bool, rx: bool) -> None:
-        if tx != self._tx_crc:
-            self._write(_TX_MODE, _CRC_EN if tx else 0)
-            self._tx_crc = tx
-        if rx != self._rx_crc:
-            self._write(_RX_MODE, _CRC_EN if rx else 0)
-            self._rx_crc = rx
-
     # -- one exchange ---------------------------------------------------------------------------------------
 
-    def _start(self, frame: bytes, last_bits: int, rx_align: int) -> None:
-        self._write(_COMMAND, _CMD_IDLE)
+    def _start(self, frame: bytes, last_bits: int, rx_align: int) -> float:
+        """Put ``frame`` on air; returns its time on air in microseconds."""
+        if self._sending:
+            self._finish_send()
+        if not self._armed:
+            self._write(_COMMAND, _CMD_IDLE)
+            if not self._fifo_empty:
+                self._write(_FIFO_LEVEL, 0x80)  # flush
         self._write(_COMM_IRQ, 0x7F)  # clear every interrupt flag
-        self._write(_FIFO_LEVEL, 0x80)  # flush
         self._transfer(bytes((_FIFO_DATA << 1,)) + frame)
-        self._write(_COMMAND, _CMD_TRANSCEIVE)
+        if not self._armed:
+            self._write(_COMMAND, _CMD_TRANSCEIVE)
         self._write(_BIT_FRAMING, _START_SEND | (rx_align << 4) | last_bits)
+        self._armed = self._fifo_empty = False
+        nbits = len(frame) * 8 - (8 - last_bits if last_bits else 0)
+        return (nbits + nbits // 8 + 2) * _ETU_US
 
-    def _wait(self, mask: int) -> int:
-        for _ in range(_MAX_POLLS):
-            irq = self._read(_COMM_IRQ)
+    def _wait(self, mask: int, first_us: float, deadline_us: float, fifo: int = 0) -> tuple[bytes, bytes]:
+        """Wait until CommIrqReg shows a bit of ``mask``: the first look after ``first_us`` (when the answer
+        should be in), the next when the chip's timer fires (``deadline_us``), then every 100 us. Returns
+        CommIrqReg, ErrorReg, FIFOLevelReg, ControlReg, CollReg as they were once it did, and what the first
+        look read of the FIFO (``fifo`` bytes, read in the same transaction as the answer should be complete;
+        ``NfcCrcError`` if it was not, the bytes taken from a frame still arriving being lost)."""
+        waited = 0.0
+        head = b""
+        cut = False
+        while waited < deadline_us + _MAX_WAIT_US:
+            target = first_us if waited < first_us else deadline_us if waited < deadline_us else waited + 100
+            step = min(target - waited, _MAX_BURST * self._byte_us)
+            status = self._burst(step, fifo if target == first_us else 0)
+            waited += step
+            irq = status[0]
             if irq == 0xFF:  # Set1 always reads 0: a bus that reads all ones has no chip on it
                 break
+            if target == first_us and fifo:
+                head, status = status[5:], status[:5]
+                if not irq & mask:  # too early: nothing to keep, and nothing lost unless bytes had come in
+                    head, cut = b"", status[2] & 0x7F > 0
             if irq & mask:
-                return irq
+                if cut:
+                    self._armed = False  # what is left of the frame stays in the FIFO until the next flush
+                    raise NfcCrcError("the answer came later than ISO/IEC 14443-3 allows and was cut")
+                return status, head
         raise ReaderNotResponding("the MFRC522 stopped answering in the middle of an exchange")
 
     def _send(self, frame: bytes) -> None:
-        """Send a frame that gets no answer (HLTA)."""
+        """Send a frame that gets no answer (HLTA). The next exchange waits for its end, not this one."""
         self._start(frame, 0, 0)
-        self._wait(_TX_IRQ)
-        # Stop the timer the frame started, or it would fire during the next exchange.
-        self._write(_CONTROL, _T_STOP_NOW)
+        self._sending = True
+
+    def _finish_send(self) -> None:
+        # The frame sent without answer is over once TxIRq is set; the timer it started must not fire during
+        # the next exchange: stop it unless it already ran out. Nothing came in, unless the FIFO says so.
+        self._sending = False
+        irq, status1, level = self._read_many(bytes((_COMM_IRQ, _STATUS1, _FIFO_LEVEL)))
+        if not irq & _TX_IRQ:
+            self._wait(_TX_IRQ, 0, 0)
+            status1 = _T_RUNNING
+        if status1 & _T_RUNNING:
+            self._write(_CONTROL, _T_STOP_NOW)
+        self._fifo_empty = not level
 
     def transceive(
-        self, frame: bytes, last_bits: int = 0, rx_align: int = 0, anticollision: bool = False
+        self,
+        frame: bytes,
+        last_bits: int = 0,
+        rx_align: int = 0,
+        anticollision: bool = False,
+        answer_bits: int = 0,
+        add_crc: bool = False,
+        check_crc: bool = False,
     ) -> tuple[bytes, int, int]:
         """Send ``frame`` and return ``(data, bits, collision)``.
 
         ``last_bits`` is how many bits of the last byte are sent (0 for all 8), ``rx_align`` where the first
         received bit lands in the first byte. ``collision`` is -1, or with ``anticollision`` the 0-based bit
         index (counted from bit 0 of the first received byte) where tags first disagreed; without it a collision
-        raises ``NfcCollision``.
+        raises ``NfcCollision``. ``answer_bits`` (CRC included), when known, is when to look for the answer
+        first; without it the driver looks when the time-out ends. ``add_crc`` appends CRC_A to the frame,
+        ``check_crc`` checks and strips the answer's (a 4-bit ACK or NAK has none).
         """
-        self._start(frame, last_bits, rx_align)
-        irq = self._wait(_RX_IRQ | _ERR_IRQ | _TIMER_IRQ)
-        error, level, control, coll = self._read_many(bytes((_ERROR, _FIFO_LEVEL, _CONTROL, _COLL)))
+        if add_crc:
+            frame = with_crc(frame)
+        air_us = self._start(frame, last_bits, rx_align)
+        deadline_us = air_us + self.timeout_ms * 1000
+        last_bit = frame[-1] >> ((last_bits or 8) - 1) & 1
+        answer_us = _FDT_US[last_bit] + (answer_bits + answer_bits // 8 + 2) * _ETU_US
+        expect_us = air_us + answer_us if answer_bits else deadline_us
+        fifo = (rx_align + answer_bits + 7) // 8
+        status, head = self._wait(_RX_IRQ | _ERR_IRQ | _TIMER_IRQ, expect_us, deadline_us, fifo)
+        irq, error, level, control, coll = status
+        level &= 0x7F
         if not irq & (_RX_IRQ | _ERR_IRQ):
+            # The receiver still listens: stop it and set Transceive up again now, so that the next exchange
+            # (the next poll of an empty pad, or a tag just laid there) only fills the FIFO and starts.
+            self._write(_COMMAND, _CMD_IDLE)
+            if level:
+                self._write(_FIFO_LEVEL, 0x80)
+            self._write(_COMMAND, _CMD_TRANSCEIVE)
+            self._armed = True
             raise NfcTimeout("no tag answered within %s ms" % self.timeout_ms)
         if error & (_PROTOCOL_ERR | _BUFFER_OVFL):
             raise NfcProtocolError("the answer broke the frame format (ErrorReg 0x%02X)" % error)
-        level &= 0x7F
-        data = self._read_many(bytes((_FIFO_DATA,)) * level) if level else b""
+        data = head[:level]
+        if level > len(data):
+            data += self._read_many(bytes((_FIFO_DATA,)) * (level - len(data)))
+        self._armed = bool(irq & _RX_IRQ)  # received, FIFO emptied: Transceive waits for the next StartSend
         rx_last = control & 0x07
         bits = (level - 1) * 8 + rx_last if rx_last else level * 8
         collision = -1
@@ -328,15 +439,17 @@ class RC522:
             return data, bits, collision
         if error & _PARITY_ERR:
             raise NfcCrcError("parity error: the answer was damaged on the way")
-        if error & _CRC_ERR:
-            raise NfcCrcError("CRC error: the answer was damaged on the way")
+        if check_crc and bits != 4:
+            if len(data) < 3 or crc_a(data[:-2]) != data[-2] | data[-1] << 8:
+                raise NfcCrcError("CRC error: the answer was damaged on the way")
+            data = data[:-2]
+            bits -= 16
         return data, bits, collision
 
     # -- ISO/IEC 14443-3 type A -----------------------------------------------------------------------------
 
     def _short_frame(self, command: int) -> bytes:
-        self._set_crc(False, False)
-        data, bits, _ = self.transceive(bytes((command,)), last_bits=7)
+        data, bits, _ = self.transceive(bytes((command,)), last_bits=7, answer_bits=16)
         if bits != 16:
             raise NfcProtocolError("ATQA must be 16 bits, got %d" % bits)
         return data
@@ -350,9 +463,9 @@ class RC522:
         return self._short_frame(_WUPA)
 
     def halt(self) -> None:
-        """HLTA with CRC_A: the selected tag goes to HALT and answers only WUPA from now on."""
-        self._set_crc(True, False)
-        self._send(_HLTA)
+        """HLTA with CRC_A: the selected tag goes to HALT and answers only WUPA from now on (a READY one falls
+        back to where it came from, HALT after a WUPA)."""
+        self._send(_HLTA_WITH_CRC)
 
     def anticollision(self, level: int, known: bytes = b"", nbits: int = 0) -> tuple[bytes, int]:
         """Bit-oriented anticollision at cascade ``level`` (1 to 3), the first ``nbits`` of the level known.
@@ -361,11 +474,12 @@ class RC522:
         index of the first collision within the level (-1 if none: then the BCC is checked). Bits after a
         collision read as 0.
         """
-        self._set_crc(False, False)
         whole, last = nbits // 8, nbits % 8
         sent = known[: whole + (1 if last else 0)]
         frame = bytes((_SEL[level - 1], ((2 + whole) << 4) | last)) + sent
-        data, _, collision = self.transceive(frame, last_bits=last, rx_align=last, anticollision=True)
+        data, _, collision = self.transceive(
+            frame, last_bits=last, rx_align=last, anticollision=True, answer_bits=40 - nbits
+        )
         answer = bytearray(5)
         answer[: len(sent)] = sent
         keep = (1 << last) - 1
@@ -385,8 +499,9 @@ class RC522:
 
     def select_level(self, level: int, uid5: bytes) -> int:
         """SELECT at cascade ``level`` with the level's 4 UID bytes and BCC; returns the SAK."""
-        self._set_crc(True, True)
-        data, _, _ = self.transceive(bytes((_SEL[level - 1], 0x70)) + uid5)
+        data, _, _ = self.transceive(
+            bytes((_SEL[level - 1], 0x70)) + uid5, answer_bits=24, add_crc=True, check_crc=True
+        )
         if len(data) != 1:
             raise NfcProtocolError("SAK must be 1 byte, got %d" % len(data))
         return data[0]
@@ -446,14 +561,16 @@ class RC522:
         return self.select(uid)
 
     def scan(self, on_select: "Callable[[bytes, int], None] | None" = None) -> list[bytes]:
-        """The UIDs of every tag in the field, each left in HALT (the next scan wakes them with WUPA).
+        """The UIDs of every tag in the field.
 
         Returns ``[]`` only when nothing answered WUPA (a clean time-out); a damaged answer raises an
         ``NfcError``, and so does a tag that answered WUPA and then went silent: keep the cards as they were.
         ``on_select(uid, sak)`` is called while each tag the scan selects is ACTIVE, before it is halted (to read
-        its memory; SAK 0x00 is a type 2 tag such as NTAG213, 0x08 a MIFARE Classic 1K). A lone tag whose
-        level-1 anticollision answer matches the lone tag of the previous scan is taken for it without being
-        selected.
+        its memory; SAK 0x00 is a type 2 tag such as NTAG213, 0x08 a MIFARE Classic 1K).
+
+        With ``quick_confirm``, a lone tag whose level-1 anticollision answer matches the lone tag of the
+        previous scan is taken for it without being selected. Every tag is left in HALT (the next scan wakes
+        them with WUPA).
         """
         try:
             try:
@@ -531,8 +648,7 @@ class RC522:
     # -- NTAG21x memory -------------------------------------------------------------------------------------
 
     def _memory(self, frame: bytes, expect: int) -> bytes:
-        self._set_crc(True, True)
-        data, bits, _ = self.transceive(frame)
+        data, bits, _ = self.transceive(frame, answer_bits=8 * expect + 16, add_crc=True, check_crc=True)
         if bits == 4:
             raise NfcProtocolError("the tag refused the command (NAK 0x%X): page out of range?" % (data[0] & 0x0F))
         if len(data) != expect:
@@ -551,10 +667,9 @@ class RC522:
         """WRITE: one 4-byte page of the selected tag (waits for the tag's ACK after programming)."""
         if len(data4) != 4:
             raise ValueError("an NTAG page is 4 bytes, not %d" % len(data4))
-        self._set_crc(True, False)
         self._set_timeout(_WRITE_TIMEOUT_MS)
         try:
-            data, bits, _ = self.transceive(bytes((_WRITE, page)) + data4)
+            data, bits, _ = self.transceive(bytes((_WRITE, page)) + data4, answer_bits=4, add_crc=True)
         finally:
             self._set_timeout(self.timeout_ms)
         if bits != 4 or data[0] & 0x0F != _ACK:

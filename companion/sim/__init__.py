@@ -62,6 +62,7 @@ __all__ = [
     "reset",
     "spidev",
     "unplug",
+    "wait",
 ]
 
 clock: Clock = WORLD.clock
@@ -94,6 +95,13 @@ def machine_spi(bus: int = 0, baudrate: int = 4_000_000) -> machine.SPI:
 
 def machine_pin(bus: int, device: int) -> machine.Pin:
     return machine.Pin(bus, device)
+
+
+def wait(seconds: float) -> None:
+    """Let modeled time pass with nobody on the bus: frames on air end, tags hear them, timers fire."""
+    WORLD.clock.now_s += seconds
+    for chip in WORLD.readers.values():
+        chip.catch_up()
 
 
 def reset() -> None:

@@ -7,7 +7,21 @@ the tag's answer, so a driver cannot finish faster than the hardware would.
 
 The SPI port (datasheet 8.1.2): the first byte after chip select is an address byte (bit 7 read, bits 6-1 the
 register). In a read, each further byte is the next address while the chip clocks out the register named by the
-byte before; in a write, every further byte goes to the same register (FIFODataReg takes them all).
+byte before (so one transaction reads several registers, or one register many times); in a write, every further
+byte goes to the same register (8.1.2.3: "up to n data bytes by only sending one address byte"; FIFODataReg takes
+them all), so writes to different registers take a transaction each.
+
+Start-up (datasheet 8.8.2, oscillator start-up time): after power-on, a hard reset (NRSTPD low, then high) or
+leaving soft power-down (CommandReg's PowerDown bit), the chip answers nothing until its crystal oscillator runs:
+the crystal's own start-up, which the datasheet leaves to the crystal (``CRYSTAL_START_S``), plus an internal
+delay of 1024 clocks of 27.12 MHz (td, 37.74 us). Until then every SPI transaction is ignored: MISO reads 0x00,
+writes are lost. Common drivers wait tens of milliseconds (miguelbalboa/rfid, MFRC522.cpp, PCD_Init and PCD_Reset:
+"Let us be generous: 50ms"). A SoftReset with the oscillator running takes effect at once (the datasheet gives it
+no duration); from soft power-down it wakes the chip as above.
+
+Transceive (datasheet 10.3.1.8) repeats transmit-then-receive: once a frame has been received, the next
+StartSend sends the FIFO again without a new command. After a frame that got no answer, the receiver keeps
+waiting (Status2Reg ModemState "wait for data"); StartSend is ignored until the command is written again.
 """
 
 from __future__ import annotations
@@ -114,6 +128,11 @@ BUFFER_OVFL, COLL_ERR, CRC_ERR, PARITY_ERR, PROTOCOL_ERR = 0x10, 0x08, 0x04, 0x0
 CRYPTO1_ON = 0x08
 FIFO_SIZE = 64
 _PRESETS = (0x0000, 0x6363, 0xA671, 0xFFFF)
+POWER_DOWN = 0x10  # CommandReg
+CRYSTAL_START_S = 2e-3  # a 27.12 MHz crystal's start-up: about a millisecond; taken with margin
+TD_S = 1024 / 27.12e6  # the internal delay once the clock is stable (datasheet 8.8.2)
+# Reserved bits a driver must leave as they are (datasheet 9.3.3.6: RFCfgReg bits 7 and 3-0).
+RESERVED_BITS = {Reg.RF_CFG: 0x8F}
 _AUTH_S = 4 * frame_time_s(36)  # the four frames of a MIFARE authentication, roughly
 
 
@@ -135,11 +154,43 @@ class Mfrc522:
         self._t = now()
         self._events: list[_Event] = []
         self._seq = itertools.count()
-        self.unplugged = False
+        self._unplugged = False
         self._spi: tuple[bool, int] | None = None  # (reading, address) while selected
         self.spi_bytes = 0
         self.spi_time_s = 0.0
+        self.transactions = 0
+        self.ignored = 0  # transactions that came before the oscillator was up
+        self.reserved_changed: list[tuple[int, int, int]] = []  # (register, before, written) for each offence
+        self._ready_at = float("-inf")  # powered long ago: the oscillator runs
+        self._powered_down = False
         self._soft_reset()
+
+    # -- power ----------------------------------------------------------------------------------------------
+
+    @property
+    def unplugged(self) -> bool:
+        """No chip answers (a loose wire, no power); plugging it back powers it on, from reset."""
+        return self._unplugged
+
+    @unplugged.setter
+    def unplugged(self, value: bool) -> None:
+        if self._unplugged and not value:
+            self.power_on()
+        self._unplugged = value
+
+    def power_on(self) -> None:
+        """Power-on or a hard reset (NRSTPD low, then high): registers from reset, oscillator starting."""
+        self.catch_up()
+        self._soft_reset()
+        self._powered_down = False
+        self._start_oscillator()
+
+    def _start_oscillator(self) -> None:
+        self._ready_at = self._now() + CRYSTAL_START_S + TD_S
+
+    def starting(self, at: float) -> bool:
+        """Whether a transaction whose chip select falls at ``at`` comes before the oscillator runs."""
+        return at < self._ready_at
 
     # -- state ----------------------------------------------------------------------------------------------
 
@@ -156,6 +207,7 @@ class Mfrc522:
         self._timer_start: float | None = None  # when the running timer was (re)loaded
         self._rx: _Event | None = None
         self._transmitting = False
+        self._listening = False  # Transceive's receiver waits for an answer; StartSend is ignored meanwhile
         self._crc = 0
         self.field.switch(False)
 
@@ -251,7 +303,7 @@ class Mfrc522:
             return 0b000
         if self._transmitting:
             return 0b011
-        if self._rx is not None:
+        if self._rx is not None or self._listening:
             return 0b101
         return 0b001  # waiting for StartSend
 
@@ -278,7 +330,7 @@ class Mfrc522:
                 self._timer_go()
         elif reg == Reg.BIT_FRAMING:
             self.regs[reg] = value
-            if value & 0x80 and self.command == Cmd.TRANSCEIVE and not self._transmitting:
+            if value & 0x80 and self.command == Cmd.TRANSCEIVE and not self._transmitting and not self._listening:
                 self._transmit()
         elif reg == Reg.COLL:
             self.regs[reg] = (self.regs[reg] & 0x7F) | (value & 0x80)
@@ -290,6 +342,9 @@ class Mfrc522:
         elif reg in (Reg.ERROR, Reg.STATUS1, Reg.VERSION, Reg.T_COUNTER_H, Reg.T_COUNTER_L):
             pass  # read-only
         else:
+            reserved = RESERVED_BITS.get(reg, 0)  # type: ignore[call-overload]
+            if (value ^ self.regs[reg & 0x3F]) & reserved:
+                self.reserved_changed.append((reg, self.regs[reg & 0x3F], value))
             self.regs[reg & 0x3F] = value
 
     def _fifo_in(self, value: int) -> None:
@@ -304,8 +359,17 @@ class Mfrc522:
 
     def _command(self, value: int) -> None:
         command = value & 0x0F
+        if self._powered_down and (command == Cmd.SOFT_RESET or not value & POWER_DOWN):
+            self._powered_down = False  # waking up: the oscillator starts again
+            self._start_oscillator()
+            self.regs[Reg.COMMAND] &= ~POWER_DOWN & 0xFF
+        elif value & POWER_DOWN and command != Cmd.SOFT_RESET:
+            self._powered_down = True  # soft power-down: registers kept, oscillator stopped
+            self.regs[Reg.COMMAND] |= POWER_DOWN
+            self._stop()
+            return
         if command == Cmd.NO_CMD_CHANGE:
-            self.regs[Reg.COMMAND] = (self.regs[Reg.COMMAND] & 0x0F) | (value & 0x30)
+            self.regs[Reg.COMMAND] = (self.regs[Reg.COMMAND] & 0x0F) | (value & 0x20)
             return
         if command == Cmd.SOFT_RESET:
             self._soft_reset()
@@ -341,6 +405,7 @@ class Mfrc522:
         self._events = []
         self._rx = None
         self._transmitting = False
+        self._listening = False
 
     def _finish(self) -> None:
         self.regs[Reg.COMMAND] &= 0xF0
@@ -402,6 +467,7 @@ class Mfrc522:
 
         def sent() -> None:
             self._transmitting = False
+            self._listening = True
             self._irq(TX_IRQ)
             if self.regs[Reg.T_MODE] & 0x80:
                 self._timer_go()
@@ -418,6 +484,7 @@ class Mfrc522:
 
         def received() -> None:
             self._rx = None
+            self._listening = False  # back to waiting for StartSend
             self._store(reception, rx_align)
 
         self._schedule(reception.delay_s + 5 * BIT_S, first_bits)

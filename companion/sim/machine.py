@@ -77,9 +77,9 @@ class SPI:
     def _shift(self, mosi: bytes) -> bytes:
         chip = self._chip()
         if chip is None:
-            WORLD.clock.now_s += 8 * len(mosi) / self.baudrate
+            WORLD.clock.now_s += WORLD.clock.machine_call_s + 8 * len(mosi) / self.baudrate
             return bytes(len(mosi))  # nobody selected: MISO floats low
-        return WORLD.clock_bytes(chip, mosi, self.baudrate)
+        return WORLD.clock_bytes(chip, mosi, self.baudrate, WORLD.clock.machine_call_s)
 
     def write_readinto(self, write_buf: bytes | bytearray | memoryview, read_buf: bytearray | memoryview) -> None:
         read_buf[:] = self._shift(bytes(write_buf))

@@ -53,7 +53,7 @@ class SpiDev:
         data = bytes(values)
         speed = speed_hz or self.max_speed_hz
         self._chip.select()
-        miso = WORLD.clock_bytes(self._chip, data, speed)
+        miso = WORLD.clock_bytes(self._chip, data, speed, WORLD.clock.spidev_call_s)
         self.spi_bytes += len(data)
         self.modeled_time_s += 8 * len(data) / speed
         return list(miso)

@@ -6,17 +6,44 @@ from dataclasses import dataclass
 
 from companion.sim.chip import Mfrc522
 
+# What one SPI transaction costs the host besides its bytes on the bus: the call into the SPI layer, the system
+# call or the driver's set-up, chip select. Measured for a Python ``spidev`` ``xfer2`` of a few bytes: about
+# 25 us on a Raspberry Pi 4, 60 us on a Pi Zero 2 W. The Pico's figure is an estimate for MicroPython's
+# ``machine_transfer`` (two ``Pin.value`` calls around ``SPI.write_readinto``, a buffer made and copied): the same
+# code timed in the MicroPython VM against CPython on one host (``python -m bench nfc`` prints the ratio and the
+# docs/NFC.md explains the scaling to a 125 MHz RP2040).
+CALL_COST_S = {"pi4": 25e-6, "zero2w": 60e-6, "pico": 40e-6}
+PI_PLATFORMS = ("pi4", "zero2w")
+
 
 @dataclass
 class Clock:
-    """Modeled hardware time: advanced by SPI bytes at the bus speed; RF and timer events are read against it."""
+    """Modeled hardware time: advanced by SPI bytes at the bus speed and by each transaction's host cost (the
+    ``spidev`` face costs ``spidev_call_s`` a call, the ``machine`` face ``machine_call_s``); RF and timer events
+    are read against it. ``transactions`` counts chip-select periods."""
 
     now_s: float = 0.0
     spi_bytes: int = 0
+    transactions: int = 0
+    spidev_call_s: float = CALL_COST_S["pi4"]
+    machine_call_s: float = CALL_COST_S["pico"]
+
+    def platform(self, name: str) -> None:
+        """Charge the ``spidev`` face what a call costs on a Pi (``pi4``, ``zero2w``), or the ``machine`` face
+        what it costs on the hub (``pico``)."""
+        if name not in CALL_COST_S:
+            raise ValueError(f"platform {name!r}: use one of {', '.join(CALL_COST_S)}")
+        if name in PI_PLATFORMS:
+            self.spidev_call_s = CALL_COST_S[name]
+        else:
+            self.machine_call_s = CALL_COST_S[name]
 
     def reset(self) -> None:
         self.now_s = 0.0
         self.spi_bytes = 0
+        self.transactions = 0
+        self.spidev_call_s = CALL_COST_S["pi4"]
+        self.machine_call_s = CALL_COST_S["pico"]
 
 
 class World:
@@ -32,15 +59,22 @@ class World:
             self.readers[key] = Mfrc522(lambda: self.clock.now_s)
         return self.readers[key]
 
-    def clock_bytes(self, chip: Mfrc522, mosi: bytes, speed_hz: int) -> bytes:
-        """Shift ``mosi`` through a selected chip at ``speed_hz``, advancing the modeled clock."""
+    def clock_bytes(self, chip: Mfrc522, mosi: bytes, speed_hz: int, call_s: float) -> bytes:
+        """Shift ``mosi`` through a selected chip at ``speed_hz`` after ``call_s`` of host time, advancing the
+        modeled clock by both: the chip sees the bytes once the host has paid for the call."""
         if speed_hz <= 0:
             raise ValueError(f"SPI speed {speed_hz} Hz: set max_speed_hz (the MFRC522 takes up to 10 MHz)")
         duration = 8 * len(mosi) / speed_hz
-        self.clock.now_s += duration
+        selected_at = self.clock.now_s + call_s
+        self.clock.now_s = selected_at + duration
         self.clock.spi_bytes += len(mosi)
+        self.clock.transactions += 1
+        chip.transactions += 1
         chip.spi_bytes += len(mosi)
         chip.spi_time_s += duration
+        if chip.starting(selected_at):
+            chip.ignored += 1
+            return bytes(len(mosi))  # the oscillator is not up: the chip hears nothing, MISO stays low
         return bytes(chip.clock(byte) for byte in mosi)
 
     def reset(self) -> None:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 import companion.sim as sim
-from companion.sim.chip import Cmd, Reg
+from companion.sim.chip import CRYSTAL_START_S, TD_S, Cmd, Reg
 
 
 class Port:
@@ -90,7 +90,8 @@ def test_the_timer_fires_after_its_programmed_period_and_the_receiver_keeps_wait
     port.transceive(b"\x52", framing=7)  # WUPA, nobody there
     irq = port.wait(0x01)
     elapsed = sim.clock.now_s - start
-    assert 0.996e-3 < elapsed < 0.996e-3 + 0.15e-3  # plus the 7-bit frame and the set-up writes
+    # plus the 7-bit frame, and the set-up writes and the polls at 25 us a call (a Pi 4's spidev)
+    assert 0.996e-3 < elapsed < 0.996e-3 + 0.15e-3 + 8 * 29e-6
     assert not irq & 0x30  # neither RxIRq nor IdleIRq: Transceive does not end by itself
     assert port.read(Reg.COMMAND) & 0x0F == Cmd.TRANSCEIVE
 
@@ -170,3 +171,85 @@ def test_machine_spi_reaches_only_the_reader_whose_chip_select_is_low() -> None:
     second.value(0)
     with pytest.raises(OSError, match="all low at once"):
         spi.write(b"\x00")
+
+
+def test_one_transaction_reads_several_registers_and_a_write_goes_to_one_register() -> None:
+    """Datasheet 8.1.2: each address byte of a read clocks out the register the byte before named; a write sends
+    one address, then data bytes that all go to that register."""
+    port = Port()
+    port.write(Reg.T_RELOAD_H, 0x12)
+    port.write(Reg.T_RELOAD_L, 0x34)
+    answer = port.dev.xfer2([0x80 | Reg.T_RELOAD_H << 1, 0x80 | Reg.T_RELOAD_L << 1, 0x80 | Reg.VERSION << 1, 0])
+    assert answer[1:] == [0x12, 0x34, 0x92]
+    port.write(Reg.T_RELOAD_H, 0x01, 0x02, 0x03)  # three data bytes, one register: the last one stays
+    assert (port.read(Reg.T_RELOAD_H), port.read(Reg.T_RELOAD_L)) == (0x03, 0x34)
+    port.write(Reg.FIFO_DATA, 0x0A, 0x0B, 0x0C)  # the FIFO takes them all
+    assert port.fifo() == b"\x0a\x0b\x0c"
+
+
+def test_each_transaction_costs_the_platforms_call_time() -> None:
+    port = Port()
+    start, calls = sim.clock.now_s, sim.clock.transactions
+    port.read(Reg.VERSION)
+    assert sim.clock.transactions - calls == 1
+    assert sim.clock.now_s - start == pytest.approx(25e-6 + 2 * 8 / 4_000_000)  # a Pi 4's spidev call, 2 bytes
+    sim.clock.platform("zero2w")
+    start = sim.clock.now_s
+    port.read(Reg.VERSION)
+    assert sim.clock.now_s - start == pytest.approx(60e-6 + 2 * 8 / 4_000_000)
+    with pytest.raises(ValueError, match="use one of pi4, zero2w, pico"):
+        sim.clock.platform("pi3")
+
+
+def test_start_send_is_ignored_while_the_receiver_waits_and_works_again_after_an_answer() -> None:
+    """Datasheet 10.3.1.8: Transceive repeats transmit-then-receive; after a frame nobody answered, the receiver
+    still waits and StartSend does nothing until the command is written again."""
+    port = Port()
+    port.field_on()
+    tag = sim.Ntag213("04A1B2C3D4E5F6")
+    port.transceive(b"\x52", framing=7)  # nobody there
+    port.wait(0x01)
+    sim.field(0, 0).add(tag)
+    port.write(Reg.COMM_IRQ, 0x7F)
+    port.write(Reg.FIFO_DATA, 0x52)
+    port.write(Reg.BIT_FRAMING, 0x87)  # StartSend alone: ignored
+    sim.wait(2e-3)
+    assert port.read(Reg.COMM_IRQ) & 0x60 == 0 and tag.state is sim.State.IDLE
+    port.transceive(b"\x52", framing=7)  # Idle, flush, Transceive again: sent
+    port.wait(0x20)
+    assert port.fifo() == b"\x44\x00"
+    port.write(Reg.COMM_IRQ, 0x7F)
+    port.write(Reg.FIFO_DATA, 0x93, 0x20)
+    port.write(Reg.BIT_FRAMING, 0x80)  # after an answer, StartSend alone sends the next frame
+    port.wait(0x20)
+    assert port.fifo() == bytes.fromhex("8804A1B29F")
+
+
+def test_the_chip_ignores_spi_until_its_oscillator_runs_after_power_on() -> None:
+    """Datasheet 8.8.2: the crystal's start-up plus 1024 clocks before the chip can be addressed."""
+    port = Port()
+    chip = sim.reader(0, 0)
+    port.write(Reg.T_RELOAD_L, 0x55)
+    chip.power_on()
+    assert port.read(Reg.VERSION) == 0x00  # nothing answers yet
+    port.write(Reg.T_RELOAD_L, 0x66)  # lost
+    sim.wait(CRYSTAL_START_S + TD_S)
+    assert port.read(Reg.VERSION) == 0x92
+    assert port.read(Reg.T_RELOAD_L) == 0x00  # the reset value: the write above never arrived
+    assert chip.ignored == 2
+
+
+def test_leaving_soft_power_down_restarts_the_oscillator() -> None:
+    port = Port()
+    port.write(Reg.COMMAND, 0x10)  # PowerDown
+    assert port.read(Reg.COMMAND) & 0x10
+    port.write(Reg.COMMAND, Cmd.SOFT_RESET)
+    assert port.read(Reg.COMMAND) == 0x00  # ignored: the oscillator is starting
+    sim.wait(CRYSTAL_START_S + TD_S)
+    assert port.read(Reg.COMMAND) == 0x20  # reset: RcvOff, PowerDown clear, Idle
+
+
+def test_a_write_that_changes_reserved_bits_is_recorded() -> None:
+    port = Port()
+    port.write(Reg.RF_CFG, 0x70)  # RxGain 48 dB, but bit 3 (reserved, 1 after reset) cleared
+    assert sim.reader(0, 0).reserved_changed == [(Reg.RF_CFG, 0x48, 0x70)]
