@@ -1,29 +1,45 @@
 """NFC readers: our driver and the public ``mfrc522`` package side by side, on the simulated MFRC522 at 4 MHz.
 
-Every figure is modeled hardware time from ``companion.sim.clock`` (SPI bytes at the bus speed, frames on air,
-tag answer delays, the chip's timer), so it does not depend on the machine running the benchmark.
+Every figure is modeled hardware time from ``companion.sim.clock``: SPI bytes at the bus speed, the host's cost
+of each SPI transaction (a Python ``spidev`` call on a Pi 4 or a Pi Zero 2 W, MicroPython's ``machine_transfer``
+on the hub's Pico), frames on air, tag answer delays, the chip's timer. It does not depend on the machine running
+the benchmark; the transactions per poll are counts.
 """
 
 from __future__ import annotations
 
+import json
+import shutil
+import subprocess
+import sys
+import tempfile
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
 import companion.sim as sim
 from companion.nfc.ndef import CARD_PAGE, FIRST_PAGE, card_id_pages
-from companion.nfc.rc522 import RC522, spidev_transfer
+from companion.nfc.rc522 import RC522, machine_transfer, spidev_transfer
 from companion.sim.pi import pi_modules
+from companion.sim.world import CALL_COST_S
 
 SPI_HZ = 4_000_000
 ZONES = 8
-GOALS_MS = {"empty": 1.5, "new": 6.0, "round": 15.0}
+GOALS_MS = {"empty": 1.5, "identified": 6.0, "round cards": 15.0, "round empty": 15.0}
+PLATFORMS = (("Pi 4", "pi4"), ("Pi Zero 2 W", "zero2w"), ("Pico (hub)", "pico"))
+# The Pico anchor: MicroPython on a 125 MHz RP2040 runs a loop that sets a pin high then low in about 31 us
+# (Roy Longbottom, "Raspberry Pi Pico, Pi 4 and Pi 400 Python and C Basic Beginners Bit Banging Benchmarks").
+PICO_TOGGLE_LOOP_US = 31.0
+ROOT = Path(__file__).resolve().parents[1]
+
+Figure = tuple[int, float]  # SPI transactions, modeled milliseconds
 
 
-def measure(action: Callable[[], object]) -> tuple[int, float]:
-    """SPI bytes and modeled milliseconds an action takes."""
-    start, sent = sim.clock.now_s, sim.clock.spi_bytes
+def measure(action: Callable[[], object]) -> Figure:
+    """SPI transactions and modeled milliseconds an action takes."""
+    start, calls = sim.clock.now_s, sim.clock.transactions
     action()
-    return sim.clock.spi_bytes - sent, (sim.clock.now_s - start) * 1e3
+    return sim.clock.transactions - calls, (sim.clock.now_s - start) * 1e3
 
 
 def ntag(i: int, card: str) -> sim.Ntag213:
@@ -33,44 +49,58 @@ def ntag(i: int, card: str) -> sim.Ntag213:
     return tag
 
 
-def ours() -> dict[str, tuple[int, float]]:
+def readers(platform: str) -> list[RC522]:
+    """Our driver on ``ZONES`` simulated readers, through spidev on a Pi, through ``machine`` on the Pico."""
     sim.reset()
-    readers = []
+    sim.clock.platform(platform)
+    made = []
     for device in range(ZONES):
-        dev = sim.spidev.SpiDev(0, device)
-        dev.max_speed_hz = SPI_HZ
-        reader = RC522(spidev_transfer(dev))
+        if platform == "pico":
+            transfer = machine_transfer(sim.machine_spi(0, SPI_HZ), sim.machine_pin(0, device))
+        else:
+            dev = sim.spidev.SpiDev(0, device)
+            dev.max_speed_hz = SPI_HZ
+            transfer = spidev_transfer(dev)
+        reader = RC522(transfer, spi_hz=SPI_HZ)
         reader.init()
-        readers.append(reader)
-    first = readers[0]
+        made.append(reader)
+    return made
+
+
+def ours(platform: str) -> dict[str, Figure]:
+    zones = readers(platform)
+    first = zones[0]
+    first.scan()
     figures = {"empty": measure(first.scan)}
 
-    identified: list[float] = []
+    identified: list[tuple[int, float]] = []
 
     def read_card_page(uid: bytes, sak: int) -> None:
         first.fast_read(CARD_PAGE, CARD_PAGE)
-        identified.append(sim.clock.now_s)
+        identified.append((sim.clock.transactions, sim.clock.now_s))
 
     sim.field(0, 0).add(ntag(0, "6O"))
-    start = sim.clock.now_s
+    start, calls = sim.clock.now_s, sim.clock.transactions
     figures["new NTAG213"] = measure(lambda: first.scan(read_card_page))
-    figures["identified"] = (0, (identified[0] - start) * 1e3)
+    figures["identified"] = (identified[0][0] - calls, (identified[0][1] - start) * 1e3)
     sim.field(0, 0).clear()
     first.scan()
     sim.field(0, 0).add(sim.MifareClassic1K("DEADBEEF"))
     figures["new Classic"] = measure(first.scan)
     sim.field(0, 0).clear()
-    for reader in readers:
+    for reader in zones:
         reader.scan()
-    figures["round empty"] = measure(lambda: [r.scan() for r in readers])
+    figures["round empty"] = measure(lambda: [r.scan() for r in zones])
     for device in range(ZONES):
         sim.field(0, device).add(ntag(device, f"{device + 1}O"))
-    [r.scan() for r in readers]  # the cards arrive; the round measured is the steady one
-    figures["round cards"] = measure(lambda: [r.scan() for r in readers])
+    for _ in range(2):  # the cards arrive, then the first quick confirmation: the round measured is the steady one
+        for reader in zones:
+            reader.scan()
+    figures["round cards"] = measure(lambda: [r.scan() for r in zones])
     return figures
 
 
-def package() -> dict[str, tuple[int, float]]:
+def package() -> dict[str, Figure]:
     sim.reset()
     with pi_modules():
         from mfrc522 import MFRC522
@@ -91,40 +121,61 @@ def package() -> dict[str, tuple[int, float]]:
             sim.field(0, device).add(sim.MifareClassic1K(bytes((0xDE, 0xAD, 0xBE, device))))
         [poll(c) for c in chips]
         # Without HALT a card answers every other poll: average two rounds.
-        sent, ms = measure(lambda: [poll(c) for _ in range(2) for c in chips])
-        figures["round cards"] = (sent // 2, ms / 2)
+        calls, ms = measure(lambda: [poll(c) for _ in range(2) for c in chips])
+        figures["round cards"] = (calls // 2, ms / 2)
     return figures
 
 
+def pico_call_estimate() -> str:
+    """Time ``machine_transfer`` (with stand-in pins and SPI) and a pin-toggling loop in the MicroPython VM and
+    in CPython; scale the VM's transfer by the Pico's known toggling loop."""
+    node = shutil.which("node")
+    vm = ROOT / "firmware/vm"
+    if node is None or not (vm / "node_modules").is_dir():
+        return "the MicroPython VM is not installed (make firmware-vm): Pico figures use the documented estimate"
+    script = ROOT / "bench/pico_call.py"
+    with tempfile.TemporaryDirectory() as tmp:
+        manifest = Path(tmp) / "manifest.json"
+        manifest.write_text(json.dumps({"files": {}, "script": str(script)}))
+        run = subprocess.run([node, str(vm / "run.mjs"), str(manifest)], capture_output=True, text=True, timeout=120)
+    local = subprocess.run([sys.executable, str(script)], capture_output=True, text=True, timeout=120)
+    vm_transfer, vm_loop = map(float, run.stdout.split())
+    cpy_transfer, _ = map(float, local.stdout.split())
+    estimate = vm_transfer / vm_loop * PICO_TOGGLE_LOOP_US
+    return (
+        f"Pico call cost: machine_transfer takes {vm_transfer / cpy_transfer:.1f} times as long in the MicroPython VM "
+        f"as in CPython here, and {vm_transfer / vm_loop:.2f} pin-toggling loops; at the Pico's "
+        f"{PICO_TOGGLE_LOOP_US:.0f} us a loop, about {estimate:.0f} us a call (the model charges "
+        f"{CALL_COST_S['pico'] * 1e6:.0f} us)"
+    )
+
+
 def main() -> None:
-    a, b = ours(), package()
-
-    def cell(figures: dict[str, tuple[int, float]], key: str) -> str:
-        if key not in figures:
-            return "cannot: reads 88 and 3 bytes of a 7-byte UID"
-        sent, ms = figures[key]
-        return f"{ms:6.2f} ms {sent:6d} B" if sent else f"{ms:6.2f} ms"
-
+    figures = {name: ours(platform) for name, platform in PLATFORMS}
+    theirs = package()
     rows = [
         ("empty-zone poll", "empty"),
-        ("new NTAG213: UID + card-id page, whole scan", "new NTAG213"),
-        ("  of which until the card id is read", "identified"),
+        ("new NTAG213: until its card id is read", "identified"),
+        ("new NTAG213: the whole scan, HLTA included", "new NTAG213"),
         ("new MIFARE Classic 1K: UID", "new Classic"),
         (f"round of {ZONES} zones, all empty", "round empty"),
-        (f"round of {ZONES} zones, a card on each", "round cards"),
+        (f"round of {ZONES} zones, a still card on each", "round cards"),
     ]
-    print(f"NFC readers: modeled hardware time on the simulated MFRC522, SPI at {SPI_HZ // 1_000_000} MHz")
-    print(f"{'':46} {'ours (companion.nfc.rc522)':>28}   {'mfrc522 package 0.0.7':>28}")
+    print(
+        f"NFC readers: modeled time on the simulated MFRC522, SPI at {SPI_HZ // 1_000_000} MHz, each transaction "
+        "also costing the host its call (ms, and SPI transactions)"
+    )
+    heads = [f"{name} ({CALL_COST_S[p] * 1e6:.0f} us/call)" for name, p in PLATFORMS]
+    print(f"{'':44}" + "".join(f"{h:>24}" for h in heads) + f"{'mfrc522 0.0.7, Pi 4':>24}")
     for label, key in rows:
-        print(f"{label:46} {cell(a, key):>28}   {cell(b, key):>28}")
-    checks = [
-        ("empty poll", a["empty"][1], GOALS_MS["empty"]),
-        ("new NTAG213 identified", a["identified"][1], GOALS_MS["new"]),
-        (f"round of {ZONES} with cards", a["round cards"][1], GOALS_MS["round"]),
-        (f"round of {ZONES} empty", a["round empty"][1], GOALS_MS["round"]),
-    ]
-    for name, ms, goal in checks:
-        print(f"goal {name}: {ms:.2f} ms <= {goal} ms {'met' if ms <= goal else 'MISSED'}")
+        cells = [f"{figures[name][key][1]:7.2f} ms {figures[name][key][0]:4d} tx" for name, _ in PLATFORMS]
+        package_cell = f"{theirs[key][1]:7.2f} ms {theirs[key][0]:4d} tx" if key in theirs else "cannot (7-byte UID)"
+        print(f"{label:44}" + "".join(f"{c:>24}" for c in cells) + f"{package_cell:>24}")
+    for name, _ in PLATFORMS[:2]:
+        for key, goal in GOALS_MS.items():
+            ms = figures[name][key][1]
+            print(f"goal {name}, {key}: {ms:.2f} ms <= {goal} ms {'met' if ms <= goal else 'MISSED'}")
+    print(pico_call_estimate())
 
 
 if __name__ == "__main__":

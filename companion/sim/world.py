@@ -7,12 +7,12 @@ from dataclasses import dataclass
 from companion.sim.chip import Mfrc522
 
 # What one SPI transaction costs the host besides its bytes on the bus: the call into the SPI layer, the system
-# call or the driver's set-up, chip select. Measured for a Python ``spidev`` ``xfer2`` of a few bytes: about
-# 25 us on a Raspberry Pi 4, 60 us on a Pi Zero 2 W. The Pico's figure is an estimate for MicroPython's
-# ``machine_transfer`` (two ``Pin.value`` calls around ``SPI.write_readinto``, a buffer made and copied): the same
-# code timed in the MicroPython VM against CPython on one host (``python -m bench nfc`` prints the ratio and the
-# docs/NFC.md explains the scaling to a 125 MHz RP2040).
-CALL_COST_S = {"pi4": 25e-6, "zero2w": 60e-6, "pico": 40e-6}
+# call or the driver's set-up, chip select. A Python ``spidev`` ``xfer2`` of a few bytes takes about 25 us on a
+# Raspberry Pi 4 and 60 us on a Pi Zero 2 W. The Pico's is an estimate for MicroPython's ``machine_transfer``
+# (two ``Pin.value`` calls around ``SPI.write_readinto``, a buffer made and copied): timed in the MicroPython VM
+# against a pin-toggling loop whose time on a 125 MHz RP2040 is known (``python -m bench nfc`` measures it
+# again; docs/NFC.md, "Per-call cost").
+CALL_COST_S = {"pi4": 25e-6, "zero2w": 60e-6, "pico": 75e-6}
 PI_PLATFORMS = ("pi4", "zero2w")
 
 
