@@ -136,9 +136,14 @@ def pico_call_estimate() -> str:
     script = ROOT / "bench/pico_call.py"
     with tempfile.TemporaryDirectory() as tmp:
         manifest = Path(tmp) / "manifest.json"
-        manifest.write_text(json.dumps({"files": {}, "script": str(script)}))
-        run = subprocess.run([node, str(vm / "run.mjs"), str(manifest)], capture_output=True, text=True, timeout=120)
-    local = subprocess.run([sys.executable, str(script)], capture_output=True, text=True, timeout=120)
+        files = {"/lib/rc522.py": str(ROOT / "companion/nfc/rc522.py")}
+        manifest.write_text(json.dumps({"files": files, "script": str(script)}))
+        run = subprocess.run(
+            [node, str(vm / "run.mjs"), str(manifest)], capture_output=True, text=True, timeout=120, check=True
+        )
+    local = subprocess.run(
+        [sys.executable, str(script)], capture_output=True, text=True, timeout=120, cwd=ROOT, check=True
+    )
     vm_transfer, vm_loop = map(float, run.stdout.split())
     cpy_transfer, _ = map(float, local.stdout.split())
     estimate = vm_transfer / vm_loop * PICO_TOGGLE_LOOP_US

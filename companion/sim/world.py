@@ -12,7 +12,7 @@ from companion.sim.chip import Mfrc522
 # (two ``Pin.value`` calls around ``SPI.write_readinto``, a buffer made and copied): timed in the MicroPython VM
 # against a pin-toggling loop whose time on a 125 MHz RP2040 is known (``python -m bench nfc`` measures it
 # again; docs/NFC.md, "Per-call cost").
-CALL_COST_S = {"pi4": 25e-6, "zero2w": 60e-6, "pico": 75e-6}
+CALL_COST_S = {"pi4": 25e-6, "zero2w": 60e-6, "pico": 85e-6}
 PI_PLATFORMS = ("pi4", "zero2w")
 
 
