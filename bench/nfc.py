@@ -171,11 +171,11 @@ def main() -> None:
         "also costing the host its call (ms, and SPI transactions)"
     )
     heads = [f"{name} ({CALL_COST_S[p] * 1e6:.0f} us/call)" for name, p in PLATFORMS]
-    print(f"{'':44}" + "".join(f"{h:>24}" for h in heads) + f"{'mfrc522 0.0.7, Pi 4':>24}")
+    print(f"{'':44}" + "".join(f"{h:>26}" for h in heads) + f"{'mfrc522 0.0.7, Pi 4':>26}")
     for label, key in rows:
         cells = [f"{figures[name][key][1]:7.2f} ms {figures[name][key][0]:4d} tx" for name, _ in PLATFORMS]
         package_cell = f"{theirs[key][1]:7.2f} ms {theirs[key][0]:4d} tx" if key in theirs else "cannot (7-byte UID)"
-        print(f"{label:44}" + "".join(f"{c:>24}" for c in cells) + f"{package_cell:>24}")
+        print(f"{label:44}" + "".join(f"{c:>26}" for c in cells) + f"{package_cell:>26}")
     for name, _ in PLATFORMS[:2]:
         for key, goal in GOALS_MS.items():
             ms = figures[name][key][1]
