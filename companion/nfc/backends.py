@@ -48,7 +48,6 @@ __all__ = [
 ]
 
 SPI_HZ = 4_000_000
-RETRY_S = 0.5  # how often a reader that does not answer is set up again
 _TYPE_2_SAK = 0x00  # NTAG21x and other type 2 tags
 
 
@@ -74,10 +73,7 @@ class ReaderBackend:
         self._tag_ids: dict[str, dict[bytes, str | None]] = {}
         self._unread: dict[str, set[bytes]] = {}
         self.devices: list[Any] = []  # GPIO outputs (reset lines, chip selects) held while the readers run
-        # Zones whose reader must be set up again before it is read: when that was last tried, and why it failed.
-        # A reader that does not answer costs its init() its whole wait for the oscillator (25 ms): it is tried
-        # again every RETRY_S of poll time, not at every poll.
-        self._down: dict[str, tuple[float, str]] = {}
+        self._down: set[str] = set()  # zones whose reader must be set up again before it is read
         self._thread: threading.Thread | None = None
         self._stopping = threading.Event()
 
@@ -93,7 +89,7 @@ class ReaderBackend:
             try:
                 reader.init()
             except ReaderNotResponding as exc:
-                self._down[zone] = (float("-inf"), str(exc))
+                self._down.add(zone)
                 failed.append(f"zone {zone}: {exc}")
         if failed:
             raise ReaderNotResponding("; ".join(failed))
@@ -122,17 +118,13 @@ class ReaderBackend:
     def scan(self, zone: str, reader: ZoneReader, t: float) -> ZoneScan:
         try:
             if zone in self._down:  # it lost power or never answered: its set-up is gone
-                tried, why = self._down[zone]
-                if t - tried < RETRY_S:
-                    return ZoneScan(zone, (), t, error=f"reader not responding: {why}", reader_down=True)
-                self._down[zone] = (t, why)
                 reader.init()
-                del self._down[zone]
+                self._down.discard(zone)
             if self._unread.get(zone) and isinstance(reader, RC522):
                 reader.forget()  # select every tag this time, not only confirm the lone one: its read failed
             uids = reader.scan(lambda uid, sak: self._read_card_id(zone, reader, uid, sak))
         except ReaderNotResponding as exc:
-            self._down[zone] = (t, str(exc))
+            self._down.add(zone)
             return ZoneScan(zone, (), t, error=f"reader not responding: {exc}", reader_down=True)
         except NfcError as exc:
             return ZoneScan(zone, (), t, error=str(exc) or type(exc).__name__)

@@ -123,8 +123,11 @@ _STATUS = bytes((_ERROR, _FIFO_LEVEL, _CONTROL, _COLL))
 
 # After a reset the chip answers nothing until its crystal runs (datasheet 8.8.2: the crystal's start-up plus
 # 1024 clocks). CommandReg then reads 0x20 (RcvOff set, PowerDown clear); until then MISO reads 0x00. It is read
-# every millisecond, for up to _RESET_WAIT_MS, as the common drivers wait (tens of milliseconds).
+# every millisecond, for up to _RESET_WAIT_MS the first time, as the common drivers wait (tens of milliseconds).
+# Later (setting up again a reader that stopped answering, at every poll) for up to _AGAIN_WAIT_MS: a chip just
+# powered again is found at the next try if its crystal is slower, and a dead one does not hold the others up.
 _RESET_WAIT_MS = 25
+_AGAIN_WAIT_MS = 3
 _RCV_OFF = const(0x20)
 
 _HLTA_WITH_CRC = b"\x50\x00\x57\xcd"  # HLTA and its CRC_A
@@ -240,6 +243,7 @@ class RC522:
         self.gain = gain
         self.quick_confirm = quick_confirm
         self._byte_us = 8_000_000 / spi_hz  # one byte on the bus
+        self._wait_ms = _RESET_WAIT_MS  # how long init() waits for the oscillator
         # The chip waits for StartSend in Transceive (a frame was received and the FIFO emptied): the next
         # exchange needs neither Idle, a flush, nor the command again (datasheet 10.3.1.8).
         self._armed = False
@@ -284,7 +288,8 @@ class RC522:
         """Soft reset, wait for the oscillator, check the chip, set the timer, modulation, gain and CRC preset,
         switch the field on."""
         self._write(_COMMAND, _CMD_SOFT_RESET)
-        for _ in range(_RESET_WAIT_MS):
+        wait_ms, self._wait_ms = self._wait_ms, _AGAIN_WAIT_MS
+        for _ in range(wait_ms):
             # A chip still starting (or none at all) reads 0x00: wait 1 ms on the bus, then look again.
             if self._read(_COMMAND) & (_RCV_OFF | _POWER_DOWN) == _RCV_OFF:
                 break

@@ -305,3 +305,13 @@ def test_init_keeps_the_reserved_bits_of_rfcfgreg(reader: RC522) -> None:
     chip = sim.reader(0, 0)
     assert chip.reserved_changed == []
     assert chip.regs[0x26] == 0x78  # RxGain 48 dB (7) in bits 6-4, the reserved bits as the chip had them
+
+
+def test_a_dead_reader_costs_its_first_init_25_ms_and_each_try_after_3(reader_at: Callable[..., RC522]) -> None:
+    sim.unplug(0, 1)
+    dead = RC522(spidev_transfer(sim.spidev.SpiDev(0, 1)), spi_hz=500_000)
+    for budget in (25e-3, 3e-3):
+        start = sim.clock.now_s
+        with pytest.raises(ReaderNotResponding, match="VersionReg reads 0x00"):
+            dead.init()
+        assert budget < sim.clock.now_s - start < budget * 1.2
