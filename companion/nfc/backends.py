@@ -251,7 +251,7 @@ def spi_backend(
                 cs = DigitalOutputDevice(zone.cs_gpio, active_high=False, initial_value=False, pin_factory=pin_factory)
                 devices.append(cs)
                 transfer = gpio_cs_transfer(dev, cs)
-            readers.append((zone.zone, RC522(transfer, timeout_ms=timeout_ms, gain=gain)))
+            readers.append((zone.zone, RC522(transfer, timeout_ms=timeout_ms, gain=gain, spi_hz=spi_hz)))
     except BaseException:
         for device in devices:
             device.close()
@@ -396,7 +396,7 @@ class SimBackend(ReaderBackend):
         for device, zone in enumerate(zones):
             dev = sim.spidev.SpiDev(bus, device)
             dev.max_speed_hz = spi_hz
-            readers.append((zone, RC522(spidev_transfer(dev), timeout_ms=timeout_ms)))
+            readers.append((zone, RC522(spidev_transfer(dev), timeout_ms=timeout_ms, spi_hz=spi_hz)))
             self._fields[zone] = sim.field(bus, device)
         super().__init__(readers, registry)
         self._tags: dict[str, Any] = {}

@@ -18,10 +18,15 @@ Point any MFRC522 driver at it the same way, unchanged:
   transport keys) and ``Tag(uid, atqa=..., sak=...)`` for any 4-, 7- or 10-byte UID; ``uid`` is bytes or hex text.
   Each tag's ``state`` is IDLE, READY, ACTIVE or HALT. Faults on demand: ``tag.drop_next(n)`` (answers lost),
   ``tag.garble_next(n, crc_only=False)`` (a flipped bit), ``tag.answer_one_in(n)`` (edge of range).
-* ``clock`` is the modeled time every reader shares: ``clock.now_s`` and ``clock.spi_bytes``. SPI bytes cost
-  ``8 / max_speed_hz`` seconds; frames, tag answers and the chip's timer run against the same clock, so a figure
-  taken from it is hardware time, whatever machine runs the simulation. ``reader(bus, device)`` is the chip
-  itself (``spi_bytes``, ``spi_time_s``, ``regs``) for tests that look inside.
+* ``clock`` is the modeled time every reader shares: ``clock.now_s``, ``clock.spi_bytes``,
+  ``clock.transactions``. SPI bytes cost ``8 / max_speed_hz`` seconds, and each transaction first costs the host
+  its call: ``clock.platform("pi4" | "zero2w")`` for the ``spidev`` face (25 or 60 us, Pi 4 by default),
+  ``clock.platform("pico")`` for the ``machine`` face (85 us, an estimate: docs/NFC.md). Frames, tag answers and
+  the chip's timer run against the same clock, so a figure taken from it is hardware time, whatever machine runs
+  the simulation; ``wait(seconds)`` lets time pass with nobody on the bus. ``reader(bus, device)`` is the chip
+  itself (``spi_bytes``, ``transactions``, ``ignored``, ``regs``, ``power_on()``) for tests that look inside:
+  after ``power_on()``, a hard reset or soft power-down it ignores SPI until its oscillator runs (chip.py says
+  why).
 * ``reset()`` empties the whole bench: readers, fields, clock. Call it between tests.
 
 Example::
