@@ -26,6 +26,7 @@ __all__ = [
     "HEADER_GPIOS",
     "HEADER_PINS",
     "INSTALLED_PINMAP",
+    "PICO_PINS",
     "RESERVED",
     "HubPins",
     "PinMap",
@@ -103,6 +104,17 @@ SPI1: dict[int, str] = {
 _CHIP_SELECTS = {0: 2, 1: 3}
 # The Pico's usable GP numbers (GP23-25 drive its regulator, VBUS sense and LED).
 PICO_GPS = (*range(23), 26, 27, 28)
+# The Pico's physical pin of each of those GPs, and of its power pins (Raspberry Pi Pico datasheet, section 1.4
+# "Pinout": GP0 is pin 1, a ground every fifth pin, VBUS pin 40).
+PICO_PINS: dict[int, int] = dict(
+    zip(
+        PICO_GPS,
+        (1, 2, 4, 5, 6, 7, 9, 10, 11, 12, 14, 15, 16, 17, 19, 20, 21, 22, 24, 25, 26, 27, 29, 31, 32, 34),
+        strict=True,
+    )
+)
+PICO_POWER = {"VBUS": 40, "VSYS": 39, "3V3(OUT)": 36, "GND": 38}
+PICO_GROUNDS = (3, 8, 13, 18, 23, 28, 33, 38)
 
 
 class PinMapError(ValueError):

@@ -15,7 +15,7 @@ from xml.sax.saxutils import escape
 from PIL import Image, ImageDraw
 
 from companion.files import read_text
-from companion.hardware import HEADER_PINS, PinMap
+from companion.hardware import HEADER_PINS, PICO_PINS, PICO_POWER, PinMap
 from companion.ui.screens import font, text_width
 
 __all__ = ["Drawing", "draw_all", "mats", "wiring_hub", "wiring_pi"]
@@ -29,6 +29,8 @@ COLOURS = {
     "button": "#2ca02c",
     "led": "#d62728",
     "usb": "#7f7f7f",
+    "power": "#ff7f0e",
+    "ground": "#333333",
     "ink": "#000000",
     "pad": "#555555",
 }
@@ -42,6 +44,7 @@ class Rect:
     h: float
     colour: str = "#000000"
     dashed: bool = False
+    fill: str | None = None  # a resistor's body hides the wire under it
 
 
 @dataclass(frozen=True)
@@ -82,8 +85,8 @@ class Drawing:
             if isinstance(shape, Rect):
                 dash = f' stroke-dasharray="{4 * stroke} {3 * stroke}"' if shape.dashed else ""
                 out.append(
-                    f'<rect x="{shape.x}" y="{shape.y}" width="{shape.w}" height="{shape.h}" fill="none" '
-                    f'stroke="{shape.colour}" stroke-width="{stroke}"{dash}/>'
+                    f'<rect x="{shape.x}" y="{shape.y}" width="{shape.w}" height="{shape.h}" '
+                    f'fill="{shape.fill or "none"}" stroke="{shape.colour}" stroke-width="{stroke}"{dash}/>'
                 )
             elif isinstance(shape, Wire):
                 points = " ".join(f"{x},{y}" for x, y in shape.points)
@@ -111,7 +114,7 @@ class Drawing:
                 if shape.dashed:
                     _dashed_rect(draw, box, shape.colour, stroke)
                 else:
-                    draw.rectangle(box, outline=shape.colour, width=stroke)
+                    draw.rectangle(box, outline=shape.colour, width=stroke, fill=shape.fill)
             elif isinstance(shape, Wire):
                 draw.line([(x * k, y * k) for x, y in shape.points], fill=shape.colour, width=2 * stroke)
             else:
@@ -144,6 +147,8 @@ def _bitmap_text(image: Image.Image, label: Label, k: int, text_unit: float) -> 
 # --- wiring diagrams -------------------------------------------------------------------------------------
 
 _ROW = 18  # pixels between two terminals
+_LANE = 8  # pixels between two wires' vertical runs
+RESISTOR = "330R"  # every indicator LED's series resistor, and the WS2812B data line's
 
 
 @dataclass
@@ -153,22 +158,31 @@ class _Part:
     notes: list[str] = field(default_factory=list)
 
 
-def _wiring(
-    title: str, board: str, pins: list[tuple[str, str]], parts: list[_Part], nets: list[tuple[str, str, str, str]]
-) -> Drawing:
+@dataclass(frozen=True)
+class _Net:
+    """A wire from a board terminal to a part's terminal; ``resistor`` is drawn in series near the part."""
+
+    board: str
+    part: str
+    terminal: str
+    kind: str
+    resistor: str = ""
+
+
+def _wiring(title: str, board: str, pins: list[tuple[str, str]], parts: list[_Part], nets: list[_Net]) -> Drawing:
     """A board with its used pins on the left, the parts on the right, one wire per net.
 
-    ``pins`` are (terminal id, label) of the board; ``nets`` are (board terminal, part name, part terminal,
-    kind of wire). Each wire runs in its own vertical lane, so no two wires share a segment.
+    ``pins`` are (terminal id, label) of the board. Each wire runs in its own vertical lane, so no two wires
+    share a segment; a board terminal may feed several parts (a ground, a supply).
     """
     top = 50
     board_y = {terminal: top + 30 + i * _ROW for i, (terminal, _) in enumerate(pins)}
-    part_x, y = 470, top
+    part_x, y = 300 + _LANE * len(nets), top  # the last 50 px before the parts: room for resistors
     part_y: dict[tuple[str, str], float] = {}
     shapes: list[Rect | Wire | Label] = [Label(10, 10, title, size=2)]
     for part in parts:
         height = 30 + _ROW * max(len(part.terminals), 1) + 12 * len(part.notes)
-        shapes.append(Rect(part_x, y, 300, height))
+        shapes.append(Rect(part_x, y, 340, height))
         shapes.append(Label(part_x + 8, y + 6, part.name))
         for i, terminal in enumerate(part.terminals):
             ty = y + 30 + i * _ROW
@@ -182,11 +196,16 @@ def _wiring(
     shapes.append(Label(18, top + 6, board))
     for terminal, label in pins:
         shapes.append(Label(204 - text_width(label, "body"), board_y[terminal] - 5, label))
-    for lane, (terminal, part_name, part_terminal, kind) in enumerate(nets):
-        x_lane = round(230 + lane * 230 / len(nets), 1)
-        start, end = board_y[terminal], part_y[(part_name, part_terminal)]
-        shapes.append(Wire(((210, start), (x_lane, start), (x_lane, end), (part_x, end)), COLOURS[kind]))
-    width = part_x + 320
+    for lane, net in enumerate(nets):
+        x_lane = 230 + lane * _LANE
+        start, end = board_y[net.board], part_y[(net.part, net.terminal)]
+        shapes.append(Wire(((210, start), (x_lane, start), (x_lane, end), (part_x, end)), COLOURS[net.kind]))
+    for net in nets:  # over every wire, so that no wire crosses a resistor's body
+        if net.resistor:
+            end = part_y[(net.part, net.terminal)]
+            shapes.append(Rect(part_x - 42, end - 7, 30, 14, COLOURS["ink"], fill="#ffffff"))
+            shapes.append(Label(part_x - 39, end - 5, net.resistor))
+    width = part_x + 360
     return Drawing(width=width, height=max(y, top + board_height) + 20, shapes=shapes)
 
 
@@ -194,47 +213,61 @@ def _gpio(pin: int) -> str:
     return f"GPIO{pin} (pin {HEADER_PINS[pin]})"
 
 
-def _pi_side(pinmap: PinMap, zones: bool) -> tuple[list[tuple[str, str]], list[_Part], list[tuple[str, str, str, str]]]:
-    """What the Pi drives in both builds (OLED, buttons, status LED), plus the zones' LEDs and readers."""
-    pins: list[tuple[str, str]] = [("sda", _gpio(2) + " SDA"), ("scl", _gpio(3) + " SCL")]
-    parts = [_Part("SSD1306 OLED (I2C)", ["SDA", "SCL"], ["VCC to 3V3 (pin 1), GND to GND"])]
-    nets = [("sda", parts[0].name, "SDA", "i2c"), ("scl", parts[0].name, "SCL", "i2c")]
-    buttons = _Part("Buttons (to GND)", [name.upper() for name in pinmap.buttons], ["other leg of each to GND"])
+def _gp(gp: int) -> str:
+    return f"GP{gp} (pin {PICO_PINS[gp]})"
+
+
+def _pi_side(pinmap: PinMap, zones: bool) -> tuple[list[tuple[str, str]], list[_Part], list[_Net]]:
+    """What the Pi drives in both builds (OLED, buttons, status LED), plus the zones' LEDs and readers; every
+    part's supply and ground from the header's own pins."""
+    pins: list[tuple[str, str]] = [
+        ("3v3", "3V3 (pin 1)"),
+        ("gnd", "GND (pin 6)"),
+        ("sda", _gpio(2) + " SDA"),
+        ("scl", _gpio(3) + " SCL"),
+    ]
+    oled = _Part("SSD1306 OLED (I2C)", ["VCC", "GND", "SDA", "SCL"])
+    nets = [
+        _Net("3v3", oled.name, "VCC", "power"),
+        _Net("gnd", oled.name, "GND", "ground"),
+        _Net("sda", oled.name, "SDA", "i2c"),
+        _Net("scl", oled.name, "SCL", "i2c"),
+    ]
+    parts = [oled]
+    buttons = _Part("Buttons", [*(name.upper() for name in pinmap.buttons), "other legs"], ["no resistor: pull-ups"])
     for name, pin in pinmap.buttons.items():
         pins.append((f"button-{name}", _gpio(pin)))
-        nets.append((f"button-{name}", buttons.name, name.upper(), "button"))
+        nets.append(_Net(f"button-{name}", buttons.name, name.upper(), "button"))
+    nets.append(_Net("gnd", buttons.name, "other legs", "ground"))
     parts.append(buttons)
-    status = _Part("Status LED", ["anode"], ["330 ohm in series, cathode to GND"])
+    status = _Part("Status LED", ["anode", "cathode"])
     pins.append(("status", _gpio(pinmap.status_led)))
-    nets.append(("status", status.name, "anode", "led"))
+    nets += [_Net("status", status.name, "anode", "led", RESISTOR), _Net("gnd", status.name, "cathode", "ground")]
     parts.append(status)
     if not zones:
         return pins, parts, nets
+    pins += [("3v3-readers", "3V3 (pin 17)"), ("gnd-readers", "GND (pin 20)")]
     spi = [("sclk", 11, "SCK"), ("mosi", 10, "MOSI"), ("miso", 9, "MISO")]
     pins += [(net, f"{_gpio(pin)} {label}") for net, pin, label in spi]
     for name, zone in pinmap.zones.items():
-        leds = _Part(
-            f"Zone {name} LEDs",
-            ["red", "green"] + (["blue"] if zone.blue is not None else []),
-            ["330 ohm in series with each, cathodes to GND"],
-        )
-        for colour in leds.terminals:
-            pin = getattr(zone, colour)
-            pins.append((f"{name}-{colour}", _gpio(pin)))
-            nets.append((f"{name}-{colour}", leds.name, colour, "led"))
+        colours = ["red", "green"] + (["blue"] if zone.blue is not None else [])
+        leds = _Part(f"Zone {name} LEDs", [*colours, "cathodes"])
+        for colour in colours:
+            pins.append((f"{name}-{colour}", _gpio(getattr(zone, colour))))
+            nets.append(_Net(f"{name}-{colour}", leds.name, colour, "led", RESISTOR))
+        nets.append(_Net("gnd", leds.name, "cathodes", "ground"))
         parts.append(leds)
         if zone.reader is None:
             continue
         ce = {0: 8, 1: 7}[zone.reader.spi_device] if zone.reader.spi_port == 0 else None
-        reader = _Part(
-            f"Zone {name} MFRC522", ["SDA (CS)", "SCK", "MOSI", "MISO", "RST"], ["3.3V to 3V3 (pin 17), GND"]
-        )
+        reader = _Part(f"Zone {name} MFRC522", ["3.3V", "GND", "SDA (CS)", "SCK", "MOSI", "MISO", "RST"])
+        nets += [_Net("3v3-readers", reader.name, "3.3V", "power"), _Net("gnd-readers", reader.name, "GND", "ground")]
         if ce is not None:
             pins.append((f"{name}-cs", f"{_gpio(ce)} CE{zone.reader.spi_device}"))
-            nets.append((f"{name}-cs", reader.name, "SDA (CS)", "cs"))
-        nets += [(net, reader.name, label, "spi") for net, _, label in spi]
+            nets.append(_Net(f"{name}-cs", reader.name, "SDA (CS)", "cs"))
+        nets += [_Net(net, reader.name, label, "spi") for net, _, label in spi]
         pins.append((f"{name}-reset", _gpio(zone.reader.reset)))
-        nets.append((f"{name}-reset", reader.name, "RST", "reset"))
+        nets.append(_Net(f"{name}-reset", reader.name, "RST", "reset"))
         parts.append(reader)
     return pins, parts, nets
 
@@ -246,7 +279,9 @@ def wiring_pi(pinmap: PinMap) -> Drawing:
 
 
 def wiring_hub(pinmap: PinMap) -> Drawing:
-    """The hub build: the Pi keeps OLED, buttons and status LED; the Pico scans 8 readers and lights their LEDs."""
+    """The hub build: the Pi keeps OLED, buttons and status LED; the Pico scans 8 readers and lights their LEDs.
+    The readers take 3.3 V from a regulator of their own (up to 100 mA each, more than the Pico's 3V3(OUT)
+    gives), and the WS2812B data goes through a 74AHCT125 (at 5 V they need 3.5 V for a high)."""
     if pinmap.hub is None:
         raise ValueError(
             f"{pinmap.source}: no [hub] table, so there is no hub to draw; add one as in hardware/pinmap.toml"
@@ -254,26 +289,53 @@ def wiring_hub(pinmap: PinMap) -> Drawing:
     hub = pinmap.hub
     pins, parts, nets = _pi_side(pinmap, zones=False)
     pins.append(("usb", "USB port"))
-    parts.append(_Part("Raspberry Pi Pico (hub)", ["micro-USB"], ["powered by the Pi's USB"]))
-    nets.append(("usb", parts[-1].name, "micro-USB", "usb"))
+    parts.append(_Part("Raspberry Pi Pico (hub)", ["micro-USB"], ["powered by the Pi's USB (a Zero 2 W: OTG cable)"]))
+    nets.append(_Net("usb", parts[-1].name, "micro-USB", "usb"))
     pi = _wiring("companion: the Pi and the reader hub", "Raspberry Pi (40-pin header)", pins, parts, nets)
 
-    bus = _Part("MFRC522 bus (all readers)", ["SCK", "MOSI", "MISO", "RST"], ["3.3V to the Pico's 3V3(OUT), GND"])
-    pico_pins = [("sck", f"GP{hub.sck} SCK"), ("mosi", f"GP{hub.mosi} MOSI"), ("miso", f"GP{hub.miso} MISO")]
-    pico_pins.append(("reset", f"GP{hub.reset} RST"))
-    pico_nets = [(net, bus.name, net.upper() if net != "reset" else "RST", "spi") for net, _ in pico_pins]
+    vbus, ground = f"VBUS (pin {PICO_POWER['VBUS']})", f"GND (pin {PICO_POWER['GND']})"
+    pico_pins = [("vbus", vbus), ("gnd", ground)]
+    regulator = _Part("3.3 V regulator, 1 A", ["VIN", "GND"], ["OUT: 3.3 V to every reader's 3.3V pin"])
+    bus = _Part(
+        "MFRC522 bus (all readers)", ["GND", "SCK", "MOSI", "MISO", "RST"], ["3.3V from the regulator's OUT, never 5 V"]
+    )
+    pico_nets = [
+        _Net("vbus", regulator.name, "VIN", "power"),
+        _Net("gnd", regulator.name, "GND", "ground"),
+        _Net("gnd", bus.name, "GND", "ground"),
+    ]
+    for net, gp, label in (("sck", hub.sck, "SCK"), ("mosi", hub.mosi, "MOSI"), ("miso", hub.miso, "MISO")):
+        pico_pins.append((net, f"{_gp(gp)} {label}"))
+        pico_nets.append(_Net(net, bus.name, label, "spi"))
+    pico_pins.append(("reset", f"{_gp(hub.reset)} RST"))
+    pico_nets.append(_Net("reset", bus.name, "RST", "reset"))
     readers = _Part("MFRC522 SDA (CS), one per zone", [f"zone {zone}" for zone in hub.zones])
     for gp, zone in zip(hub.chip_selects, hub.zones, strict=True):
-        pico_pins.append((f"cs-{zone}", f"GP{gp} CS"))
-        pico_nets.append((f"cs-{zone}", readers.name, f"zone {zone}", "cs"))
+        pico_pins.append((f"cs-{zone}", f"{_gp(gp)} CS"))
+        pico_nets.append(_Net(f"cs-{zone}", readers.name, f"zone {zone}", "cs"))
+    shifter = _Part(
+        "74AHCT125 level shifter", ["1A (in)", "1OE", "VCC", "GND"], [f"1Y (out): {RESISTOR} to the first LED's DIN"]
+    )
+    pico_pins.append(("leds", f"{_gp(hub.led_data)} LED data"))
+    pico_nets += [
+        _Net("leds", shifter.name, "1A (in)", "led"),
+        _Net("gnd", shifter.name, "1OE", "ground"),
+        _Net("vbus", shifter.name, "VCC", "power"),
+        _Net("gnd", shifter.name, "GND", "ground"),
+    ]
     leds = _Part(
         "WS2812B LEDs, chained",
-        ["DIN of the first"],
-        [f"{len(hub.zones)} LEDs, zone order ({hub.zones[0]} first);", "5V from VBUS, GND"],
+        ["5V", "GND"],
+        [f"{len(hub.zones)} LEDs, zone order ({hub.zones[0]} first);", "1000 uF across 5V and GND"],
     )
-    pico_pins.append(("leds", f"GP{hub.led_data} LED data"))
-    pico_nets.append(("leds", leds.name, "DIN of the first", "led"))
-    pico = _wiring("The hub: 8 readers and their LEDs", "Raspberry Pi Pico", pico_pins, [bus, readers, leds], pico_nets)
+    pico_nets += [_Net("vbus", leds.name, "5V", "power"), _Net("gnd", leds.name, "GND", "ground")]
+    pico = _wiring(
+        "The hub: 8 readers and their LEDs",
+        "Raspberry Pi Pico",
+        pico_pins,
+        [regulator, bus, readers, shifter, leds],
+        pico_nets,
+    )
     return _stack(pi, pico)
 
 

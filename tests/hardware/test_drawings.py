@@ -8,8 +8,8 @@ from pathlib import Path
 from PIL import Image, ImageChops
 
 from companion.config import parse_config
-from companion.hardware import HARDWARE_DIR, load_pinmap
-from companion.ui.drawings import draw_all, wiring_hub, wiring_pi
+from companion.hardware import HARDWARE_DIR, PICO_PINS, load_pinmap
+from companion.ui.drawings import COLOURS, draw_all, wiring_hub, wiring_pi
 
 HARDWARE = HARDWARE_DIR
 REDRAW = "redraw them with: .venv/bin/python -m companion.hardware draw"
@@ -37,8 +37,25 @@ def test_the_diagrams_name_every_pin_of_the_map() -> None:
     hub_svg = wiring_hub(pinmap).svg()
     assert pinmap.hub is not None
     for gp in pinmap.hub.chip_selects:
-        assert f">GP{gp} CS<" in hub_svg
-    assert hub_svg.count("<polyline") == 7 + 4 + len(pinmap.hub.zones) + 1  # Pi side, bus, chip selects, LEDs
+        assert f">GP{gp} (pin {PICO_PINS[gp]}) CS<" in hub_svg
+    assert f">GP{pinmap.hub.led_data} (pin {PICO_PINS[pinmap.hub.led_data]}) LED data<" in hub_svg
+
+
+def test_the_diagrams_draw_power_ground_and_resistors() -> None:
+    """Every part's supply and ground is a wire from a named pin; every indicator LED has its 330 ohm drawn."""
+    pinmap = load_pinmap()
+    pi = wiring_pi(pinmap).svg()
+    for pin in ("3V3 (pin 1)", "GND (pin 6)", "3V3 (pin 17)", "GND (pin 20)"):
+        assert f">{pin}<" in pi
+    supply, ground = COLOURS["power"], COLOURS["ground"]
+    readers = sum(1 for zone in pinmap.zones.values() if zone.reader is not None)
+    assert pi.count(f'stroke="{supply}"') == 1 + readers  # the OLED and each reader
+    assert pi.count(f'stroke="{ground}"') == 3 + len(pinmap.zones) + readers  # OLED, buttons, status, LEDs, readers
+    leds = 1 + sum(3 if zone.blue is not None else 2 for zone in pinmap.zones.values())
+    assert pi.count(">330R<") == leds
+    hub = wiring_hub(pinmap).svg()
+    for part in ("74AHCT125 level shifter", "3.3 V regulator, 1 A", "VBUS (pin 40)", "GND (pin 38)"):
+        assert f">{part}<" in hub
 
 
 def test_every_mat_pad_is_a_zone_of_its_build() -> None:

@@ -1,0 +1,85 @@
+"""hardware/README.md, the mats and the pin map agree: what the README promises (reader spacing, reset lines,
+the bill of materials for each build) is read from it and checked against pinmap.toml and zones.toml."""
+
+from __future__ import annotations
+
+import itertools
+import math
+import re
+import tomllib
+
+from companion.hardware import HARDWARE_DIR, PICO_GPS, PICO_PINS, load_pinmap
+
+README = (HARDWARE_DIR / "README.md").read_text("utf-8")
+PINMAP = load_pinmap()
+LAYOUT = tomllib.loads((HARDWARE_DIR / "zones.toml").read_text("utf-8"))
+READER_MAX_MA = 100  # MFRC522 datasheet, transmitter supply current ITVDD (max)
+PICO_3V3_OUT_MA = 300  # Raspberry Pi Pico datasheet: 3V3(OUT) for external circuits
+
+
+def bill() -> dict[str, tuple[str, str, str]]:
+    """The bill of materials: part -> (Pi alone, with the hub, notes)."""
+    section = README.split("## Bill of materials", 1)[1].split("\n## ", 1)[0]
+    rows = [line.strip("|").split("|") for line in section.splitlines() if line.startswith("| ")]
+    return {cells[0].strip(): (cells[1].strip(), cells[2].strip(), cells[3].strip()) for cells in rows[1:]}
+
+
+def row(word: str) -> tuple[str, str, str]:
+    found = [counts for part, counts in bill().items() if word in part]
+    assert len(found) == 1, f"the bill of materials has {len(found)} rows with {word!r}"
+    return found[0]
+
+
+def test_every_pair_of_pads_is_as_far_apart_as_the_readme_says() -> None:
+    match = re.search(r"antennas at least (\d+) cm apart, centre to centre; the mats do", README)
+    assert match, "hardware/README.md no longer states the readers' spacing"
+    spacing = int(match.group(1)) * 10
+    for mat in LAYOUT["mats"]:
+        for a, b in itertools.combinations(mat["pads"], 2):
+            distance = math.dist((a["x"], a["y"]), (b["x"], b["y"]))
+            assert distance >= spacing, f"{mat['name']}: {a['zone']} and {b['zone']} are {distance:.0f} mm apart"
+
+
+def test_the_readme_says_the_reset_lines_the_pin_map_has() -> None:
+    resets = {zone: pins.reader.reset for zone, pins in PINMAP.zones.items() if pins.reader is not None}
+    assert len(set(resets.values())) == len(resets)  # one per reader on the Pi
+    said = ", ".join(f"GPIO{pin} for {zone}" for zone, pin in resets.items())
+    assert f"On the Pi each reader also has its own reset line (the pin map's `reader.reset`: {said})" in " ".join(
+        README.split()
+    )
+    assert PINMAP.hub is not None
+    assert f"on the hub one reset line (GP{PINMAP.hub.reset}) serves all eight readers" in " ".join(README.split())
+
+
+def test_the_bill_of_materials_counts_what_the_pin_map_wires() -> None:
+    assert PINMAP.hub is not None
+    pi_readers = sum(1 for pins in PINMAP.zones.values() if pins.reader is not None)
+    assert row("MFRC522")[:2] == (str(pi_readers), str(len(PINMAP.hub.zones)))
+    assert row("WS2812B RGB LED")[:2] == ("0", str(len(PINMAP.hub.zones)))
+    assert row("LED, red")[:2] == (str(len(PINMAP.zones)), "0")
+    assert row("LED, green")[:2] == (str(len(PINMAP.zones)), "0")
+    leds = sum(3 if pins.blue is not None else 2 for pins in PINMAP.zones.values()) + 1  # and the status LED
+    assert row("Resistor 330 ohm, 1/4 W")[:2] == (str(leds), "1")
+
+
+def test_the_hub_build_has_what_its_parts_need() -> None:
+    assert PINMAP.hub is not None
+    assert "3.5 V for a high" in row("74AHCT125")[2] and row("74AHCT125")[1] == "1"
+    # 8 readers at up to 100 mA each are beyond the Pico's 3V3(OUT): the regulator is required.
+    assert len(PINMAP.hub.zones) * READER_MAX_MA > PICO_3V3_OUT_MA
+    (name,) = [part for part in bill() if "3.3 V" in part and "regulator" in part]
+    assert "1 A" in name and len(PINMAP.hub.zones) * READER_MAX_MA <= 1000
+    assert bill()[name][1] == "1" and "required" in bill()[name][2]
+    assert row("Proto board")[:2] == ("1", "1")
+    assert row("pin headers")[0] != "0"
+    assert "Zero 2 W" in row("OTG")[1]
+    assert "sit within the Pico's 3V3(OUT)" not in README
+
+
+def test_the_picos_pin_numbers_follow_its_pinout() -> None:
+    """GP0 is pin 1 and a ground sits every fifth pin (3, 8, ... 38): the GPs fill the others in order."""
+    grounds = set(range(3, 41, 5))
+    left = [pin for pin in range(1, 30) if pin not in grounds]  # GP0-GP22 down the left side, pins 1-29
+    assert [PICO_PINS[gp] for gp in range(23)] == left
+    assert [PICO_PINS[gp] for gp in (26, 27, 28)] == [31, 32, 34]  # RUN is 30, GND 33
+    assert set(PICO_PINS) == set(PICO_GPS)
