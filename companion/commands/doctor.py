@@ -17,10 +17,11 @@ from companion.doctor import CONFIG, Check, System, diagnose
 def register(subparsers: Any) -> None:
     parser = subparsers.add_parser(
         "doctor",
-        help="check SPI, I2C, device permissions, the readers, the display, the hub and the config",
-        description="Check that this Pi can run the table: SPI and I2C switched on, the device nodes there and "
-        "open to the service user, each reader's version register, the display's I2C address, the hub's "
-        "handshake and the config. Each failure comes with the exact fix.",
+        help="check SPI, I2C, the pin factory, device permissions, the readers, the display, the hub and the config",
+        description="Check that this Pi can run the table: SPI and I2C switched on (I2C at 400 kHz), the device "
+        "nodes there and open to the service user, the pin factory (lgpio on a Pi) and why, each reader's version "
+        "register, the display's I2C address, the hub's handshake and the config. Each failure comes with the "
+        "exact fix.",
     )
     parser.add_argument(
         "--config", type=Path, help="the daemon's config file (default: /etc/companion/config.toml under --root)"
