@@ -316,6 +316,22 @@ def test_a_renuncio_proven_by_the_last_card_is_shown_with_the_hand_won() -> None
     assert referee.game.scores == [0, 6, 0, 0]  # 8 - 5, then the pot of 3
 
 
+def test_a_renuncio_on_the_card_that_wins_the_game_is_shown_with_the_winner() -> None:
+    referee = seises(confirm_turns=False)
+    tap(referee, "6O")
+    for _ in range(3):
+        press(referee, "pass"), press(referee, "confirm")
+    tap(referee, "5O")
+    game = referee.game
+    referee.game = Seises.from_snapshot({**game.snapshot(), "hand_sizes": [9, 1, 10, 10], "scores": [0, 48, 0, 0]})
+    tap(referee, "7O")
+    view = referee.view()
+    assert view.message == Message(
+        MessageKind.END_OF_GAME, "Asiento 2 gana con 51", "Pagó teniendo 7 de oros. Pulsa OK largo: menú"
+    )
+    assert view.status is StatusLight.RENEGE
+
+
 def test_a_whole_round_of_pays_says_somebody_reneged() -> None:
     referee = seises(confirm_turns=False, language="en")
     tap(referee, "6O")
@@ -365,6 +381,20 @@ def test_a_long_confirm_opens_the_menu_and_new_game_starts_one() -> None:
     assert len(entries) == 1 and entries[0].kind == "new_game"
     assert json.loads(entries[0].text)["game"] == "seises"
     assert referee.view().menu is None and referee.game.actions == []
+    assert referee.view().message == Message(MessageKind.INFO, "Partida nueva: seises")
+
+
+def test_a_new_game_with_seat_names_says_the_table_will_ask_who_laid_the_six_of_oros() -> None:
+    referee = seises(seat_names=("Ana", "Luis", "Eva", "Pau"))
+    lay(referee, "6O"), press(referee, "confirm"), press(referee, "confirm")  # Ana laid it
+    assert seat_names(referee)[0] == "Ana"
+    press(referee, "confirm", LONG)
+    for _ in range(4):
+        press(referee, "pass")
+    press(referee, "confirm")
+    message = referee.view().message
+    assert message is not None and message.action == "Al 6 de oros, elegid quién lo puso"
+    assert seat_names(referee) == ["Asiento 1", "Asiento 2", "Asiento 3", "Asiento 4"]  # asked again
 
 
 def test_replaying_the_entries_rebuilds_the_same_game() -> None:
