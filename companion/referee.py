@@ -414,20 +414,20 @@ class Referee:
 
     def _commit(self, now: float) -> list[Entry]:
         assert self.pending is not None
-        if self._names_wait_for_first_seat():
+        if self._names_wait_for_first_seat(self.pending.action):
             self.asking = 0
             self._ask_first_seat()
             return []
         return self._push_pending(now)
 
-    def _names_wait_for_first_seat(self) -> bool:
-        """Seises with seat names, and the first play of the game: who laid the 6 of oros is not known yet."""
+    def _names_wait_for_first_seat(self, action: Action) -> bool:
+        """Seises with seat names, and ``action`` the game's first play: who laid the 6 of oros is not known yet."""
         return (
             isinstance(self.game, Seises)
             and bool(self.config.seat_names)
             and self.first_seat is None
             and not self.game.actions
-            and self.game.is_legal(self.pending.action if self.pending else Pay())
+            and self.game.is_legal(action)
         )
 
     def _ask_first_seat(self) -> None:
