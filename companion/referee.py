@@ -424,7 +424,7 @@ class Referee:
         """Seises with seat names, and ``action`` the game's first play: who laid the 6 of oros is not known yet."""
         return (
             isinstance(self.game, Seises)
-            and bool(self.config.seat_names)
+            and bool(self.seat_names)
             and self.first_seat is None
             and not self.game.actions
             and self.game.is_legal(action)
@@ -432,13 +432,13 @@ class Referee:
 
     def _ask_first_seat(self) -> None:
         assert self.asking is not None
-        self._say(MessageKind.QUESTION, "ask_first_seat", name=self.config.seat_names[self.asking])
+        self._say(MessageKind.QUESTION, "ask_first_seat", name=self.seat_names[self.asking])
 
     def _answer(self, press: Press, now: float) -> list[Entry]:
         """While asking who laid the 6 of oros: PASS offers the next name, CONFIRM picks it, UNDO gives up."""
         assert self.asking is not None
         if press.button == "pass":
-            self.asking = (self.asking + 1) % len(self.config.seat_names)
+            self.asking = (self.asking + 1) % len(self.seat_names)
             self._ask_first_seat()
             return []
         if press.button == "confirm" and press.kind == "short":
@@ -448,6 +448,14 @@ class Referee:
             self.asking = self.pending = None
             self.message = None
         return []
+
+    @property
+    def seat_names(self) -> tuple[str, ...]:
+        """The Seises seat names in sitting order, when there is one a player (a new game from the menu may have
+        another number of players than the config's names); else none, and seats are numbered."""
+        names = self.config.seat_names
+        fits = isinstance(self.game, Seises) and len(names) == self.game.players
+        return names if fits else ()
 
     def _forget_first_seat(self) -> None:
         if not self.game.actions:
@@ -468,7 +476,7 @@ class Referee:
         text = str(action)
         if self.first_seat is not None and len(self.game.actions) == 1:
             # a transcript comment, so that replaying the journal (or companion play) reads the line as it is
-            text += f"  # seat 1: name {self.first_seat + 1} ({self.config.seat_names[self.first_seat]})"
+            text += f"  # seat 1: name {self.first_seat + 1} ({self.seat_names[self.first_seat]})"
         return [Entry("action", text, now)]
 
     def _menu_press(self, press: Press, now: float) -> list[Entry]:
@@ -493,7 +501,7 @@ class Referee:
                     seat_names=self.config.seat_names,
                 )
             )
-            names = settings.game == "seises" and bool(self.config.seat_names)
+            names = bool(self.seat_names)
             todo = self._text("new_game_names_do") if names else ""  # the referee will ask who is seat 1
             self.message = Message(MessageKind.INFO, self._text("new_game", game=settings.game), todo)
             return [Entry("new_game", json.dumps(self.config.settings()), now)]
@@ -593,7 +601,7 @@ class Referee:
 
     def _seat_name(self, seat: int) -> str:
         """Seat ``seat`` (from 0, in playing order): its player's name once the players said who is seat 1."""
-        names = self.config.seat_names
+        names = self.seat_names
         if not names or self.first_seat is None:
             return self._text("seat", n=seat + 1)
         return names[(self.first_seat + seat) % len(names)]

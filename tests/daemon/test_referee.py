@@ -395,6 +395,15 @@ def test_a_new_game_with_seat_names_says_the_table_will_ask_who_laid_the_six_of_
     message = referee.view().message
     assert message is not None and message.action == "Al 6 de oros, elegid quién lo puso"
     assert seat_names(referee) == ["Asiento 1", "Asiento 2", "Asiento 3", "Asiento 4"]  # asked again
+    press(referee, "confirm", LONG)
+    press(referee, "pass"), press(referee, "confirm"), press(referee, "pass"), press(referee, "confirm")  # 5 players
+    for _ in range(3):
+        press(referee, "pass")
+    press(referee, "confirm")
+    assert referee.game.players == 5  # 4 names for 5 players: the seats are numbered, nobody is asked
+    assert referee.view().message == Message(MessageKind.INFO, "Partida nueva: seises")
+    lay(referee, "6O"), press(referee, "confirm")
+    assert referee.asking is None and seat_names(referee)[:2] == ["Asiento 1", "Asiento 2"]
 
 
 def test_replaying_the_entries_rebuilds_the_same_game() -> None:
