@@ -25,6 +25,7 @@ __all__ = [
     "HARDWARE_DIR",
     "HEADER_GPIOS",
     "HEADER_PINS",
+    "HUB_MAINTENANCE",
     "INSTALLED_PINMAP",
     "PICO_PINS",
     "RESERVED",
@@ -113,6 +114,9 @@ PICO_PINS: dict[int, int] = dict(
         strict=True,
     )
 )
+# The hub's maintenance pin when a pin map does not give one: the firmware's shipped MAINTENANCE_PIN (a map written
+# before the key existed describes a hub wired that way).
+HUB_MAINTENANCE = 22
 PICO_POWER = {"VBUS": 40, "VSYS": 39, "3V3(OUT)": 36, "GND": 38}
 PICO_GROUNDS = (3, 8, 13, 18, 23, 28, 33, 38)
 
@@ -153,6 +157,7 @@ class HubPins:
     chip_selects: tuple[int, ...]
     reset: int
     led_data: int
+    maintenance: int  # held to GND at power-up by the maintenance jumper: the hub boots into its REPL
 
 
 @dataclass(frozen=True, slots=True)
@@ -354,6 +359,7 @@ class _Reader:
             chip_selects=tuple(self.whole(hub, f"hub.chip_selects[{i}]", cs) for i, cs in enumerate(selects)),
             reset=self.whole(hub, "hub.reset"),
             led_data=self.whole(hub, "hub.led_data"),
+            maintenance=self.whole(hub, "hub.maintenance") if "maintenance" in hub else HUB_MAINTENANCE,
         )
         seen: dict[int, str] = {}
         for key, gp in hub_pins(pins):
@@ -370,7 +376,7 @@ def hub_pins(hub: HubPins) -> Iterator[tuple[str, int]]:
     yield from (("hub.spi.sck", hub.sck), ("hub.spi.mosi", hub.mosi), ("hub.spi.miso", hub.miso))
     for index, gp in enumerate(hub.chip_selects):
         yield f"hub.chip_selects[{index}]", gp
-    yield from (("hub.reset", hub.reset), ("hub.led_data", hub.led_data))
+    yield from (("hub.reset", hub.reset), ("hub.led_data", hub.led_data), ("hub.maintenance", hub.maintenance))
 
 
 def main(argv: list[str] | None = None) -> int:

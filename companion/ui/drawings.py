@@ -15,7 +15,7 @@ from xml.sax.saxutils import escape
 from PIL import Image, ImageDraw
 
 from companion.files import read_text
-from companion.hardware import HEADER_PINS, PICO_PINS, PICO_POWER, PinMap
+from companion.hardware import HEADER_PINS, PICO_GROUNDS, PICO_PINS, PICO_POWER, PinMap
 from companion.ui.screens import font, text_width
 
 __all__ = ["Drawing", "draw_all", "mats", "wiring_hub", "wiring_pi"]
@@ -29,6 +29,7 @@ COLOURS = {
     "button": "#2ca02c",
     "led": "#d62728",
     "usb": "#7f7f7f",
+    "jumper": "#17becf",
     "power": "#ff7f0e",
     "ground": "#333333",
     "ink": "#000000",
@@ -281,7 +282,8 @@ def wiring_pi(pinmap: PinMap) -> Drawing:
 def wiring_hub(pinmap: PinMap) -> Drawing:
     """The hub build: the Pi keeps OLED, buttons and status LED; the Pico scans 8 readers and lights their LEDs.
     The readers take 3.3 V from a regulator of their own (up to 100 mA each, more than the Pico's 3V3(OUT)
-    gives), and the WS2812B data goes through a 74AHCT125 (at 5 V they need 3.5 V for a high)."""
+    gives), the WS2812B data goes through a 74AHCT125 (at 5 V they need 3.5 V for a high), and a 2-pin header
+    takes the maintenance jumper."""
     if pinmap.hub is None:
         raise ValueError(
             f"{pinmap.source}: no [hub] table, so there is no hub to draw; add one as in hardware/pinmap.toml"
@@ -329,11 +331,25 @@ def wiring_hub(pinmap: PinMap) -> Drawing:
         [f"{len(hub.zones)} LEDs, zone order ({hub.zones[0]} first);", "1000 uF across 5V and GND"],
     )
     pico_nets += [_Net("vbus", leds.name, "5V", "power"), _Net("gnd", leds.name, "GND", "ground")]
+    # The maintenance jumper sits on the ground pin nearest the maintenance pin (pins 28 and 29 for GP22), so a
+    # 2-pin header beside the Pico's socket takes the cap.
+    pin = PICO_PINS[hub.maintenance]
+    beside = min(PICO_GROUNDS, key=lambda ground: abs(ground - pin))
+    jumper = _Part(
+        "Maintenance jumper: 2-pin header",
+        [f"GP{hub.maintenance}", "GND"],
+        ["cap on at power-up: the REPL, no watchdog,", "no scanning (for deploys); off to run"],
+    )
+    pico_pins += [("maintenance", f"{_gp(hub.maintenance)} MAINT"), ("gnd-jumper", f"GND (pin {beside})")]
+    pico_nets += [
+        _Net("maintenance", jumper.name, f"GP{hub.maintenance}", "jumper"),
+        _Net("gnd-jumper", jumper.name, "GND", "ground"),
+    ]
     pico = _wiring(
         "The hub: 8 readers and their LEDs",
         "Raspberry Pi Pico",
         pico_pins,
-        [regulator, bus, readers, shifter, leds],
+        [regulator, bus, readers, shifter, leds, jumper],
         pico_nets,
     )
     return _stack(pi, pico)

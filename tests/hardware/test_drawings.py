@@ -5,13 +5,15 @@ from __future__ import annotations
 import tomllib
 from pathlib import Path
 
+import pytest
 from PIL import Image, ImageChops
 
 from companion.config import parse_config
-from companion.hardware import HARDWARE_DIR, PICO_PINS, load_pinmap
+from companion.hardware import DEFAULT_PINMAP, HARDWARE_DIR, PICO_PINS, load_pinmap, parse_pinmap
 from companion.ui.drawings import COLOURS, draw_all, wiring_hub, wiring_pi
 
 HARDWARE = HARDWARE_DIR
+TEXT = DEFAULT_PINMAP.read_text("utf-8")
 REDRAW = "redraw them with: .venv/bin/python -m companion.hardware draw"
 
 
@@ -56,6 +58,18 @@ def test_the_diagrams_draw_power_ground_and_resistors() -> None:
     hub = wiring_hub(pinmap).svg()
     for part in ("74AHCT125 level shifter", "3.3 V regulator, 1 A", "VBUS (pin 40)", "GND (pin 38)"):
         assert f">{part}<" in hub
+
+
+@pytest.mark.parametrize(("gp", "pin", "ground"), [(22, 29, 28), (26, 31, 33), (0, 1, 3)])
+def test_the_hub_diagram_draws_the_maintenance_jumper_beside_a_ground(gp: int, pin: int, ground: int) -> None:
+    """A 2-pin header from the maintenance pin to the Pico's nearest ground (as shipped, pins 29 and 28 side by
+    side), each wire from the Pico pin that feeds it."""
+    text = TEXT.replace("chip_selects = [0,", "chip_selects = [10,").replace("maintenance = 22", f"maintenance = {gp}")
+    svg = wiring_hub(parse_pinmap(text, "pinmap.toml")).svg()
+    assert f">GP{gp} (pin {pin}) MAINT<" in svg and f">GND (pin {ground})<" in svg
+    assert ">Maintenance jumper: 2-pin header<" in svg and f">GP{gp}<" in svg
+    assert svg.count(f'stroke="{COLOURS["jumper"]}"') == 1
+    assert ">cap on at power-up: the REPL, no watchdog,<" in svg
 
 
 def test_every_mat_pad_is_a_zone_of_its_build() -> None:

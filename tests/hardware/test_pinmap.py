@@ -3,6 +3,7 @@ refused with the key that is wrong."""
 
 from __future__ import annotations
 
+import runpy
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -10,7 +11,16 @@ import pytest
 from gpiozero import MCP3008, Device, DigitalInputDevice, DigitalOutputDevice, GPIOPinInUse
 from gpiozero.pins.mock import MockFactory
 
-from companion.hardware import DEFAULT_PINMAP, HEADER_PINS, PinMapError, load_pinmap, parse_pinmap, pinmap_path
+from companion.hardware import (
+    DEFAULT_PINMAP,
+    HEADER_PINS,
+    HUB_MAINTENANCE,
+    PinMapError,
+    load_pinmap,
+    parse_pinmap,
+    pinmap_path,
+)
+from companion.hub.simulated import FIRMWARE
 from companion.ui.buttons import Buttons
 from companion.ui.lights import StatusLed, ZoneLights
 
@@ -80,12 +90,28 @@ def edited(old: str, new: str) -> str:
         ("spi_device = 1", "spi_device = 2", r"zones\.z2\.reader: SPI0 CE2 does not exist"),
         ("reset = 8\n", "reset = 24\n", r"hub\.reset: GP24 is not a free Pico pin"),
         ("led_data = 9", "led_data = 7", r"hub\.led_data: GP7 is already hub\.chip_selects\[7\]"),
+        ("maintenance = 22", "maintenance = 9", r"hub\.maintenance: GP9 is already hub\.led_data; give each line"),
+        ("maintenance = 22", "maintenance = 0", r"hub\.maintenance: GP0 is already hub\.chip_selects\[0\]"),
+        ("maintenance = 22", "maintenance = 23", r"hub\.maintenance: GP23 is not a free Pico pin; use GP0-GP22"),
+        ("maintenance = 22", "maintenance = 29", r"hub\.maintenance: GP29 is not a free Pico pin"),
+        ("maintenance = 22", 'maintenance = "GP22"', r"hub\.maintenance: must be a whole number, not 'GP22'"),
         ("[status_led]", "[status_lamp]", r"status_led: missing or not a table"),
     ],
 )
 def test_a_wrong_pin_map_is_refused_with_the_key(old: str, new: str, message: str) -> None:
     with pytest.raises(PinMapError, match=message):
         parse_pinmap(edited(old, new), "pinmap.toml")
+
+
+def test_the_hub_maintenance_pin_is_read_and_defaults_to_the_firmwares() -> None:
+    hub = load_pinmap().hub
+    assert hub is not None and hub.maintenance == 22
+    moved = parse_pinmap(edited("maintenance = 22", "maintenance = 26"), "pinmap.toml").hub
+    assert moved is not None and moved.maintenance == 26
+    # A map written before the key existed describes a hub with the firmware's shipped MAINTENANCE_PIN.
+    older = parse_pinmap(edited("maintenance = 22", ""), "pinmap.toml").hub
+    firmware = runpy.run_path(str(FIRMWARE / "hub_config.py"))
+    assert older is not None and older.maintenance == HUB_MAINTENANCE == firmware["MAINTENANCE_PIN"]
 
 
 def test_spi1_pins_are_reserved_once_a_reader_uses_spi1() -> None:
