@@ -36,6 +36,7 @@ __all__ = [
     "ZonePins",
     "load_pinmap",
     "parse_pinmap",
+    "pico_ground_beside",
     "pinmap_path",
 ]
 
@@ -369,6 +370,12 @@ class _Reader:
                 raise self.fail(key, f"GP{gp} is already {seen[gp]}; give each line its own Pico pin")
             seen[gp] = key
         return pins
+
+
+def pico_ground_beside(gp: int) -> int:
+    """The Pico's ground pin nearest ``gp``'s physical pin: where a jumper from ``gp`` to ground goes (GP22, pin 29,
+    has GND on pin 28)."""
+    return min(PICO_GROUNDS, key=lambda ground: abs(ground - PICO_PINS[gp]))
 
 
 def hub_pins(hub: HubPins) -> Iterator[tuple[str, int]]:

@@ -15,7 +15,7 @@ from xml.sax.saxutils import escape
 from PIL import Image, ImageDraw
 
 from companion.files import read_text
-from companion.hardware import HEADER_PINS, PICO_GROUNDS, PICO_PINS, PICO_POWER, PinMap
+from companion.hardware import HEADER_PINS, PICO_PINS, PICO_POWER, PinMap, pico_ground_beside
 from companion.ui.screens import font, text_width
 
 __all__ = ["Drawing", "draw_all", "mats", "wiring_hub", "wiring_pi"]
@@ -331,10 +331,9 @@ def wiring_hub(pinmap: PinMap) -> Drawing:
         [f"{len(hub.zones)} LEDs, zone order ({hub.zones[0]} first);", "1000 uF across 5V and GND"],
     )
     pico_nets += [_Net("vbus", leds.name, "5V", "power"), _Net("gnd", leds.name, "GND", "ground")]
-    # The maintenance jumper sits on the ground pin nearest the maintenance pin (pins 28 and 29 for GP22), so a
-    # 2-pin header beside the Pico's socket takes the cap.
-    pin = PICO_PINS[hub.maintenance]
-    beside = min(PICO_GROUNDS, key=lambda ground: abs(ground - pin))
+    # The maintenance jumper: a 2-pin header beside the Pico's socket, to the nearest ground (as shipped, GP22 on
+    # pin 29 and GND on pin 28, side by side).
+    beside = pico_ground_beside(hub.maintenance)
     jumper = _Part(
         "Maintenance jumper: 2-pin header",
         [f"GP{hub.maintenance}", "GND"],

@@ -1,5 +1,6 @@
-"""hardware/README.md, the mats and the pin map agree: what the README promises (reader spacing, reset lines,
-the bill of materials for each build) is read from it and checked against pinmap.toml and zones.toml."""
+"""hardware/README.md, hardware/hub/README.md, the mats and the pin map agree: what the READMEs promise (reader
+spacing, reset lines, the maintenance jumper, the bill of materials for each build) is read from them and checked
+against pinmap.toml and zones.toml."""
 
 from __future__ import annotations
 
@@ -8,9 +9,12 @@ import math
 import re
 import tomllib
 
-from companion.hardware import HARDWARE_DIR, PICO_GPS, PICO_PINS, load_pinmap
+import pytest
+
+from companion.hardware import HARDWARE_DIR, PICO_GPS, PICO_PINS, load_pinmap, parse_pinmap, pico_ground_beside
 
 README = (HARDWARE_DIR / "README.md").read_text("utf-8")
+HUB_README = (HARDWARE_DIR / "hub" / "README.md").read_text("utf-8")
 PINMAP = load_pinmap()
 LAYOUT = tomllib.loads((HARDWARE_DIR / "zones.toml").read_text("utf-8"))
 READER_MAX_MA = 100  # MFRC522 datasheet, transmitter supply current ITVDD (max)
@@ -74,6 +78,37 @@ def test_the_hub_build_has_what_its_parts_need() -> None:
     assert row("pin headers")[0] != "0"
     assert "Zero 2 W" in row("OTG")[1]
     assert "sit within the Pico's 3V3(OUT)" not in README
+
+
+def words(text: str) -> str:
+    return " ".join(text.split())
+
+
+def test_the_documents_wire_the_maintenance_jumper_as_the_pin_map_does() -> None:
+    assert PINMAP.hub is not None
+    gp = PINMAP.hub.maintenance
+    jumper = f"GP{gp} (pin {PICO_PINS[gp]}) to GND (pin {pico_ground_beside(gp)})"
+    section = HUB_README.split("### The maintenance jumper\n", 1)[1].split("\n#", 1)[0]
+    assert f"2-pin male header on the proto board beside the Pico's socket, wired {jumper}" in words(section)
+    assert "When to fit the cap:" in section and "Never leave the cap on" in section
+    assert f"maintenance jumper: a 2-pin header from {jumper}" in words(README)
+    counts = row("jumper cap")
+    assert counts[:2] == ("0", "1") and f"maintenance jumper: {jumper}" in counts[2]
+
+
+def test_the_16_zone_wiring_is_a_pin_map_that_loads() -> None:
+    """hub/README.md's chip selects for 16 zones leave the maintenance pin (and every other hub line) alone."""
+    match = re.search(r"CHIP_SELECTS = \(([\d, ]+)\)", HUB_README)
+    assert match, "hardware/hub/README.md no longer gives the 16 zones' chip selects"
+    selects = [int(gp) for gp in match.group(1).split(",")]
+    zones = ", ".join(f'"z{n}"' for n in range(1, 17))
+    text = (HARDWARE_DIR / "pinmap.toml").read_text("utf-8")
+    text = text.replace('zones = ["z1", "z2", "z3", "z4", "z5", "z6", "z7", "z8"]', f"zones = [{zones}]")
+    text = text.replace("chip_selects = [0, 1, 2, 3, 4, 5, 6, 7]", f"chip_selects = {selects}")
+    hub = parse_pinmap(text, "16 zones").hub
+    assert hub is not None and len(hub.chip_selects) == 16 and hub.maintenance not in hub.chip_selects
+    with pytest.raises(ValueError, match=r"hub\.maintenance: GP21 is already hub\.chip_selects\[15\]"):
+        parse_pinmap(text.replace("maintenance = 22", "maintenance = 21"), "16 zones")
 
 
 def test_the_picos_pin_numbers_follow_its_pinout() -> None:
