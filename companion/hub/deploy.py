@@ -21,7 +21,8 @@ from companion.hub.protocol import ACK_OK, Ack, FrameDecoder, Hello, Maintenance
 ANSWER_S = 1.5  # for HELLO, then for the ACK
 BACK_S = 15.0  # for the Pico to restart and come back on USB
 QUIET_S = 1.0  # a hub back in normal mode says something within this (4 heartbeats a second)
-PIN_HINT = "maintenance pin (MAINTENANCE_PIN in hub_config.py, GP22 as shipped)"
+# For a hub whose firmware does not get far enough to answer: maintenance mode chosen by hand, at power-up.
+JUMPER_HINT = "fit the cap on its maintenance jumper (GP22 to GND as shipped) and replug it: hardware/hub/README.md"
 
 
 class DeployError(RuntimeError):
@@ -54,7 +55,7 @@ def enter_maintenance(port: str = "auto", *, back_s: float = BACK_S) -> str:
     path = find_hub(port)
     if path is None:
         where = UDEV_PORT if port == "auto" else port
-        raise DeployError(f"no hub at {where}: plug it in (a hub that does not start: hold its {PIN_HINT} to GND)")
+        raise DeployError(f"no hub at {where}: plug it in (a hub that does not start: {JUMPER_HINT})")
     with _open(path) as link:
         link.reset_input_buffer()
         decoder = FrameDecoder()
