@@ -31,10 +31,12 @@ def run(args: argparse.Namespace) -> int:
     if args.scale < 1:
         raise SystemExit(f"--scale {args.scale}: give a whole number of at least 1")
     args.out.mkdir(parents=True, exist_ok=True)
-    for name, image in render_examples().items():
+    frames = render_examples()
+    for name, image in frames.items():
         if args.scale > 1:
             image = image.resize((image.width * args.scale, image.height * args.scale), Image.Resampling.NEAREST)
         image.save(args.out / f"{name}.png")
+    print(f"companion screens: wrote {len(frames)} PNG files to {args.out}")
     return 0
 
 
