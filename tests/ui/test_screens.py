@@ -68,8 +68,9 @@ def test_every_reference_belongs_to_a_screen() -> None:
     assert {path.name for path in REFERENCE.glob("*.png")} == expected
 
 
-def test_the_screens_command_writes_the_reference_frames(tmp_path: Path) -> None:
+def test_the_screens_command_writes_the_reference_frames(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["screens", "--out", str(tmp_path)]) == 0
+    assert capsys.readouterr().out == f"companion screens: wrote {len(EXAMPLES)} PNG files to {tmp_path}\n"
     for language, name in EXAMPLES:
         written = Image.open(tmp_path / f"{language}-{name}.png")
         assert _differs(written, Image.open(REFERENCE / f"{language}-{name}.png")) is None

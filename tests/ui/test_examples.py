@@ -1,0 +1,77 @@
+"""The example screens show what a real table can show: moments of robot games, and a state the menu reaches."""
+
+from __future__ import annotations
+
+import pytest
+from PIL import Image, ImageDraw
+
+from companion.ui.buttons import Press
+from companion.ui.examples import example_views
+from companion.ui.menu import Menu, Settings
+from companion.ui.screens import covers_scoreboard, draw_menu, draw_message, draw_seises, draw_sexto_set
+from companion.ui.text import LANGUAGES
+from companion.view import Language, MenuView, SeisesView, SextoSetView, TableView
+
+
+def _menu_views(language: Language) -> set[MenuView]:
+    """Every screen the menu shows, from every setting, after any presses (a search over its states)."""
+    seen: set[MenuView] = set()
+    start = Menu(Settings(language=language))
+    waiting = [(start.settings, start.editing, start.selected)]
+    visited = set(waiting)
+    while waiting:
+        settings, editing, selected = waiting.pop()
+        for button in ("pass", "confirm", "undo"):
+            menu = Menu(settings)
+            menu.editing, menu.selected = editing, selected
+            seen.add(menu.view())
+            menu.press(Press(button, "short", 0.0))
+            seen.add(menu.view())
+            state = (menu.settings, menu.editing, menu.selected)
+            if state not in visited:
+                visited.add(state)
+                waiting.append(state)
+    return seen
+
+
+@pytest.mark.parametrize("language", LANGUAGES)
+def test_the_menu_example_is_a_screen_the_menu_shows(language: Language) -> None:
+    menu = example_views(language)["menu"].menu
+    assert menu is not None and menu in _menu_views(language)
+
+
+@pytest.mark.parametrize("language", LANGUAGES)
+def test_the_game_over_example_crowns_the_highest_score(language: Language) -> None:
+    game = example_views(language)["seises-game-over"].game
+    assert isinstance(game, SeisesView) and game.winner is not None
+    scores = [seat.score for seat in game.seats]
+    assert scores[game.winner] == max(scores) >= game.target
+
+
+@pytest.mark.parametrize("language", LANGUAGES)
+def test_every_seises_example_deals_a_whole_deck(language: Language) -> None:
+    for name, view in example_views(language).items():
+        if isinstance(view.game, SeisesView):
+            players = len(view.game.seats)
+            hand_size = (40 if 40 % players == 0 else 48) // players
+            assert all(seat.cards_left <= hand_size for seat in view.game.seats), name
+            assert view.game.pot + view.game.reserve == 50 or view.game.winner is not None, name
+
+
+@pytest.mark.parametrize("language", LANGUAGES)
+def test_every_example_fits_without_cutting(language: Language) -> None:
+    """Drawn as the tests draw fixed wording: a text wider than its box raises instead of being cut."""
+    draw = ImageDraw.Draw(Image.new("1", (128, 64)))
+    for view in example_views(language).values():
+        _draw_strict(draw, view)
+
+
+def _draw_strict(draw: ImageDraw.ImageDraw, view: TableView) -> None:
+    if view.menu is not None:
+        draw_menu(draw, view.menu)
+    elif view.message is not None and covers_scoreboard(view.message):
+        draw_message(draw, view.message)
+    elif isinstance(view.game, SeisesView):
+        draw_seises(draw, view.game, language=view.language, message=view.message.title if view.message else "")
+    elif isinstance(view.game, SextoSetView):
+        draw_sexto_set(draw, view.game, language=view.language, message=view.message.title if view.message else "")
