@@ -19,6 +19,8 @@ from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
+from companion.pins import PIN_NAMES, board_revision, gpio_number
+
 __all__ = [
     "BUTTONS",
     "DEFAULT_PINMAP",
@@ -201,8 +203,9 @@ def pinmap_path(configured: str = "", root: Path = Path("/")) -> Path:
     return installed if installed.is_file() else DEFAULT_PINMAP
 
 
-def load_pinmap(path: str | Path | None = None) -> PinMap:
-    """Load and check a pin map; without a path, the one in the project's ``hardware/`` folder."""
+def load_pinmap(path: str | Path | None = None, revision: int | None = None) -> PinMap:
+    """Load and check a pin map; without a path, the one in the project's ``hardware/`` folder. Pin names are read
+    for the board of ``revision`` (None: this machine's, :func:`companion.pins.board_revision`)."""
     path = Path(path) if path is not None else DEFAULT_PINMAP
     try:
         with path.open("rb") as file:
@@ -217,23 +220,23 @@ def load_pinmap(path: str | Path | None = None) -> PinMap:
         raise PinMapError(
             f"{path}: not UTF-8 text (byte {exc.start}); save it as UTF-8, or copy hardware/pinmap.toml again"
         ) from None
-    return parse_pinmap(text, str(path))
+    return parse_pinmap(text, str(path), revision)
 
 
-def parse_pinmap(text: str, source: str) -> PinMap:
+def parse_pinmap(text: str, source: str, revision: int | None = None) -> PinMap:
     """Check and build a pin map from TOML text; ``source`` names it in error messages."""
     try:
         data = tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:
         raise PinMapError(f"{source}: not valid TOML ({exc})") from None
-    reader = _Reader(data, source)
+    reader = _Reader(data, source, board_revision() if revision is None else revision)
     oled = reader.table("oled")
     buttons = reader.table("buttons")
-    button_pins = {name: reader.whole(buttons, f"buttons.{name}") for name in BUTTONS}
+    button_pins = {name: reader.gpio(buttons, f"buttons.{name}") for name in BUTTONS}
     extra = sorted(set(buttons) - set(BUTTONS))
     if extra:
         raise PinMapError(f"{source}: buttons.{extra[0]}: the buttons are {', '.join(BUTTONS)}; remove this key")
-    status = reader.whole(reader.table("status_led"), "status_led.pin")
+    status = reader.gpio(reader.table("status_led"), "status_led.pin")
     zones = {name: reader.zone(name) for name in reader.table("zones")}
     if not zones:
         raise PinMapError(f"{source}: zones: no zone; add a [zones.z1] table with its red and green pins")
@@ -290,8 +293,8 @@ def _free(pinmap: PinMap, reserved: Mapping[int, str]) -> list[int]:
 class _Reader:
     """Typed access to the TOML data; every error names the file and the key."""
 
-    def __init__(self, data: Mapping[str, object], source: str) -> None:
-        self.data, self.source = data, source
+    def __init__(self, data: Mapping[str, object], source: str, revision: int) -> None:
+        self.data, self.source, self.revision = data, source, revision
 
     def fail(self, key: str, problem: str) -> PinMapError:
         return PinMapError(f"{self.source}: {key}: {problem}")
@@ -310,6 +313,16 @@ class _Reader:
             raise self.fail(key, f"must be a whole number, not {value!r}")
         return value
 
+    def gpio(self, table: Mapping[str, object], key: str) -> int:
+        """The Pi GPIO at ``key`` of ``table``, written as gpiozero takes a pin, as a BCM number."""
+        value = table.get(key.rsplit(".", 1)[-1])
+        if value is None:
+            raise self.fail(key, f"missing; give the GPIO it is wired to, as {PIN_NAMES}")
+        try:
+            return gpio_number(value, self.revision)
+        except ValueError as exc:
+            raise self.fail(key, f"{value!r}: {exc}") from None
+
     def options(self, table: Mapping[str, object], key: str) -> dict[str, str | int]:
         """A table of luma options: each a text or a whole number."""
         options: dict[str, str | int] = {}
@@ -321,7 +334,7 @@ class _Reader:
 
     def zone(self, name: str) -> ZonePins:
         zone = self.table(f"zones.{name}", self.table("zones"))
-        blue = self.whole(zone, f"zones.{name}.blue") if "blue" in zone else None
+        blue = self.gpio(zone, f"zones.{name}.blue") if "blue" in zone else None
         reader = None
         if "reader" in zone:
             spec = self.table(f"zones.{name}.reader", zone)
@@ -332,12 +345,12 @@ class _Reader:
                     f"zones.{name}.reader",
                     f"SPI{port} CE{device} does not exist; use spi_port 0 (spi_device 0 or 1) or 1 (0 to 2)",
                 )
-            reader = ReaderPins(port, device, self.whole(spec, f"zones.{name}.reader.reset"))
+            reader = ReaderPins(port, device, self.gpio(spec, f"zones.{name}.reader.reset"))
         label = zone.get("label", name)
         return ZonePins(
             label=str(label),
-            red=self.whole(zone, f"zones.{name}.red"),
-            green=self.whole(zone, f"zones.{name}.green"),
+            red=self.gpio(zone, f"zones.{name}.red"),
+            green=self.gpio(zone, f"zones.{name}.green"),
             blue=blue,
             reader=reader,
         )

@@ -12,21 +12,42 @@ choice and its reason::
     >>> choose("sim", root=Path("/nonexistent")).name
     'mock'
 
+Pins are written as gpiozero users write them: ``17``, ``"GPIO17"``, ``"BCM17"``, ``"BOARD11"`` (header pin 11) or
+``"J8:11"``. :func:`gpio_number` reads them through gpiozero's own tables of the board (the Pi's revision code
+from the device tree; off a Pi the mock pins' Pi 4 B: every Pi since the B+ has the same 40-pin header)::
+
+    >>> gpio_number("BOARD11", board_revision(Path("/nonexistent")))
+    17
+
 lgpio writes its notification pipe (``.lgd-nfy0``) into the working directory when it is imported, and fails
 when it cannot: the unit gives the service ``WorkingDirectory=/var/lib/companion``.
 """
 
 from __future__ import annotations
 
+import functools
 import os
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-__all__ = ["MODEL", "PinChoice", "PinFactoryError", "board_model", "choose", "factory_for", "make_factory"]
+__all__ = [
+    "MODEL",
+    "REVISION",
+    "PinChoice",
+    "PinFactoryError",
+    "board_model",
+    "board_revision",
+    "choose",
+    "factory_for",
+    "gpio_number",
+    "make_factory",
+]
 
 MODEL = Path("/proc/device-tree/model")  # "Raspberry Pi 4 Model B Rev 1.5", NUL-terminated
+REVISION = Path("/proc/device-tree/system/linux,revision")  # the board's revision code, 4 bytes big-endian
 MOCK_REVISION = "c03111"  # the mock pins are a Pi 4 B's header
+PIN_NAMES = '17, "GPIO17", "BCM17" or the header pin "BOARD11"'
 
 
 class PinFactoryError(RuntimeError):
@@ -51,6 +72,41 @@ def board_model(root: Path = Path("/")) -> str | None:
     except OSError:
         return None
     return model if model.startswith("Raspberry Pi") else None
+
+
+def board_revision(root: Path = Path("/")) -> int:
+    """The Raspberry Pi's revision code from the device tree under ``root``; off a Pi, the mock pins' Pi 4 B."""
+    try:
+        code = (root / REVISION.relative_to("/")).read_bytes()[:4]
+    except OSError:
+        code = b""
+    return int.from_bytes(code, "big") if len(code) == 4 else int(MOCK_REVISION, 16)
+
+
+@functools.cache
+def _board_info(revision: int) -> Any:
+    from gpiozero.exc import PinUnknownPi
+    from gpiozero.pins.pi import PiBoardInfo
+
+    try:
+        return PiBoardInfo.from_revision(revision)
+    except PinUnknownPi:  # a board newer than this gpiozero: its 40-pin header is still the Pi 4 B's
+        return PiBoardInfo.from_revision(int(MOCK_REVISION, 16))
+
+
+def gpio_number(name: object, revision: int) -> int:
+    """The BCM GPIO number of the pin ``name`` (as gpiozero takes it) on the board of ``revision``; a
+    :class:`ValueError` says why it is not a GPIO and how to write one."""
+    from gpiozero.exc import PinInvalidPin
+
+    board = _board_info(revision)
+    if isinstance(name, bool) or not isinstance(name, int | str):  # gpiozero would take True for GPIO1
+        raise ValueError(f"a pin is a number or a name such as {PIN_NAMES}, not {name!r}")
+    try:
+        gpio: str = board.to_gpio(name)
+    except PinInvalidPin as exc:
+        raise ValueError(f"{exc} on the Raspberry Pi {board.model}'s header; write {PIN_NAMES}") from None
+    return int(gpio.removeprefix("GPIO"))
 
 
 def choose(backend: str, root: Path = Path("/")) -> PinChoice:

@@ -79,13 +79,21 @@ def edited(old: str, new: str) -> str:
 @pytest.mark.parametrize(
     ("old", "new", "message"),
     [
-        ("undo = 13", "undo = 28", r"buttons\.undo = 28: the Pi's header has GPIO0 to GPIO27 only"),
+        (
+            "undo = 13",
+            "undo = 28",
+            r"buttons\.undo: 28: 28 is not a valid pin name on the Raspberry Pi 4B's header; "
+            r'write 17, "GPIO17", "BCM17" or the header pin "BOARD11"',
+        ),
+        ("undo = 13", 'undo = "BOARD1"', r"buttons\.undo: 'BOARD1': BOARD1 is not a GPIO pin on the Raspberry Pi 4B"),
+        ("undo = 13", 'undo = "gpio13"', r"buttons\.undo: 'gpio13': gpio13 is not a valid pin name"),
+        ("undo = 13", "undo = true", r"buttons\.undo: True: a pin is a number or a name such as 17, \"GPIO17\""),
         ("undo = 13", "undo = 2", r"buttons\.undo = 2: GPIO2 is SDA of I2C1, the OLED's bus; pick a free GPIO"),
         ("red = 22", "red = 10", r"zones\.z2\.red = 10: GPIO10 is MOSI of SPI0"),
         ("green = 23", "green = 17", r"zones\.z2\.green = 17: GPIO17 is already zones\.z1\.red"),
         ("pin = 26", "pin = 5", r"status_led\.pin = 5: GPIO5 is already buttons\.confirm"),
-        ("undo = 13", "undo = 13.0", r"buttons\.undo: must be a whole number, not 13\.0"),
-        ("undo = 13", "redo = 13", r"buttons\.undo: must be a whole number, not None"),
+        ("undo = 13", "undo = 13.0", r"buttons\.undo: 13\.0: a pin is a number or a name such as 17"),
+        ("undo = 13", "redo = 13", r"buttons\.undo: missing; give the GPIO it is wired to, as 17, \"GPIO17\""),
         ("spi_device = 1", "spi_device = 0", r"zones\.z2\.reader: SPI0 CE0 already serves zones\.z1"),
         ("spi_device = 1", "spi_device = 2", r"zones\.z2\.reader: SPI0 CE2 does not exist"),
         ("reset = 8\n", "reset = 24\n", r"hub\.reset: GP24 is not a free Pico pin"),
@@ -112,6 +120,26 @@ def test_the_hub_maintenance_pin_is_read_and_defaults_to_the_firmwares() -> None
     older = parse_pinmap(edited("maintenance = 22", ""), "pinmap.toml").hub
     firmware = runpy.run_path(str(FIRMWARE / "hub_config.py"))
     assert older is not None and older.maintenance == HUB_MAINTENANCE == firmware["MAINTENANCE_PIN"]
+
+
+@pytest.mark.parametrize("board", list(BOARDS.values()))
+def test_pins_are_read_as_gpiozero_names_them(board: str) -> None:
+    """17, "GPIO17", "BCM17", "BOARD11" and "J8:11" are one pin, through gpiozero's own tables of the board."""
+    for red, green in (("17", "27"), ('"GPIO17"', '"BCM27"'), ('"BOARD11"', '"J8:13"')):
+        text = edited("red = 17\ngreen = 27", f"red = {red}\ngreen = {green}").replace("reset = 24", 'reset = "WPI5"')
+        pinmap = parse_pinmap(text, "pinmap.toml", revision=int(board, 16))
+        assert (pinmap.zones["z1"].red, pinmap.zones["z1"].green, pinmap.zones["z1"].reader.reset) == (17, 27, 24)
+
+
+def test_the_board_is_read_from_the_device_tree(tmp_path: Path) -> None:
+    from companion.pins import REVISION, board_revision, gpio_number
+
+    assert board_revision(tmp_path) == 0xC03111  # not a Pi: the mock pins' Pi 4 B
+    node = tmp_path / REVISION.relative_to("/")
+    node.parent.mkdir(parents=True)
+    node.write_bytes(bytes.fromhex("00902120"))  # a Zero 2 W
+    assert board_revision(tmp_path) == 0x902120
+    assert gpio_number("BOARD40", board_revision(tmp_path)) == 21
 
 
 def test_spi1_pins_are_reserved_once_a_reader_uses_spi1() -> None:
