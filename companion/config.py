@@ -88,6 +88,7 @@ class Config:
     hub_port: str = "auto"
     scenario: str = ""  # the sim back-end's timed steps (companion.nfc.backends.parse_scenario), for tests
     display: tuple[str, ...] = ()  # luma.core.cmdline arguments; empty: the pin map's OLED
+    frames: Path | None = None  # a folder: the screen is drawn there as PNG frames instead of on a panel
     dim_after_s: float = 120.0
     pinmap: str = ""  # empty: the pin map shipped with the package
     journal: Path = Path("/var/lib/companion/journal.db")
@@ -151,6 +152,7 @@ def _read_config(read: _Reader, source: str) -> Config:
         hub_port=read.text("readers.hub_port", "auto"),
         scenario=read.text("readers.scenario", ""),
         display=tuple(read.texts("display.options")),
+        frames=Path(frames) if (frames := read.text("display.frames", "")) else None,
         dim_after_s=float(read.number("display.dim_after_s", 120, low=0, high=86400)),
         pinmap=read.text("pins.map", ""),
         journal=Path(read.path("journal.path", "/var/lib/companion/journal.db")),

@@ -44,7 +44,8 @@ from companion.referee import HubStatus, JournalNotice, Referee
 from companion.table import Table
 from companion.ui.buttons import Buttons
 from companion.ui.lights import HubZoneLights, StatusLed, ZoneLights
-from companion.ui.screen import Screen, make_device
+from companion.ui.frames import FrameFolder
+from companion.ui.screen import Screen, make_device, parse_options
 from companion.view import TableView
 
 __all__ = ["Daemon", "StartError"]
@@ -195,7 +196,12 @@ class Daemon:
             device = self.display
             if device is None:
                 options = list(self.config.display) or load_pinmap(pinmap_path(self.config.pinmap)).oled_options()
-                device = make_device(options)
+                if self.config.frames is not None:  # no panel: PNG frames the size of the configured one
+                    size = parse_options(options)
+                    device = FrameFolder(self.config.frames, size.width, size.height)
+                    log.info("screen: PNG frames in %s", self.config.frames)
+                else:
+                    device = make_device(options)
         except (OSError, ValueError, ImportError, luma.core.error.Error) as exc:
             log.error("no display (%s): refereeing without a screen; companion doctor says what is wrong", exc)
             return None

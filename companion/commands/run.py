@@ -6,6 +6,7 @@ import argparse
 import asyncio
 import logging
 import sys
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -21,6 +22,12 @@ def register(subparsers: Any) -> None:
     parser = subparsers.add_parser("run", help="run the table (the service)", description="Run the table.")
     parser.add_argument("--config", type=Path, default=DEFAULT_PATH, help=f"the config file (default {DEFAULT_PATH})")
     parser.add_argument("--verbose", action="store_true", help="log every event")
+    parser.add_argument(
+        "--frames",
+        type=Path,
+        metavar="DIR",
+        help="draw the screen as PNG frames into DIR instead of on the OLED (display.frames in the config)",
+    )
     parser.set_defaults(func=run)
 
 
@@ -32,6 +39,8 @@ def run(args: argparse.Namespace) -> int:
     )
     try:
         config = load_config(args.config)
+        if args.frames is not None:
+            config = replace(config, frames=args.frames)
         return asyncio.run(Daemon(config).run())
     except (ConfigError, StartError, PinMapError, RegistryError, DeckError, SetupError) as exc:
         logging.getLogger("companion").error("cannot start: %s", exc)
