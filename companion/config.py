@@ -1,7 +1,8 @@
 """The daemon's one config file (TOML, ``/etc/companion/config.toml`` by default).
 
 Every key has a default, so an empty file is a working Seises table with one zone. A wrong value is refused at
-start with the key and the reason, never half-applied::
+start with the key and the reason, never half-applied; every wrong key and value of the file is named at once
+(:attr:`ConfigError.problems`), not only the first::
 
     >>> config = parse_config('[game]\\nname = "sexto-set"\\n[zones]\\nz1 = "auto"', "example")
     >>> config.game.name, config.zones
@@ -19,7 +20,7 @@ import tomllib
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, NoReturn
+from typing import Any
 
 from companion.decks import BUILTIN_DECKS, SUITS, DeckError, load_deck
 from companion.files import read_text
@@ -33,7 +34,13 @@ GAMES = ("seises", "sexto-set")
 
 
 class ConfigError(ValueError):
-    """A config value that cannot be used; the message names the file, the key and the reason."""
+    """Config values that cannot be used; the message names the file, the key and the reason, one line for each of
+    ``problems``. ``config`` is what could be read, the wrong values left at their defaults (for checks that go on
+    to the files it names: ``companion run --check``)."""
+
+    def __init__(self, *problems: str, config: Config | None = None) -> None:
+        super().__init__("\n".join(problems))
+        self.problems, self.config = problems, config
 
 
 @dataclass(frozen=True)
@@ -113,6 +120,8 @@ def parse_config(text: str, source: str) -> Config:
     read = _Reader(source, data)
     config = _read_config(read, source)
     read.refuse_unknown()
+    if read.problems:
+        raise ConfigError(*read.problems, config=config)
     return config
 
 
@@ -121,6 +130,7 @@ def _read_config(read: _Reader, source: str) -> Config:
     deck = read.text("game.deck", "")
     if deck and deck not in BUILTIN_DECKS and not Path(deck).exists():
         read.fail("game.deck", f"{deck!r} is neither a built-in deck ({', '.join(BUILTIN_DECKS)}) nor a file")
+        deck = ""  # the game's own deck, so that the checks below do not refuse the same key again
     game = GameConfig(
         name=name,
         players=read.number("game.players", 4, low=2, high=8),
@@ -135,11 +145,13 @@ def _read_config(read: _Reader, source: str) -> Config:
         {"z1": "table"} if name == "seises" else {f"z{i}": "auto" for i in range(1, 9)}
     )
     for zone, role in zones.items():
+        if "game.name" in read.failed:  # a zone's role cannot be judged for a game that is not known
+            break
         if name == "seises" and role != "table" and role not in SUITS:
             read.fail(f"zones.{zone}", f'{role!r}: a Seises zone is "table" or a suit letter (O, C, E, B)')
         if name == "sexto-set" and role != "auto" and not (len(role) == 3 and role[0] == "M"):
             read.fail(f"zones.{zone}", f'{role!r}: a 6º SET zone is "auto" or a master card id such as M1R')
-    if name == "sexto-set" and len(zones) != 8:
+    if name == "sexto-set" and len(zones) != 8 and "game.name" not in read.failed:
         read.fail("zones", f"6º SET needs one zone per master card: 8 zones, not {len(zones)}")
     return Config(
         source=source,
@@ -170,6 +182,7 @@ def _check_game(read: _Reader, game: GameConfig) -> None:
         deck = load_deck(game.deck_name)
     except DeckError as exc:
         read.fail("game.deck", str(exc))
+        return
     if game.name == "seises":
         counts = player_counts(deck)
         if game.players not in counts:
@@ -201,9 +214,11 @@ class _Reader:
     def __init__(self, source: str, data: Mapping[str, Any]) -> None:
         self.source, self.data = source, data
         self.known: set[str] = set()  # dotted keys looked up; a table() key takes its whole table
+        self.problems: list[str] = []  # "file: key: reason", in the order found
+        self.failed: set[str] = set()  # the keys of those problems
 
     def refuse_unknown(self) -> None:
-        """Refuse the first key or table that no look-up asked for, naming the nearest valid one."""
+        """Refuse every key or table that no look-up asked for, naming the nearest valid one."""
         tables = {key.rsplit(".", i)[0] for key in self.known for i in range(1, key.count(".") + 1)}
 
         def walk(node: Mapping[str, Any], prefix: str) -> None:
@@ -214,7 +229,8 @@ class _Reader:
                 if key in tables:
                     if not isinstance(value, Mapping):
                         self.fail(key, f"must be a table ([{key}] and its keys below it), not {value!r}")
-                    walk(value, key + ".")
+                    else:
+                        walk(value, key + ".")
                     continue
                 what = "table" if isinstance(value, Mapping) else "key"
                 self.fail(key, f"unknown {what}{self._nearest(key, tables)}")
@@ -231,8 +247,10 @@ class _Reader:
             return f" (valid: {', '.join(k for k in valid if '.' not in k)})"
         return f"; did you mean {near[0]}?"
 
-    def fail(self, key: str, reason: str) -> NoReturn:
-        raise ConfigError(f"{self.source}: {key}: {reason}")
+    def fail(self, key: str, reason: str) -> None:
+        """Record a problem; reading goes on (a look-up gives its default) to find the others."""
+        self.problems.append(f"{self.source}: {key}: {reason}")
+        self.failed.add(key)
 
     def _get(self, key: str, default: Any) -> Any:
         self.known.add(key)
@@ -247,45 +265,56 @@ class _Reader:
         value = self._get(key, default)
         if not isinstance(value, str):
             self.fail(key, f"must be text in quotes, not {value!r}")
-        return str(value)
+            return default
+        return value
 
     def path(self, key: str, default: str) -> str:
         value = self.text(key, default)
         if not value.strip():
             self.fail(key, "must name a file, not be empty")
+            return default
         return value
 
     def choice(self, key: str, default: str, choices: tuple[str, ...]) -> str:
         value = self.text(key, default)
         if value not in choices:
             self.fail(key, f"{value!r} is not one of {', '.join(choices)}")
+            return default
         return value
 
     def number(self, key: str, default: int, *, low: int, high: int) -> int:
         value = self._get(key, default)
         if isinstance(value, bool) or not isinstance(value, int):
             self.fail(key, f"must be a whole number, not {value!r}")
+            return default
         if not low <= value <= high:
             self.fail(key, f"{value} is not between {low} and {high}")
-        return int(value)
+            return default
+        return value
 
     def flag(self, key: str, default: bool) -> bool:
         value = self._get(key, default)
         if not isinstance(value, bool):
             self.fail(key, f"must be true or false, not {value!r}")
-        return bool(value)
+            return default
+        return value
 
     def table(self, key: str) -> Mapping[str, Any]:
         value = self._get(key, {})
         if not isinstance(value, Mapping):
             self.fail(key, "must be a table of keys")
+            return {}
+        plain = {}
         for name, item in value.items():
-            if not isinstance(item, str | int | bool):
+            if isinstance(item, str | int | bool):
+                plain[name] = item
+            else:
                 self.fail(f"{key}.{name}", f"must be a plain value, not {item!r}")
-        return dict(value)
+        return plain
 
     def texts(self, key: str) -> list[str]:
         value = self._get(key, [])
         if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
             self.fail(key, f"must be a list of texts, not {value!r}")
+            return []
         return list(value)

@@ -31,7 +31,7 @@ from gpiozero.exc import GPIOZeroError
 from companion.config import Config
 from companion.decks import load_deck
 from companion.files import read_text
-from companion.hardware import PinMap, load_pinmap, pinmap_path
+from companion.hardware import PinMap, load_pinmap, pinmap_path, zone_problems
 from companion.hub.session import TRACKER_ABSENCES, HubOffline, HubOnline
 from companion.journal import Journal, JournalDamaged, JournalError
 from companion.nfc.backends import ReaderBackend, SimBackend, SpiZone, mfrc522_backend, parse_scenario, spi_backend
@@ -43,8 +43,8 @@ from companion.pins import PinFactoryError, choose, make_factory
 from companion.referee import HubStatus, JournalNotice, Referee
 from companion.table import Table
 from companion.ui.buttons import Buttons
-from companion.ui.lights import HubZoneLights, StatusLed, ZoneLights
 from companion.ui.frames import FrameFolder
+from companion.ui.lights import HubZoneLights, StatusLed, ZoneLights
 from companion.ui.screen import Screen, make_device, parse_options
 from companion.view import TableView
 
@@ -113,6 +113,9 @@ class Daemon:
     def _start(self, loop: asyncio.AbstractEventLoop, tasks: list[asyncio.Task[None]]) -> None:
         config = self.config
         pinmap = load_pinmap(pinmap_path(config.pinmap))
+        problems = zone_problems(pinmap, config.zones, config.backend)
+        if problems:
+            raise StartError("; ".join(problems))
         journal, set_aside = self._open_journal()
         # Bindings are kept under the deck's own name (what enroll writes), not the path the config gives.
         registry = Registry.load(config.registry, deck=load_deck(config.game.deck_name).name)
@@ -139,12 +142,6 @@ class Daemon:
             self._hub = HubBackend(list(config.zones), self._guarded(self._hub_event), config.hub_port)
             lights: ZoneLights | HubZoneLights = HubZoneLights(tuple(config.zones), self._hub.set_led, status)
         else:
-            missing = [zone for zone in config.zones if zone not in pinmap.zones]
-            if missing:
-                raise StartError(
-                    f"zones {', '.join(missing)} have no LEDs in the pin map {pinmap.source}: "
-                    "add them there, or use the hub back-end for more zones"
-                )
             lights = ZoneLights({z: pinmap.zones[z] for z in config.zones}, status, pin_factory=self.pin_factory)
             self._stack.callback(lights.close)
         table.outputs.append(lights)  # the LED first: it is what the player looks at
@@ -225,8 +222,7 @@ class Daemon:
             zones = []
             for zone in config.zones:
                 reader = pinmap.zones[zone].reader
-                if reader is None:
-                    raise StartError(f"zone {zone} has no reader in the pin map {pinmap.source}: add reader = {{...}}")
+                assert reader is not None  # zone_problems refused the config at start
                 zones.append(SpiZone(zone, reader.spi_port, reader.spi_device, reset=reader.reset))
             if config.backend == "mfrc522":
                 backend = mfrc522_backend(zones, registry)

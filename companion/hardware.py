@@ -15,7 +15,7 @@ config never reaches the GPIO::
 from __future__ import annotations
 
 import tomllib
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -40,6 +40,7 @@ __all__ = [
     "parse_pinmap",
     "pico_ground_beside",
     "pinmap_path",
+    "zone_problems",
 ]
 
 # hardware/pinmap.toml, shipped inside the package through the link companion/pinmap.toml
@@ -250,6 +251,24 @@ def parse_pinmap(text: str, source: str, revision: int | None = None) -> PinMap:
     )
     _check_pins(pinmap)
     return pinmap
+
+
+def zone_problems(pinmap: PinMap, zones: Iterable[str], backend: str) -> list[str]:
+    """What keeps the config's ``zones`` from being wired on ``pinmap`` for readers on ``backend``: each zone needs
+    LEDs in the pin map (but on the hub, which drives its own), and a reader there for the Pi's SPI back-ends."""
+    if backend == "hub":
+        return []
+    problems = []
+    for zone in zones:
+        pins = pinmap.zones.get(zone)
+        if pins is None:
+            problems.append(
+                f"zones.{zone}: no LEDs for it in the pin map {pinmap.source} (it has {', '.join(pinmap.zones)}): "
+                "add them there, or use the hub back-end for more zones"
+            )
+        elif pins.reader is None and backend in ("spi", "mfrc522"):
+            problems.append(f"zones.{zone}: no reader in the pin map {pinmap.source}: add reader = {{...}} there")
+    return problems
 
 
 def _check_pins(pinmap: PinMap) -> None:

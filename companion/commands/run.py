@@ -1,4 +1,8 @@
-"""``companion run``: the service itself, on real hardware (systemd starts it; see systemd/)."""
+"""``companion run``: the service itself, on real hardware (systemd starts it; see systemd/).
+
+``--check`` reads the config and the pin map it uses, names every problem found (file, key, reason) and exits
+0 or 2 without starting anything: no GPIO, no bus, no journal is opened.
+"""
 
 from __future__ import annotations
 
@@ -10,12 +14,15 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
-from companion.config import DEFAULT_PATH, ConfigError, load_config
+from companion.config import DEFAULT_PATH, Config, ConfigError, load_config
 from companion.daemon import Daemon, StartError
-from companion.decks import DeckError
-from companion.hardware import PinMapError
-from companion.nfc.registry import RegistryError
+from companion.decks import DeckError, load_deck
+from companion.files import read_text
+from companion.hardware import PinMapError, load_pinmap, pinmap_path, zone_problems
+from companion.nfc.backends import parse_scenario
+from companion.nfc.registry import Registry, RegistryError
 from companion.rules import SetupError
+from companion.ui.screen import parse_options
 
 
 def register(subparsers: Any) -> None:
@@ -28,10 +35,17 @@ def register(subparsers: Any) -> None:
         metavar="DIR",
         help="draw the screen as PNG frames into DIR instead of on the OLED (display.frames in the config)",
     )
+    parser.add_argument(
+        "--check",
+        action="store_true",
+        help="check the config and its pin map, name every problem, start nothing (exit 0: fine, 2: problems)",
+    )
     parser.set_defaults(func=run)
 
 
 def run(args: argparse.Namespace) -> int:
+    if args.check:
+        return check(args.config)
     logging.basicConfig(
         level=logging.DEBUG if args.verbose else logging.INFO,
         format="%(levelname)s %(name)s: %(message)s",  # journald adds the time
@@ -43,5 +57,54 @@ def run(args: argparse.Namespace) -> int:
             config = replace(config, frames=args.frames)
         return asyncio.run(Daemon(config).run())
     except (ConfigError, StartError, PinMapError, RegistryError, DeckError, SetupError) as exc:
-        logging.getLogger("companion").error("cannot start: %s", exc)
+        for line in str(exc).splitlines():
+            logging.getLogger("companion").error("cannot start: %s", line)
         return 2
+
+
+def check(path: Path) -> int:
+    """``run --check``: every problem of the config at ``path`` on stderr (exit 2), or a summary (exit 0)."""
+    try:
+        config = load_config(path)
+        problems = problems_beyond_the_file(config)
+    except ConfigError as exc:
+        problems = list(exc.problems)
+        if exc.config is not None:  # the file read, with problems: the pin map and the rest are still checked
+            problems += problems_beyond_the_file(exc.config)
+    for problem in problems:
+        print(problem, file=sys.stderr)
+    if problems:
+        print(f"{path}: {len(problems)} problem(s); nothing was started", file=sys.stderr)
+        return 2
+    print(
+        f"{path}: ok: {config.game.name}, {config.game.players} players, deck {config.game.deck_name}, "
+        f"zones {', '.join(config.zones)}, readers {config.backend}, pin map {pinmap_path(config.pinmap)}"
+    )
+    return 0
+
+
+def problems_beyond_the_file(config: Config) -> list[str]:
+    """What the daemon would refuse at start in the files a well-formed config names: the pin map and the zones
+    it wires, the display options, the registry, the scenario."""
+    problems = []
+    try:
+        pinmap = load_pinmap(pinmap_path(config.pinmap))
+    except PinMapError as exc:
+        problems.append(f"{config.source}: pins.map: {exc}")
+    else:
+        problems += [f"{config.source}: {problem}" for problem in zone_problems(pinmap, config.zones, config.backend)]
+    if config.display:
+        try:
+            parse_options(config.display)
+        except ValueError as exc:
+            problems.append(f"{config.source}: display.options: {exc}")
+    try:
+        Registry.load(config.registry, deck=load_deck(config.game.deck_name).name)
+    except RegistryError as exc:
+        problems.append(f"{config.source}: readers.registry: {exc}")
+    if config.scenario:
+        try:
+            parse_scenario(read_text(config.scenario), config.scenario)
+        except (OSError, ValueError) as exc:
+            problems.append(f"{config.source}: readers.scenario: {exc}")
+    return problems
