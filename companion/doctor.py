@@ -244,21 +244,25 @@ MAX_ACCOUNT_FILE = 4 << 20  # a Pi's user and group files are a few kB: anything
 # -- config ------------------------------------------------------------------------------------------------
 
 
-def check_config(path: Path) -> tuple[Check, Config | None]:
-    """The daemon's config: it loads, and its deck loads."""
+def check_config(path: Path) -> tuple[Check, Config]:
+    """The daemon's config: it loads, and its deck loads. The config given back for the checks that follow is,
+    when it fails, what could be read of it (a wrong value at its default), or the defaults when there is no file:
+    an SD card's interfaces and users are worth checking before its config is right."""
     try:
         config = load_config(path)
     except ConfigError as exc:
         if not path.exists():
             fix = f"sudo install -D -m 0644 systemd/config.toml {path} (sudo make install does it), then edit it"
         else:
-            fix = f"edit {path}: correct the key the message names (systemd/config.toml lists every key)"
-        return Check(CONFIG, False, str(exc), fix), None
+            fix = f"edit {path}: correct the keys the message names (systemd/config.toml lists every key)"
+        fallback = exc.config or Config(source=f"{path} (missing: the defaults)")
+        what = "what could be read of it" if exc.config else "the defaults"
+        return Check(CONFIG, False, f"{exc}\n  (the checks below use {what})", fix), fallback
     game = config.game
     try:
         deck = load_deck(game.deck_name)
     except DeckError as exc:
-        return Check(CONFIG, False, str(exc), f'fix the deck file, or set game.deck = "" in {path}'), None
+        return Check(CONFIG, False, str(exc), f'fix the deck file, or set game.deck = "" in {path}'), config
     zones = ", ".join(f"{zone} ({role})" for zone, role in config.zones.items())
     detail = (
         f"{path}: {game.name}, {game.players} players, deck {game.deck_name} ({len(deck)} cards), "
@@ -735,12 +739,11 @@ def _hub_fix(reason: str, zones: int) -> str:
 
 
 def diagnose(config_path: Path | None, system: System) -> Iterator[Check]:
-    """Every check, in order. ``config_path`` None: the default config under the root. A failed config or pin
-    map ends the run: the rest depends on them."""
+    """Every check, in order. ``config_path`` None: the default config under the root. A failed config does not
+    end the run (the rest is checked with what could be read of it, or the defaults); a failed pin map does: the
+    readers and nodes to check come from it."""
     check, config = check_config(config_path or system.path(DEFAULT_PATH))
     yield check
-    if config is None:
-        return
     check, pinmap = check_pinmap(config, system)
     yield check
     if pinmap is None:

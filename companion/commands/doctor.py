@@ -1,7 +1,8 @@
 """``companion doctor [--config FILE] [--root DIR]``: check this Pi can run the table, and say how to fix what fails.
 
-Exit status: 0 when every check passes, 1 when one fails, 2 when the config cannot be read (nothing else can be
-checked without it). The output is English, like the service's log.
+Exit status: 0 when every check passes, 1 when one fails, 2 when the config cannot be read (the other checks
+still run, with what could be read of it or the defaults: an empty SD card still has its interfaces checked).
+The output is English, like the service's log.
 """
 
 from __future__ import annotations
@@ -45,7 +46,7 @@ def run(args: argparse.Namespace, system: System | None = None, out: TextIO | No
     for check in diagnose(args.config, system):
         print(render(check), file=out, flush=True)
         if not check.ok:
-            status = 2 if check.name == CONFIG else 1
+            status = max(status, 2 if check.name == CONFIG else 1)
     return status
 
 

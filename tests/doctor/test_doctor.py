@@ -97,14 +97,38 @@ def test_a_bus_held_low_is_not_taken_for_a_missing_display(pi: Pi) -> None:
     assert not display.ok and "the bus fails" in display.detail and "shorted or held low" in display.fix
 
 
-def test_a_bad_config_value_stops_with_status_2(pi: Pi) -> None:
+def test_a_bad_config_value_gives_status_2_and_the_rest_is_still_checked(pi: Pi) -> None:
     pi.write_config("[game]\nplayers = 12\n")
     status, out = doctor(pi)
     assert status == 2
     lines = out.splitlines()
     assert lines[0] == f"✗ config: {pi.config}: game.players: 12 is not between 2 and 8"
-    assert lines[1].startswith(f"    fix: edit {pi.config}")
-    assert len(lines) == 2  # nothing else is checked against a config the daemon would refuse
+    assert lines[1] == "  (the checks below use what could be read of it)"
+    assert lines[2].startswith(f"    fix: edit {pi.config}")
+    assert [line.split(":")[0] for line in lines[3:]][:3] == ["✓ pin map", "✓ SPI", "✓ I2C"]
+
+
+def test_an_empty_root_checks_everything_it_can(tmp_path: Path) -> None:
+    """An SD card before anything is set up: no config, but the interfaces, the pins and the user are checked."""
+    out = io.StringIO()
+    status = run(build_parser().parse_args(["doctor", "--root", str(tmp_path)]), out=out)
+    said = out.getvalue()
+    assert status == 2, said
+    names = [line.split(":")[0] for line in said.splitlines() if line[:1] in "✓✗"]
+    assert names == [
+        "✗ config",
+        "✓ pin map",
+        "✗ SPI",
+        "✗ I2C",
+        "✗ I2C speed",
+        "✗ GPIO",
+        "✓ pins",
+        "✗ user companion",
+        "✗ reader z1",
+        "✗ display",
+        "✓ journal",
+    ]
+    assert "no config file" in said and "(the checks below use the defaults)" in said
 
 
 def test_no_config_file_says_how_to_install_one(pi: Pi) -> None:
