@@ -19,6 +19,7 @@ from __future__ import annotations
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from contextvars import ContextVar
+from dataclasses import dataclass
 from functools import cache
 from importlib import resources
 from typing import Literal
@@ -50,17 +51,53 @@ __all__ = [
 ]
 
 WIDTH, HEIGHT = 128, 64
-FontSize = Literal["small", "body", "bold"]
+FontSize = Literal["small", "body", "bold", "big"]
 Align = Literal["left", "right", "center"]
 
-# Three sizes of the public-domain X11 "fixed" fonts: crisp on a 1-bit display at every pixel, unlike a
+# Four sizes of the public-domain X11 "fixed" fonts: crisp on a 1-bit display at every pixel, unlike a
 # scaled TrueType font, and they cover all of Latin-1 (ñ, á, º, ¿).
-_FONT_FILES: dict[FontSize, str] = {"small": "5x8.pil", "body": "6x10.pil", "bold": "6x13B.pil"}
-LINE_HEIGHT: dict[FontSize, int] = {"small": 8, "body": 10, "bold": 13}
+_FONT_FILES: dict[FontSize, str] = {"small": "5x8.pil", "body": "6x10.pil", "bold": "6x13B.pil", "big": "10x20.pil"}
+LINE_HEIGHT: dict[FontSize, int] = {"small": 8, "body": 10, "bold": 13, "big": 20}
 
 # The scoreboards: a header line, a grid of two columns of up to four cells, a footer line.
 _HEADER_Y, _GRID_Y, _FOOTER_Y = 0, 12, 54
-_CELL_W, _CELL_H = WIDTH // 2, 10
+_CELL_W = WIDTH // 2
+_GRID_H = _FOOTER_Y - 2 - _GRID_Y  # 40 px between the rules
+
+
+@dataclass(frozen=True, slots=True)
+class _Slot:
+    """A text of a Seises cell: its box (x and width from the cell's left) in a font, on a baseline (the row
+    of the cell where its digits end, so texts of two sizes line up)."""
+
+    x: int
+    width: int
+    size: FontSize
+    baseline: int
+
+
+@dataclass(frozen=True, slots=True)
+class _SeatCell:
+    """The layout of a Seises cell for one number of grid rows: the fewer the rows, the taller the cell and
+    the larger the cards left and the score, to be read across the table."""
+
+    name: _Slot
+    icon_x: int  # the card outline beside the cards left, as tall as their digits
+    cards: _Slot
+    score: _Slot
+
+
+# A 6º SET line's cell: its master card, the cards each pair placed (up to 12:12), the pair that leads it.
+_LINE_CELL = (_Slot(1, 16, "small", 7), _Slot(18, 30, "body", 7), _Slot(52, 10, "body", 7))
+
+# Grid rows -> cell layout. Each one is drawn by the tests with 8-character names, two-digit cards left and
+# three-character scores (-45), in both languages. Up to 4 seats the cell has room for a second line.
+_SEAT_CELLS: dict[int, _SeatCell] = {
+    1: _SeatCell(_Slot(1, 62, "bold", 11), 1, _Slot(9, 18, "bold", 34), _Slot(31, 31, "big", 34)),
+    2: _SeatCell(_Slot(1, 31, "body", 7), 1, _Slot(8, 18, "body", 16), _Slot(32, 30, "big", 16)),
+    3: _SeatCell(_Slot(1, 22, "small", 9), 25, _Slot(31, 12, "body", 9), _Slot(44, 18, "bold", 9)),
+    4: _SeatCell(_Slot(1, 22, "small", 7), 25, _Slot(31, 12, "body", 7), _Slot(44, 18, "body", 7)),
+}
 
 # Messages that need the players' attention cover the scoreboard; the others take its footer line.
 _COVERING = frozenset(MessageKind) - {MessageKind.INFO, MessageKind.RENEGE}
@@ -100,6 +137,16 @@ def font(size: FontSize) -> ImageFont.ImageFont:
 
 def text_width(text: str, size: FontSize) -> int:
     return int(font(size).getlength(drawable(text)))
+
+
+@cache
+def digit_rows(size: FontSize) -> tuple[int, int]:
+    """The first and last row of the font's cell that its digits cover."""
+    image = Image.new("1", (LINE_HEIGHT[size], LINE_HEIGHT[size]))
+    ImageDraw.Draw(image).text((0, 0), "0", font=font(size), fill=1)
+    box = image.getbbox()
+    assert box is not None
+    return box[1], box[3] - 1
 
 
 def put(
@@ -170,15 +217,33 @@ def _header_footer(draw: ImageDraw.ImageDraw, header: tuple[str, str], footer: t
     draw.line((_CELL_W - 1, _GRID_Y - 1, _CELL_W - 1, _FOOTER_Y - 3), fill=1)
 
 
-def _cell_origin(index: int, rows: int) -> tuple[int, int]:
-    """Cells fill the left column top to bottom, then the right one."""
+def _cell(index: int, rows: int) -> tuple[int, int, int]:
+    """The left, top and height of cell ``index``: cells fill the left column top to bottom, then the right one."""
     column, row = divmod(index, rows)
-    return column * _CELL_W, _GRID_Y + row * _CELL_H
+    height = _GRID_H // rows
+    return column * _CELL_W, _GRID_Y + row * height, height
 
 
-def _card_icon(draw: ImageDraw.ImageDraw, x: int, y: int, fill: int) -> None:
-    """A small card outline, so that a number beside it reads as 'cards in hand'."""
-    draw.rectangle((x, y, x + 4, y + 6), outline=fill)
+def _card_icon(draw: ImageDraw.ImageDraw, x: int, baseline: int, size: FontSize, fill: int) -> None:
+    """A card outline as tall as the digits beside it, so that the number reads as 'cards in hand'."""
+    top, bottom = digit_rows(size)
+    height = bottom - top
+    draw.rectangle((x, baseline - height, x + max(4, height * 2 // 3), baseline), outline=fill)
+
+
+def _put_on(
+    draw: ImageDraw.ImageDraw, origin: tuple[int, int], slot: _Slot, text: str, fill: int, align: Align
+) -> None:
+    x, y = origin
+    put(
+        draw,
+        (x + slot.x, y + slot.baseline - digit_rows(slot.size)[1]),
+        text,
+        slot.size,
+        slot.width,
+        align=align,
+        fill=fill,
+    )
 
 
 def _footer(left: str, right: str, message: str) -> tuple[str, str]:
@@ -190,7 +255,8 @@ def draw_seises(draw: ImageDraw.ImageDraw, view: SeisesView, *, language: str = 
     """The Seises scoreboard: bote and reserve, then one cell per seat, then whose turn (or the last message).
 
     A seat's cell shows its name, its cards left and its score, with a bar under it that fills towards the
-    target (50). The seat whose turn it is is drawn inverted; the mano's name is followed by '*'.
+    target (50). The seat whose turn it is is drawn inverted; the mano's name is followed by '*'. The fewer the
+    seats, the taller the cells and the larger the numbers (see ``_SEAT_CELLS``).
     """
     if not 2 <= len(view.seats) <= 8:
         raise ValueError(f"a Seises table has 2 to 8 seats, this view has {len(view.seats)}")
@@ -207,21 +273,22 @@ def draw_seises(draw: ImageDraw.ImageDraw, view: SeisesView, *, language: str = 
     _header_footer(draw, (pot, right), _footer(whose, hand, message))
 
     rows = (len(view.seats) + 1) // 2
+    cell = _SEAT_CELLS[rows]
     highlighted = view.winner if view.winner is not None else view.turn
     for index, seat in enumerate(view.seats):
-        x, y = _cell_origin(index, rows)
+        x, y, height = _cell(index, rows)
         fill = 1
         if index == highlighted:
-            draw.rectangle((x, y, x + _CELL_W - 2, y + _CELL_H - 1), fill=1)
+            draw.rectangle((x, y, x + _CELL_W - 2, y + height - 1), fill=1)
             fill = 0
         name = seat.name + ("*" if index == view.mano else "")
-        put(draw, (x + 1, y), shorten(name, "small", 26), "small", 26, fill=fill)
-        _card_icon(draw, x + 29, y, fill)
-        put(draw, (x + 35, y), str(seat.cards_left), "small", 10, align="right", fill=fill)
-        put(draw, (x + 47, y), str(seat.score), "small", 15, align="right", fill=fill)
-        filled = round(min(seat.score, view.target) / view.target * (_CELL_W - 4))
+        _put_on(draw, (x, y), cell.name, shorten(name, cell.name.size, cell.name.width), fill, "left")
+        _card_icon(draw, x + cell.icon_x, y + cell.cards.baseline, cell.cards.size, fill)
+        _put_on(draw, (x, y), cell.cards, str(seat.cards_left), fill, "right" if rows > 2 else "left")
+        _put_on(draw, (x, y), cell.score, str(seat.score), fill, "right")
+        filled = round(min(max(seat.score, 0), view.target) / view.target * (_CELL_W - 4))
         if filled:
-            draw.line((x + 1, y + 8, x + filled, y + 8), fill=fill)
+            draw.line((x + 1, y + height - 2, x + filled, y + height - 2), fill=fill)
 
 
 def draw_sexto_set(draw: ImageDraw.ImageDraw, view: SextoSetView, *, language: str = "es", message: str = "") -> None:
@@ -248,14 +315,14 @@ def draw_sexto_set(draw: ImageDraw.ImageDraw, view: SextoSetView, *, language: s
     _header_footer(draw, header, _footer(sets, masters, message))
 
     for index, line in enumerate(view.lines):
-        x, y = _cell_origin(index, 4)
+        x, y, height = _cell(index, 4)
         fill = 1
         if line.leader == "A":
-            draw.rectangle((x, y, x + _CELL_W - 2, y + _CELL_H - 1), fill=1)
+            draw.rectangle((x, y, x + _CELL_W - 2, y + height - 1), fill=1)
             fill = 0
-        put(draw, (x + 1, y), line.master_id, "small", 16, fill=fill)
-        put(draw, (x + 19, y), f"{line.count_a}:{line.count_b}", "small", 26, align="center", fill=fill)
-        put(draw, (x + 50, y), line.leader or "-", "small", 10, align="right", fill=fill)
+        _put_on(draw, (x, y), _LINE_CELL[0], line.master_id, fill, "left")
+        _put_on(draw, (x, y), _LINE_CELL[1], f"{line.count_a}:{line.count_b}", fill, "center")
+        _put_on(draw, (x, y), _LINE_CELL[2], line.leader or "-", fill, "right")
 
 
 def draw_message(draw: ImageDraw.ImageDraw, message: Message) -> None:

@@ -5,6 +5,7 @@ screen is cut with an ellipsis, a message too long loses its last lines: the upd
 from __future__ import annotations
 
 from dataclasses import replace
+from typing import get_args
 
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
@@ -13,7 +14,7 @@ from PIL import Image, ImageChops, ImageDraw
 from companion.ui.examples import example_views
 from companion.ui.fonts import ELLIPSIS, drawable
 from companion.ui.screen import FakeI2CBus, Screen, make_device
-from companion.ui.screens import draw_table, font, render, wrap
+from companion.ui.screens import FontSize, draw_table, font, render, wrap
 from companion.view import Line, MenuView, Message, MessageKind, Seat, SeisesView, SextoSetView, TableView
 
 VIEWS = example_views("es")
@@ -80,7 +81,7 @@ def _lines_of(text: str) -> list[str]:
 
 
 def test_every_glyph_drawable_returns_has_ink_and_a_right_to_left_mark_has_none() -> None:
-    for size in ("small", "body", "bold"):
+    for size in get_args(FontSize):
         for char in drawable("".join(map(chr, range(0x20, 0x250))) + "…"):
             if char != " ":
                 assert font(size).getbbox(char)[2] > 0, (size, hex(ord(char)))

@@ -6,6 +6,7 @@ After a deliberate change of a screen, redraw the references with
 
 from __future__ import annotations
 
+from dataclasses import replace
 from pathlib import Path
 
 import luma.core.error
@@ -17,7 +18,7 @@ from companion.ui.examples import example_views
 from companion.ui.screen import FakeI2CBus, Screen, frame_to_text, make_device
 from companion.ui.screens import TextOverflow, draw_menu, draw_message, draw_seises, put, render
 from companion.ui.text import LANGUAGES
-from companion.view import MenuView, Message, MessageKind, Seat, SeisesView, TableView
+from companion.view import MenuView, Message, MessageKind, Seat, SeisesView, SextoSetView, TableView
 
 REFERENCE = Path(__file__).parent / "reference"
 EXAMPLES = [(language, name) for language in LANGUAGES for name in example_views(language)]
@@ -194,3 +195,38 @@ def test_the_docs_show_the_reference_frames() -> None:
         assert _differs(frame, Image.open(REFERENCE / path.name)) is None, (
             f"docs/screens/{path.name} is stale: .venv/bin/companion screens --out docs/screens --scale 3"
         )
+
+
+def _digit_height(view: SeisesView | SextoSetView, changed: SeisesView | SextoSetView) -> int:
+    """How tall the one number that differs between two scoreboards is drawn: the rows where they differ."""
+    box = ImageChops.difference(render(TableView(game=view)), render(TableView(game=changed))).getbbox()
+    assert box is not None
+    return box[3] - box[1]
+
+
+@pytest.mark.parametrize(("players", "score", "cards"), [(2, 13, 9), (3, 13, 7), (4, 13, 7), (6, 9, 7), (8, 7, 7)])
+def test_scores_and_cards_left_are_as_large_as_the_layout_allows(players: int, score: int, cards: int) -> None:
+    """Read across a table: the fewer the seats, the taller the digits (the 5x8 font's are 6 px)."""
+    seats = tuple(Seat(f"Seat{i}", 1, 1) for i in range(players))
+    game = SeisesView(seats=seats, turn=1, mano=1, pot=0, reserve=50, target=1)  # every bar full, whatever the score
+    assert _digit_height(game, replace(game, seats=(Seat("Seat0", 1, 8), *seats[1:]))) >= score
+    assert _digit_height(game, replace(game, seats=(Seat("Seat0", 8, 1), *seats[1:]))) >= cards
+
+
+def test_the_cards_each_pair_placed_on_a_line_use_the_body_font() -> None:
+    game = example_views("es")["sexto-set"].game
+    assert isinstance(game, SextoSetView)
+    lines = (replace(game.lines[0], count_a=1), *game.lines[1:])
+    more = (replace(game.lines[0], count_a=8), *game.lines[1:])
+    assert _digit_height(replace(game, lines=lines), replace(game, lines=more)) >= 7
+
+
+@pytest.mark.parametrize("language", LANGUAGES)
+@pytest.mark.parametrize("players", [2, 3, 4, 5, 6, 7, 8])
+def test_every_seises_layout_fits_the_longest_values(players: int, language: str) -> None:
+    """Long names are shortened; two-digit cards left, scores of three characters and the owed chips must fit."""
+    for score in (-45, 99):
+        seats = tuple(Seat(f"Maximiliano{i}", 24, score) for i in range(players))
+        game = SeisesView(seats=seats, turn=players - 1, mano=0, pot=50, reserve=0, owed=99, hand=99)
+        draw_seises(ImageDraw.Draw(Image.new("1", (128, 64))), game, language=language)
+        draw_seises(ImageDraw.Draw(Image.new("1", (128, 64))), replace(game, winner=0), language=language)
