@@ -41,6 +41,7 @@ from companion.nfc.registry import Registry
 from companion.nfc.tracking import TableTracker
 from companion.pins import PinFactoryError, choose, make_factory
 from companion.referee import HubStatus, JournalNotice, Referee
+from companion.systemd import Notifier
 from companion.table import Table
 from companion.ui.buttons import Buttons
 from companion.ui.frames import FrameFolder
@@ -67,6 +68,7 @@ class Daemon:
     display: Any = None  # a luma device; None builds one from the config
     clock: Callable[[], float] = time.monotonic
     on_started: Callable[[Daemon], None] | None = None  # the tests' and the benchmark's hook
+    systemd: Notifier = field(default_factory=Notifier.from_environ)  # READY=1, WATCHDOG=1 (companion.systemd)
     table: Table | None = None
     screen: Screen | None = None
     stopped_view: TableView | None = None  # what the screen was left showing
@@ -94,10 +96,12 @@ class Daemon:
                 raise StartError(f"GPIO: {exc}") from exc
             if self.on_started is not None:
                 self.on_started(self)
+            self.systemd.send("READY=1")
             await stop.wait()
             log.info("stopping")
             return 0
         finally:
+            self.systemd.send("STOPPING=1")
             for task in reversed(tasks):
                 task.cancel()
                 with contextlib.suppress(asyncio.CancelledError):
@@ -273,6 +277,7 @@ class Daemon:
         while True:
             await asyncio.sleep(TICK_S)
             now = self.clock()
+            self.systemd.tick(time.monotonic())  # from the loop: a loop that is stuck stops the pings
             buttons.tick(now)
             if screen is not None:
                 screen.tick(now)

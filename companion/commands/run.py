@@ -22,6 +22,7 @@ from companion.hardware import PinMapError, load_pinmap, pinmap_path, zone_probl
 from companion.nfc.backends import parse_scenario
 from companion.nfc.registry import Registry, RegistryError
 from companion.rules import SetupError
+from companion.systemd import log_to
 from companion.ui.screen import parse_options
 
 
@@ -46,11 +47,7 @@ def register(subparsers: Any) -> None:
 def run(args: argparse.Namespace) -> int:
     if args.check:
         return check(args.config)
-    logging.basicConfig(
-        level=logging.DEBUG if args.verbose else logging.INFO,
-        format="%(levelname)s %(name)s: %(message)s",  # journald adds the time
-        stream=sys.stderr,
-    )
+    log_to(sys.stderr, logging.DEBUG if args.verbose else logging.INFO)
     try:
         config = load_config(args.config)
         if args.frames is not None:
