@@ -37,10 +37,39 @@ if [[ -z "$DESTDIR" ]]; then
 fi
 
 install -d -m 0755 "$DESTDIR$PREFIX"
+
+# apt_get PACKAGE...: install Debian packages the environment needs; under DESTDIR (another root) only say so.
+apt_get() {
+    if [[ -z "$DESTDIR" ]] && command -v apt-get >/dev/null; then
+        say "apt-get update, then apt-get install $*"
+        apt-get update
+        DEBIAN_FRONTEND=noninteractive apt-get install --yes --no-install-recommends "$@"
+    else
+        say "install these first (then run me again): $*"
+        return 1
+    fi
+}
+
 if [[ -z "$SKIP_VENV" ]]; then
-    say "installing into $PREFIX/venv"
-    [[ -x "$DESTDIR$PREFIX/venv/bin/python" ]] || "$PYTHON" -m venv "$DESTDIR$PREFIX/venv"
-    "$DESTDIR$PREFIX/venv/bin/python" -m pip install --quiet --upgrade "$SOURCE"
+    VENV="$DESTDIR$PREFIX/venv"
+    if [[ ! -x "$VENV/bin/python" ]]; then
+        # Debian's python3 has venv but not ensurepip (the package python3-venv has it).
+        "$PYTHON" -c 'import ensurepip' 2>/dev/null || apt_get python3-venv
+        say "making the virtual environment $PREFIX/venv ($("$PYTHON" --version))"
+        "$PYTHON" -m venv "$VENV"
+    fi
+    # pip says what it fetches and builds: on a Zero 2 W this is minutes, and they must not look like a hang.
+    pip_install() { "$VENV/bin/python" -m pip install --upgrade --progress-bar off "$@" "$SOURCE"; }
+    say "installing companion and its libraries into $PREFIX/venv (pip lists each)"
+    # lgpio (gpiozero's pins on every Pi) is a pip dependency, never the apt package python3-lgpio, which a
+    # virtual environment does not see. PyPI has wheels for Python 3.11 and 3.12 on aarch64 (Pi 4, Pi 5, Zero 2 W
+    # on 64-bit Raspberry Pi OS) and Raspberry Pi OS's pip finds armv7l ones for 32-bit; for another Python it
+    # builds from source, which needs swig, a C compiler, Python's headers and the C library liblgpio.
+    if ! pip_install --only-binary=lgpio; then
+        say "no lgpio wheel for $("$VENV/bin/python" --version) on $(uname -m): building lgpio from source"
+        apt_get swig gcc python3-dev liblgpio-dev
+        pip_install
+    fi
 fi
 install -m 0644 "$SOURCE/README.md" "$DESTDIR$PREFIX/README.md"
 install -d -m 0755 "$DESTDIR/usr/local/bin"

@@ -62,6 +62,59 @@ def test_the_installer_is_safe_to_run_twice_and_keeps_an_edited_config(tmp_path:
     assert os.readlink(tmp_path / "usr" / "local" / "bin" / "companion") == "/opt/companion/venv/bin/companion"
 
 
+# A python3 that records what the installer asks of it: `-m venv DIR` makes DIR/bin/python (itself), pip says what
+# it installs, and with NO_WHEEL there is no lgpio wheel for it (Python 3.13 has none on PyPI).
+FAKE_PYTHON = """#!/bin/bash
+echo "$*" >> "$CALLS"
+case "$*" in
+    "--version") echo "Python 3.13.1" ;;
+    "-m venv "*) mkdir -p "$3/bin" && cp "$0" "$3/bin/python" ;;
+    *"--only-binary=lgpio"*)
+        if [[ -n "${NO_WHEEL:-}" ]]; then echo "ERROR: No matching distribution found for lgpio"; exit 1; fi ;;&
+    "-m pip install"*) echo "Successfully installed companion-0.1.0 lgpio-0.2.2.0" ;;
+esac
+"""
+
+
+def install_with_fake_python(tmp_path: Path, **env: str) -> tuple[subprocess.CompletedProcess[str], list[str]]:
+    python = tmp_path / "python3"
+    python.write_text(FAKE_PYTHON)
+    python.chmod(0o755)
+    calls = tmp_path / "calls"
+    environ = {**os.environ, "DESTDIR": str(tmp_path / "root"), "PYTHON": str(python), "CALLS": str(calls), **env}
+    done = subprocess.run(
+        [str(ROOT / "systemd" / "install.sh")], env=environ, capture_output=True, text=True, check=False
+    )
+    return done, calls.read_text().splitlines()
+
+
+def test_the_installer_says_what_it_does_and_pip_is_not_silenced(tmp_path: Path) -> None:
+    done, calls = install_with_fake_python(tmp_path)
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert "making the virtual environment /opt/companion/venv (Python 3.13.1)" in done.stdout
+    assert "installing companion and its libraries into /opt/companion/venv (pip lists each)" in done.stdout
+    assert "Successfully installed companion-0.1.0 lgpio-0.2.2.0" in done.stdout  # pip's own lines reach the user
+    pips = [call for call in calls if call.startswith("-m pip install")]
+    assert pips == [f"-m pip install --upgrade --progress-bar off --only-binary=lgpio {ROOT}"]  # no --quiet
+
+
+def test_without_an_lgpio_wheel_the_installer_names_what_building_it_needs(tmp_path: Path) -> None:
+    done, _ = install_with_fake_python(tmp_path, NO_WHEEL="1")
+    # Under DESTDIR (another root) it does not run apt-get: it says what to install and stops.
+    assert done.returncode == 1
+    assert "no lgpio wheel for Python 3.13.1" in done.stdout and "building lgpio from source" in done.stdout
+    assert "install these first (then run me again): swig gcc python3-dev liblgpio-dev" in done.stdout
+
+
+def test_no_document_tells_to_apt_install_lgpio() -> None:
+    """lgpio is a pip dependency installed into the service's own environment; an apt package would be invisible
+    to it. The README, the hardware guide and the installer agree."""
+    texts = [path.read_text("utf-8") for path in (ROOT / "README.md", ROOT / "hardware" / "README.md")]
+    assert not any(re.search(r"apt(-get)? install[^\n`]*lgpio", text) for text in texts)
+    assert "puts\n   lgpio in companion's own environment, so nothing needs installing by apt" in texts[1]
+    assert '"lgpio>=0.2.2' in (ROOT / "pyproject.toml").read_text()
+
+
 # The names drivers register their character devices under, as /proc/devices lists them: systemd's
 # DeviceAllow=char-NAME matches these, never a /dev name (systemd.resource-control(5), "DeviceAllow=").
 PROC_DEVICES = {
