@@ -10,7 +10,9 @@ from dataclasses import replace
 from pathlib import Path
 
 import luma.core.error
+import luma.oled.device
 import pytest
+from luma.core.interface.serial import i2c
 from PIL import Image, ImageChops, ImageDraw
 
 from companion.cli import main
@@ -230,3 +232,39 @@ def test_every_seises_layout_fits_the_longest_values(players: int, language: str
         game = SeisesView(seats=seats, turn=players - 1, mano=0, pot=50, reserve=0, owed=99, hand=99)
         draw_seises(ImageDraw.Draw(Image.new("1", (128, 64))), game, language=language)
         draw_seises(ImageDraw.Draw(Image.new("1", (128, 64))), replace(game, winner=0), language=language)
+
+
+@pytest.mark.parametrize("controller", ["sh1106", "ssd1309"])
+def test_the_larger_panels_luma_drives_show_the_same_frames(controller: str) -> None:
+    """The 1.3" SH1106 and the 2.42" SSD1309, each through luma's own device class, decoded from its bytes."""
+    bus = FakeI2CBus(controller=controller)
+    screen = Screen(make_device(["--display", controller], bus=bus))
+    assert bus.display_on and bus.frames == 1  # luma clears the panel at start-up
+    for name in ("seises-4-seats", "menu"):
+        view = example_views("es")[name]
+        assert screen.show(view, now=0.0)
+        assert _differs(bus.last_image(), render(view)) is None, name
+    screen.tick(1_000.0)
+    assert bus.contrast == 0x08
+
+
+def test_an_sh1106_shows_ram_columns_2_to_129() -> None:
+    """luma starts every SH1106 page at column 2: the panel's 128 pixels are the middle of a 132-column RAM. A
+    driver that started at column 0 would show the picture 2 pixels to the left."""
+    view = example_views("es")["seises-4-seats"]
+    bus = FakeI2CBus(controller="sh1106")
+    Screen(luma.oled.device.sh1106(i2c(bus=bus), page_address_offset=0)).show(view, now=0.0)
+    shown, drawn = bus.last_image(), render(view)
+    assert _differs(shown, drawn) is not None
+    assert ImageChops.difference(_lit(shown.crop((0, 0, 126, 64))), _lit(drawn.crop((2, 0, 128, 64)))).getbbox() is None
+
+
+def test_a_fake_bus_of_another_controller_is_refused() -> None:
+    with pytest.raises(ValueError, match=r"models an ssd1306 but the display options say sh1106"):
+        make_device(["--display", "sh1106"], bus=FakeI2CBus())
+    with pytest.raises(ValueError, match="FakeI2CBus models ssd1306, ssd1309, sh1106, not 'ssd1322'"):
+        FakeI2CBus(controller="ssd1322")
+
+
+def test_no_display_option_means_an_ssd1306() -> None:
+    assert type(make_device([], bus=FakeI2CBus())) is luma.oled.device.ssd1306
