@@ -320,6 +320,12 @@ def descriptors() -> int:
     return len(os.listdir("/proc/self/fd"))
 
 
+def resident_mb() -> float:
+    """This process's resident memory now (not its peak: a leak shows as growth from game to game)."""
+    with open("/proc/self/statm") as statm:
+        return int(statm.read().split()[1]) * os.sysconf("SC_PAGE_SIZE") / 2**20
+
+
 def soak(minutes: float, seed: int, out: Callable[[str], None] = print) -> tuple[Counter[str], int, list[str]]:
     """Games, alternating Seises and 6º SET, until ``minutes`` have passed (at least one of each); returns the
     faults injected per kind, the games completed and the violations."""
@@ -328,7 +334,7 @@ def soak(minutes: float, seed: int, out: Callable[[str], None] = print) -> tuple
     games = 0
     bitten: Counter[str] = Counter()
     end = time.monotonic() + minutes * 60
-    baseline: tuple[int, int] | None = None
+    baseline: tuple[float, int] | None = None
     while games < 2 or time.monotonic() < end:
         game = ("seises", "sexto-set")[games % 2]
         run = Soak(game=game, seed=seed + games)
@@ -338,9 +344,8 @@ def soak(minutes: float, seed: int, out: Callable[[str], None] = print) -> tuple
         bitten.update(run.bitten)
         games += 1
         if games == 2:  # after one game of each: imports, fonts and caches are in
-            baseline = (resource.getrusage(resource.RUSAGE_SELF).ru_maxrss, descriptors())
+            baseline = (resident_mb(), descriptors())
     assert baseline is not None
-    memory = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss - baseline[0]
     out(f"games completed: {games} (seed {seed})")
     out(
         "faults injected: "
@@ -352,8 +357,11 @@ def soak(minutes: float, seed: int, out: Callable[[str], None] = print) -> tuple
     out(f"invariant violations: {len(violations)} (goal 0)")
     for violation in violations[:20]:
         out(f"  {violation}")
-    grown = descriptors() - baseline[1]
-    out(f"growth after the first two games: peak memory +{memory / 1024:.1f} MB, descriptors {grown:+d}")
+    peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+    out(
+        f"growth after the first two games: resident memory {baseline[0]:.1f} -> {resident_mb():.1f} MB, "
+        f"open descriptors {baseline[1]} -> {descriptors()}; peak resident {peak:.1f} MB"
+    )
     return faults, games, violations
 
 
