@@ -31,6 +31,7 @@ from protocol import (
     Message,
     SetLed,
     Sync,
+    WriteTag,
     ZoneError,
     encode_frame,
 )
@@ -203,6 +204,9 @@ class Hub:
                 self.set_led(seq, message)
             elif isinstance(message, Maintenance):
                 self.maintenance(seq)
+            elif isinstance(message, WriteTag):
+                # Between two zone scans (one task runs at a time): the write never meets a scan of its reader.
+                self.send(Ack(seq, self.scanner.write_tag(message.zone, message.uid, message.page, message.data)))
 
     def read_port(self) -> None:
         """Take in what the host sent. On MicroPython's USB serial port, a 0x03 while Ctrl-C is on empties the

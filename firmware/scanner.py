@@ -4,7 +4,18 @@ Pure: the readers are passed in (``RC522`` objects, or anything with ``init()`` 
 touches a pin or a clock, so the same code runs in CPython, in the MicroPython VM under Node and on the Pico.
 """
 
-from protocol import MAX_UIDS, READER_DOWN, READER_UP, Snapshot, ZoneError, ZoneReport, uid_is_valid
+from protocol import (
+    ACK_BAD_ZONE,
+    ACK_OK,
+    ACK_TAG_FAILED,
+    MAX_UIDS,
+    READER_DOWN,
+    READER_UP,
+    Snapshot,
+    ZoneError,
+    ZoneReport,
+    uid_is_valid,
+)
 from rc522 import NfcError, ReaderNotResponding
 
 try:  # noqa: SIM105 (MicroPython has no contextlib; only mypy needs Any)
@@ -101,6 +112,25 @@ class Scanner:
         self.garbled += 1
         self._missed[zone] = {}  # something answered: the run of clean scans without a card starts again
         return []
+
+    def write_tag(self, zone: int, uid: bytes, page: int, data: bytes) -> int:
+        """Write ``data`` from ``page`` on the tag ``uid`` in ``zone``'s field, read it back: an ACK status."""
+        if zone >= len(self.readers):
+            return ACK_BAD_ZONE
+        if self.health[zone]:
+            return ACK_TAG_FAILED  # its reader is down
+        reader = self.readers[zone]
+        try:
+            reader.activate(uid)
+            for i in range(0, len(data), 4):
+                reader.write_page(page + i // 4, data[i : i + 4])
+            back = b""
+            while len(back) < len(data):
+                back += reader.read_pages(page + len(back) // 4)  # 4 pages a READ
+            reader.halt()
+        except NfcError:
+            return ACK_TAG_FAILED  # not on the zone any more, or it slid off half-way: the host asks again
+        return ACK_OK if back[: len(data)] == bytes(data) else ACK_TAG_FAILED
 
     def snapshot(self) -> Snapshot:
         return Snapshot(self.event, tuple(self.zones))

@@ -46,6 +46,7 @@ ERROR = const(0x06)
 SYNC = const(0x81)
 SET_LED = const(0x82)
 MAINTENANCE = const(0x83)
+WRITE_TAG = const(0x84)
 
 # Colours and modes of a zone LED, by their code on the wire.
 COLOURS = ("off", "green", "red", "amber")
@@ -62,6 +63,12 @@ ACK_OK = const(0)
 ACK_BAD_ZONE = const(1)
 ACK_BAD_LED = const(2)
 ACK_FAILED = const(3)
+ACK_TAG_FAILED = const(4)
+
+# WRITE_TAG reaches an NTAG21x's user memory only (pages 4 to 39 of an NTAG213): pages 0 to 3 hold the UID, the
+# lock bytes and the capability container, and a wrong write there spoils the tag for good.
+FIRST_USER_PAGE = const(4)
+LAST_USER_PAGE = const(39)
 
 _HEADER = const(3)  # version, seq, type
 _CRC = const(2)
@@ -373,7 +380,49 @@ class Maintenance(Message):
     TYPE = MAINTENANCE
 
 
-_TYPES = {cls.TYPE: cls for cls in (Hello, ZoneReport, Snapshot, Heartbeat, Ack, ZoneError, Sync, SetLed, Maintenance)}
+class WriteTag(Message):
+    """Host to hub: write ``data`` (whole 4-byte pages, user memory only) from ``page`` on the tag ``uid`` lying
+    on ``zone``, and read it back; the ACK says ``ACK_OK`` only when it reads back as written."""
+
+    TYPE = WRITE_TAG
+    FIELDS = ("zone", "uid", "page", "data")
+
+    def __init__(self, zone: int, uid: bytes, page: int, data: bytes) -> None:
+        self.zone = zone
+        self.uid = uid
+        self.page = page
+        self.data = data
+
+    def payload(self) -> bytes:
+        _check_pages(self.page, len(self.data))
+        out = bytearray((self.zone,))
+        _pack_uids(out, (self.uid,))
+        out.append(self.page)
+        out.extend(self.data)
+        return bytes(out)
+
+    @staticmethod
+    def decode(data: bytes, version: int) -> "WriteTag":
+        uids, at = _unpack_uids(data, 1)
+        if len(uids) != 1 or at >= len(data):
+            raise ValueError("WRITE_TAG needs one UID and a page")
+        page, pages = data[at], bytes(data[at + 1 :])
+        _check_pages(page, len(pages))
+        return WriteTag(data[0], uids[0], page, pages)
+
+
+def _check_pages(page: int, size: int) -> None:
+    if size == 0 or size % 4 or page < FIRST_USER_PAGE or page + size // 4 - 1 > LAST_USER_PAGE:
+        raise ValueError(
+            f"a write of {size} bytes from page {page}: whole pages within the user memory, pages "
+            f"{FIRST_USER_PAGE} to {LAST_USER_PAGE}"
+        )
+
+
+_TYPES = {
+    cls.TYPE: cls
+    for cls in (Hello, ZoneReport, Snapshot, Heartbeat, Ack, ZoneError, Sync, SetLed, Maintenance, WriteTag)
+}
 
 
 def encode_frame(seq: int, message: Message) -> bytes:

@@ -27,6 +27,7 @@ from companion.hub.protocol import (
     SetLed,
     Snapshot,
     Sync,
+    WriteTag,
     ZoneError,
     ZoneReport,
     encode_frame,
@@ -45,6 +46,7 @@ HANDSHAKE_TIMEOUT_S = 1.0  # from SYNC to HELLO
 KEEPALIVE_S = 0.5  # the host's own heartbeat: it keeps Ctrl-C off on the hub while we talk
 LED_ACK_TIMEOUT_S = 0.2
 LED_TRIES = 3
+WRITE_ACK_TIMEOUT_S = 0.5  # a WRITE_TAG takes the hub about 30 ms (an NTAG page programs in 4.1 ms)
 LOG_EVERY_S = 5.0  # link faults are summed up in the log at most this often
 # A change number further ahead than this is a jump: more changes than the hub keeps for a replay (64) cannot
 # have been lost between two frames of one connection. Its cards are passed on, its number is not followed.
@@ -76,7 +78,24 @@ class HubOffline:
     t: float
 
 
-HubEvent = ZoneScan | HubOnline | HubOffline
+@dataclass(frozen=True)
+class TagWritten:
+    """The hub's answer to ``write_tag`` number ``seq``: ``ok``, or ``reason`` says what to do."""
+
+    seq: int
+    zone: str
+    ok: bool
+    reason: str
+    t: float
+
+
+HubEvent = ZoneScan | HubOnline | HubOffline | TagWritten
+
+# What the hub's refusal of a WRITE_TAG means, by ACK status.
+_WRITE_REFUSED = {
+    protocol.ACK_BAD_ZONE: "the hub has no such zone",
+    protocol.ACK_TAG_FAILED: "the tag did not take the write or read back otherwise: hold the card still on the zone",
+}
 
 
 class LinkState(Enum):
@@ -89,6 +108,13 @@ class LinkState(Enum):
 @dataclass
 class _PendingLed:
     zone: int
+    deadline: float
+    tries: int
+
+
+@dataclass
+class _PendingWrite:
+    write: WriteTag
     deadline: float
     tries: int
 
@@ -110,6 +136,8 @@ class HubSession:
     _down: list[str | None] = field(default_factory=list)  # per zone: why its reader is down, or None
     _leds: dict[int, tuple[int, int]] = field(default_factory=dict)
     _pending: dict[int, _PendingLed] = field(default_factory=dict)
+    _writes: dict[int, _PendingWrite] = field(default_factory=dict)  # by the seq write_tag returned
+    _write_seqs: dict[int, int] = field(default_factory=dict)  # the seq of each try, to the first one
     _deadline: float = 0.0  # when the hub is lost unless a HELLO or a heartbeat comes first
     _next_keepalive: float = 0.0
     _announced: bool | None = None  # the last state told to the daemon: online, offline, or nothing yet
@@ -127,6 +155,8 @@ class HubSession:
         self._fold_counts()
         self._decoder = FrameDecoder()
         self._pending.clear()
+        self._writes.clear()
+        self._write_seqs.clear()
         self.state = LinkState.HANDSHAKE
         self._deadline = now + HANDSHAKE_TIMEOUT_S
         self._next_keepalive = now + KEEPALIVE_S
@@ -157,10 +187,23 @@ class HubSession:
                     log.error("hub: no answer to %d LED commands for zone %s", LED_TRIES, self.zones[pending.zone])
                 else:
                     self._send_led(pending.zone, now, pending.tries + 1)
+        events: list[HubEvent] = []
+        for first, write in list(self._writes.items()):
+            if now < write.deadline:
+                continue
+            if write.tries >= LED_TRIES:
+                del self._writes[first]
+                self._write_seqs = {seq: f for seq, f in self._write_seqs.items() if f != first}
+                reason = f"the hub did not answer {LED_TRIES} writes of the tag: check its USB cable"
+                events.append(TagWritten(first, self.zones[write.write.zone], False, reason, now))
+            else:  # a write is the same bytes again: safe to repeat
+                self._write_seqs[self._send(write.write)] = first
+                write.tries += 1
+                write.deadline = now + WRITE_ACK_TIMEOUT_S
         if now >= self._next_keepalive:
             self._send(Heartbeat(0))
             self._next_keepalive = now + KEEPALIVE_S
-        return []
+        return events
 
     def close(self, reason: str, now: float) -> list[HubEvent]:
         """The connection is gone (or must go): tell the daemon once, then wait for ``open()``."""
@@ -179,6 +222,20 @@ class HubSession:
         self._leds[index] = (COLOURS.index(colour), MODES.index(mode))
         if self.state is LinkState.ONLINE:
             self._send_led(index, now, 1)
+
+    def write_tag(self, zone: str, uid: bytes, page: int, data: bytes, now: float) -> int:
+        """Ask the hub to write ``data`` from ``page`` on the tag ``uid`` lying on ``zone`` and read it back; a
+        ``TagWritten`` with the returned number answers (re-sent twice without an answer, never kept across a
+        reconnection: the caller asks again)."""
+        if zone not in self.zones:
+            raise ValueError(f"zone {zone!r}: the hub's zones are {', '.join(self.zones)}")
+        if self.state is not LinkState.ONLINE:
+            raise ValueError("the hub is not connected")
+        write = WriteTag(list(self.zones).index(zone), uid, page, data)
+        seq = self._send(write)
+        self._writes[seq] = _PendingWrite(write, now + WRITE_ACK_TIMEOUT_S, 1)
+        self._write_seqs[seq] = seq
+        return seq
 
     # -- messages --------------------------------------------------------------------------------------------
 
@@ -200,7 +257,7 @@ class HubSession:
         elif isinstance(message, ZoneError):
             return self._zone_error(message, now)
         elif isinstance(message, Ack):
-            self._ack(message)
+            return self._ack(message, now)
         else:
             self._count("unexpected")
         return []
@@ -299,13 +356,21 @@ class HubSession:
         down = self._down[zone]
         return ZoneScan(self.zones[zone], self._uids[zone], now, error=down, reader_down=down is not None)
 
-    def _ack(self, ack: Ack) -> None:
+    def _ack(self, ack: Ack, now: float) -> list[HubEvent]:
+        first = self._write_seqs.pop(ack.seq, None)
+        if first is not None:
+            write = self._writes.pop(first)
+            self._write_seqs = {seq: f for seq, f in self._write_seqs.items() if f != first}
+            ok = ack.status == protocol.ACK_OK
+            reason = "" if ok else _WRITE_REFUSED.get(ack.status, f"the hub refused the write (status {ack.status})")
+            return [TagWritten(first, self.zones[write.write.zone], ok, reason, now)]
         pending = self._pending.pop(ack.seq, None)
         if pending is None:
             self._count("stray_acks")
         elif ack.status != protocol.ACK_OK:
             self._count("led_refused")
             log.error("hub: refused the LED command for zone %s (status %d)", self.zones[pending.zone], ack.status)
+        return []
 
     # -- helpers ---------------------------------------------------------------------------------------------
 

@@ -203,6 +203,9 @@ class _Board:
     def edge(self, uid: bytes, polls: int) -> None:
         self.tags[uid].answer_one_in(polls)
 
+    def memory(self, uid: bytes) -> bytes:
+        return bytes(self.tags[uid].memory)
+
     def interference(self, zone: int, frames: int) -> None:
         companion.sim.field(0, zone).noise(frames)
 
@@ -330,6 +333,11 @@ class SimulatedHub:
     def edge(self, uid: bytes, polls: int) -> None:
         """The tag (laid already) at the edge of its antenna's range: it answers one poll in ``polls``."""
         self._call("edge", uid, polls)
+
+    def memory(self, uid: bytes) -> bytes:
+        """Every byte of the tag's memory (page 0 first), as the hub left it."""
+        data: bytes = self._call("memory", uid)
+        return data
 
     def interference(self, zone: int, frames: int = 1) -> None:
         """The next ``frames`` receive windows of ``zone``'s reader get a burst of interference (a damaged frame)."""
