@@ -6,37 +6,77 @@ import argparse
 import sys
 from pathlib import Path
 
-from companion.commands.enroll import DEFAULT_REGISTRY
-from companion.decks import DeckError, load_deck
-from companion.nfc.registry import Registry, RegistryError
+from companion.commands.enroll import ERRORS, add_station_arguments, load, open_station, settings
+from companion.decks import Deck
+from companion.nfc.enrollment import Identify
+from companion.nfc.registry import Registry
+from companion.nfc.stations import SimStation
+
+STRANGER = "stranger"  # what the simulated hand lays last: a tag no card is bound to
 
 
 def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     parser = subparsers.add_parser("cards", help="list which tag is which card, and the cards not enrolled yet")
-    parser.add_argument("--deck", required=True, help="a built-in deck (spanish-40, spanish-48, squadratik) or a path")
-    parser.add_argument("--registry", type=Path, default=DEFAULT_REGISTRY, help=f"default {DEFAULT_REGISTRY}")
-    parser.add_argument("--lang", choices=("es", "en"), default="es", help="how card names are said")
+    add_station_arguments(parser)
+    parser.add_argument("--identify", action="store_true", help="name each card laid on a zone, until Ctrl-C")
+    parser.add_argument("--auto", action="store_true", help="with --identify --backend sim: lay each card in turn")
     parser.set_defaults(func=run)
 
 
 def run(args: argparse.Namespace) -> int:
     try:
-        deck = load_deck(args.deck)
-        registry = Registry.load(args.registry, deck=deck.name)
-    except (DeckError, RegistryError) as exc:
+        options = settings(args)
+        if args.auto:
+            options.backend = "sim"
+        deck, registry = load(options)
+        if args.identify:
+            return identify(deck, registry, options, args)
+    except ERRORS as exc:
         print(f"companion cards: {exc}", file=sys.stderr)
         return 2
+    except KeyboardInterrupt:
+        return 130
+    return listing(deck, registry, options.registry, options.deck, args.lang)
+
+
+def identify(deck: Deck, registry: Registry, options: argparse.Namespace, args: argparse.Namespace) -> int:
+    """Name every card laid on a zone until Ctrl-C; with ``--auto``, the simulated hand lays each card of the
+    deck (then a tag no card is bound to) and it stops after the last."""
+    station = open_station(options, registry)
+    try:
+        names = Identify(deck, registry, station, lang=args.lang)
+        if not isinstance(station, SimStation):
+            print("lay a card on a zone to hear what it is; Ctrl-C to stop")
+            names.run()
+            return 0
+        hand = [card.id for card in deck] + [STRANGER] if args.auto else []
+        sim = station
+        if not hand:
+            print("simulated readers: lay tags with companion.sim, or add --auto to watch it")
+
+        def lay_next() -> None:
+            if hand and names.named == len(deck) + 1 - len(hand):
+                sim.lay(hand.pop(0))
+
+        names.pause = lay_next
+        names.run(stop=lambda: bool(args.auto) and not hand and names.named == len(deck) + 1)
+    finally:
+        station.close()
+    return 0
+
+
+def listing(deck: Deck, registry: Registry, path: Path, deck_arg: str, lang: str) -> int:
     tags = {card: uid for uid, card in registry.bindings().items()}
-    print(f"{deck.name}: {len(tags)} of {len(deck)} cards enrolled ({args.registry})")
+    print(f"{deck.name}: {len(tags)} of {len(deck)} cards enrolled ({path})")
     width = max(len(card.id) for card in deck)
     for card in deck:
         if card.id in tags:
-            print(f"  {card.id:<{width}}  {tags[card.id]}  {card.name(args.lang)}")
+            print(f"  {card.id:<{width}}  {tags[card.id]}  {card.name(lang)}")
     strangers = sorted(card for card in tags if card not in deck)
     if strangers:
         print(f"bound to ids that are not cards of {deck.name}: {', '.join(strangers)} (enroll with --rebind to fix)")
     missing = [card for card in deck if card.id not in tags]
     if missing:
-        print(f"missing ({len(missing)}): " + ", ".join(f"{c.id} ({c.name(args.lang)})" for c in missing))
-        print(f"enroll them with: companion enroll --deck {args.deck}")
+        print(f"missing ({len(missing)}): " + ", ".join(f"{c.id} ({c.name(lang)})" for c in missing))
+        print(f"enroll them with: companion enroll --deck {deck_arg}")
     return 0

@@ -1,22 +1,62 @@
-"""Enrollment: one card of the deck after another onto a reader, each tag bound to its card in the registry.
+"""Enrollment: one card of the deck after another onto any zone of a station, each tag bound to its card.
+
+A *station* (:mod:`companion.nfc.stations`) is the table's own readers seen from enrollment: a reader on the
+Pi, the zones of the reader hub, or simulated readers. Both loops here only feed its scans to a tracker (the
+daemon's debounce), decide, and show what they decided on the station's outputs: the OLED (a message) and the
+zone LEDs (green: read and bound; blinking red: refused).
 
 The registry is saved (atomically) after every card, so an enrollment stopped half-way, by Ctrl-C or a power
-cut, keeps every card done so far and the next run asks only for the rest.
+cut, keeps every card done so far and the next run asks only for the rest, from where it stopped.
 """
 
 from __future__ import annotations
 
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
+from typing import Protocol
 
 from companion.decks import Card, Deck
-from companion.nfc.ndef import FIRST_PAGE, NdefError, card_id_from_ndef, card_id_pages
-from companion.nfc.rc522 import RC522, NfcError, hexuid
-from companion.nfc.registry import Registry, RegistryError
+from companion.nfc.events import ZoneScan
+from companion.nfc.rc522 import NfcError, hexuid
+from companion.nfc.registry import Registry
+from companion.nfc.tracking import TableTracker
+from companion.view import Message, MessageKind, StatusLight, TableView, ZoneLight
 
-__all__ = ["Enrollment", "progress_bar"]
+__all__ = ["Enrollment", "Identify", "Station", "progress_bar"]
 
 _BAR = 20
+
+# The words of the screen, by language (the terminal says more: its lines are the log of the enrollment).
+_SCREEN = {
+    "es": {
+        "lay": "Pon la carta en {where}",
+        "any": "una zona",
+        "zone": "la zona {zone}",
+        "two": "Una carta cada vez",
+        "taken": "Ya es {card}: retírala",
+        "write": "No se pudo escribir: no la muevas",
+        "done": "Baraja inscrita",
+        "count": "{done} de {total} cartas",
+        "what": "¿Qué carta es?",
+        "what_hint": "Pon una carta en una zona",
+        "unknown": "Etiqueta desconocida",
+        "enroll": "companion enroll",
+    },
+    "en": {
+        "lay": "Lay it on {where}",
+        "any": "any zone",
+        "zone": "zone {zone}",
+        "two": "One card at a time",
+        "taken": "Already {card}: take it away",
+        "write": "Writing failed: hold it still",
+        "done": "Deck enrolled",
+        "count": "{done} of {total} cards",
+        "what": "What card is it?",
+        "what_hint": "Lay a card on a zone",
+        "unknown": "Unknown tag",
+        "enroll": "companion enroll",
+    },
+}
 
 
 def progress_bar(done: int, total: int) -> str:
@@ -24,37 +64,97 @@ def progress_bar(done: int, total: int) -> str:
     return f"[{'#' * filled}{'-' * (_BAR - filled)}] {done}/{total}"
 
 
-class Enrollment:
-    """Ask for each card not yet bound, wait for its tag alone on ``reader``, bind it, save.
+class Station(Protocol):
+    """Readers to enroll on, and what shows the result. Every back-end gives one (``companion.nfc.stations``)."""
 
-    ``out`` prints a line; ``on_ask(card)`` is told which card is wanted (a simulated hand uses it);
-    ``pause()`` runs between two polls of the reader.
+    @property
+    def zones(self) -> Sequence[str]:
+        """The zones to watch."""
+
+    @property
+    def absences(self) -> int:
+        """Clean scans without a tag before it counts as lifted (the hub's reports are settled: 1)."""
+
+    def poll(self) -> list[ZoneScan]:
+        """Scans since the last call: one of every zone (readers on the Pi), or the hub's news."""
+
+    def write(self, zone: str, uid: bytes, card_id: str) -> None:
+        """Write ``card_id`` on the tag ``uid`` lying on ``zone`` and check it reads back; ``NfcError`` says why not."""
+
+    def show(self, view: TableView) -> None:
+        """The message on the OLED and the zone LEDs, as the daemon shows them."""
+
+
+class _Zones:
+    """What lies on each zone, debounced as at the table, and which lone tag was already dealt with."""
+
+    def __init__(self, station: Station, registry: Registry) -> None:
+        self.station = station
+        # known=False: a tag is named by the registry alone, never by what its memory says it is.
+        self.tracker = TableTracker(registry, absences=station.absences, known=lambda card: False)
+        self.judged: dict[str, bytes | None] = {}
+        self.lights: dict[str, ZoneLight] = {}
+
+    def news(self) -> list[tuple[str, frozenset[bytes]]]:
+        """Zones whose tags changed since the last call, with the tags lying there now."""
+        before = {zone: self.tracker.tags_on(zone) for zone in self.station.zones}
+        for scan in self.station.poll():
+            self.tracker.feed(scan)
+        changed = []
+        for zone in self.station.zones:
+            now = self.tracker.tags_on(zone)
+            if now != before[zone]:
+                changed.append((zone, frozenset(now)))
+        return changed
+
+    def lone_new_tag(self, zone: str, tags: frozenset[bytes]) -> bytes | None:
+        """The tag lying alone on ``zone`` that nothing was decided about yet."""
+        if len(tags) != 1:
+            self.judged[zone] = None  # after two tags, or none, the one left (or laid next) is judged afresh
+            if not tags:
+                self.lights.pop(zone, None)
+            return None
+        (uid,) = tags
+        if self.judged.get(zone) == uid:
+            return None
+        self.judged[zone] = uid
+        return uid
+
+
+class Enrollment:
+    """Ask for each card not yet bound, wait for its tag alone on a zone, bind it, save.
+
+    ``out`` prints a line; ``on_ask(card)`` is told which card is wanted (the simulated hand uses it);
+    ``pause()`` runs between two polls.
     """
 
     def __init__(
         self,
         deck: Deck,
         registry: Registry,
-        reader: RC522,
+        station: Station,
         *,
         write_tags: bool = False,
         rebind: bool = False,
         lang: str = "es",
         out: Callable[[str], None] = print,
         on_ask: Callable[[Card], None] = lambda card: None,
-        pause: Callable[[], None] = lambda: time.sleep(0.05),
+        pause: Callable[[], None] = lambda: time.sleep(0.02),
     ) -> None:
         self.deck = deck
         self.registry = registry
-        self.reader = reader
+        self.station = station
         self.write_tags = write_tags
         self.rebind = rebind
         self.lang = lang
         self.out = out
         self.on_ask = on_ask
         self.pause = pause
+        self.words = _SCREEN["en" if lang == "en" else "es"]
         registry.deck = deck.name
-        reader.quick_confirm = False  # what is bound must be what was read, whatever was read before
+        self._zones = _Zones(station, registry)
+        self._said = ""  # the last refusal printed: said once, not at every poll
+        self._title = self._action = ""
 
     def missing(self) -> list[Card]:
         bound = set(self.registry.bindings().values())
@@ -64,63 +164,142 @@ class Enrollment:
         """Enroll every missing card; returns how many were bound."""
         todo = self.missing()
         total, done = len(self.deck), len(self.deck) - len(todo)
-        if not todo:
-            self.out(f"{progress_bar(done, total)} every card of {self.deck.name} is enrolled")
-            return 0
-        previous: bytes | None = None
+        if todo and done:
+            self.out(f"{done} of {total} cards of {self.deck.name} are enrolled already: going on from there")
         for count, card in enumerate(todo):
             self.out(f"{progress_bar(done + count, total)} place {card.name(self.lang)} ({len(todo) - count} left)")
+            self._message(f"{done + count + 1}/{total} {card.name(self.lang)}", self._where())
             self.on_ask(card)
-            previous = self._enroll(card, previous)
+            self._enroll(card)
             self.registry.save()
-        self.out(f"{progress_bar(total, total)} done: {len(todo)} cards of {self.deck.name} enrolled")
+        self._message(self.words["done"], self.words["count"].format(done=total, total=total))
+        if todo:
+            self.out(f"{progress_bar(total, total)} done: {len(todo)} cards of {self.deck.name} enrolled")
+        else:
+            self.out(f"{progress_bar(done, total)} every card of {self.deck.name} is enrolled")
         return len(todo)
 
-    def _enroll(self, card: Card, previous: bytes | None) -> bytes:
-        complaint = ""
+    def _where(self) -> str:
+        zones = self.station.zones
+        where = self.words["zone"].format(zone=zones[0]) if len(zones) == 1 else self.words["any"]
+        return self.words["lay"].format(where=where)
+
+    def _enroll(self, card: Card) -> None:
+        zones = self._zones
         while True:
             self.pause()
+            for zone, tags in zones.news():
+                if len(tags) > 1 and zones.lights.get(zone) != ZoneLight.ILLEGAL:
+                    self._refuse(zone, "one card at a time: leave only the card asked for on the zone", "two")
+                uid = zones.lone_new_tag(zone, tags)
+                if uid is not None and self._bind(card, zone, uid):
+                    return
+            self._light()
+
+    def _bind(self, card: Card, zone: str, uid: bytes) -> bool:
+        bound = self.registry.card_for(uid)
+        if bound is not None and not self.rebind:
+            known = self.deck.get(bound)
+            other = known.name(self.lang) if known is not None else bound
+            self._refuse(
+                zone,
+                f"tag {hexuid(uid)} is already {other} ({bound}); take it away and place {card.name(self.lang)} "
+                "(or use --rebind)",
+                "taken",
+                card=other,
+            )
+            return False
+        if self.write_tags:
             try:
-                uids = self.reader.scan()
-            except NfcError:
-                continue  # a damaged read: try again
-            if len(uids) > 1:
-                complaint = self._say(complaint, "one card at a time: leave only the card asked for on the reader")
-                continue
-            if not uids or uids[0] == previous:
-                continue  # nothing yet, or the last card still lying there
-            uid = uids[0]
-            try:
-                self.registry.bind(uid, card.id, rebind=self.rebind)
-            except RegistryError as exc:
-                complaint = self._say(complaint, f"{exc}; take it away and place {card.name(self.lang)}")
-                previous = uid
-                continue
-            if self.write_tags:
-                try:
-                    self._write(uid, card.id)
-                except NfcError as exc:
-                    complaint = self._say(complaint, f"writing the tag failed ({exc}); hold the card still")
+                self.station.write(zone, uid, card.id)
+            except NfcError as exc:
+                self._zones.judged[zone] = None  # try again at the next poll
+                self._refuse(zone, f"writing the tag failed ({exc}); hold the card still", "write")
+                return False
+        self.registry.bind(uid, card.id, rebind=self.rebind)
+        self._zones.lights[zone] = ZoneLight.PENDING_OK
+        self._light()
+        written = " (card id written on the tag)" if self.write_tags else ""
+        self.out(f"  {card.id} = tag {hexuid(uid)} on zone {zone}{written}")
+        return True
+
+    def _refuse(self, zone: str, line: str, key: str, **words: str) -> None:
+        self._zones.lights[zone] = ZoneLight.ILLEGAL
+        if line != self._said:
+            self.out(f"  {line}")
+            self._said = line
+        self._show(self._title, self.words[key].format(**words))
+
+    def _message(self, title: str, action: str) -> None:
+        self._title = title
+        self._show(title, action)
+
+    def _light(self) -> None:
+        self._show(self._title, self._action)
+
+    def _show(self, title: str, action: str) -> None:
+        self._action = action
+        message = Message(MessageKind.QUESTION, title, action)
+        view = TableView(message=message, zone_lights=dict(self._zones.lights), status=StatusLight.READY)
+        self.station.show(view)
+
+
+class Identify:
+    """ "What is this card?": names every tag laid alone on a zone, until ``run(stop)``'s ``stop()`` says so.
+
+    A card the registry knows lights its zone green; a tag it does not know lights it blinking amber, as at the
+    table, and the terminal says how to enroll it.
+    """
+
+    def __init__(
+        self,
+        deck: Deck,
+        registry: Registry,
+        station: Station,
+        *,
+        lang: str = "es",
+        out: Callable[[str], None] = print,
+        pause: Callable[[], None] = lambda: time.sleep(0.02),
+    ) -> None:
+        self.deck, self.registry, self.station = deck, registry, station
+        self.lang, self.out, self.pause = lang, out, pause
+        self.words = _SCREEN["en" if lang == "en" else "es"]
+        registry.deck = deck.name
+        self._zones = _Zones(station, registry)
+        self.named = 0  # tags named so far
+
+    def name(self, uid: bytes) -> str | None:
+        card = self.registry.card_for(uid)
+        if card is None:
+            return None
+        known = self.deck.get(card)
+        return f"{known.name(self.lang)} ({card})" if known is not None else card
+
+    def run(self, stop: Callable[[], bool] = lambda: False) -> int:
+        """Name cards until ``stop()``; returns how many were named."""
+        zones = self._zones
+        title, action = self.words["what"], self.words["what_hint"]
+        self._show(title, action)
+        while not stop():
+            self.pause()
+            for zone, tags in zones.news():
+                uid = zones.lone_new_tag(zone, tags)
+                if uid is None:
+                    self._show(title, action)
                     continue
-            self.out(f"  {card.id} = tag {hexuid(uid)}" + (" (card id written on the tag)" if self.write_tags else ""))
-            return uid
+                name = self.name(uid)
+                if name is None:
+                    zones.lights[zone] = ZoneLight.UNKNOWN
+                    self.out(f"zone {zone}: tag {hexuid(uid)} is no card of {self.deck.name} (companion enroll)")
+                    title, action = self.words["unknown"], hexuid(uid)
+                else:
+                    zones.lights[zone] = ZoneLight.PENDING_OK
+                    self.out(f"zone {zone}: {name}")
+                    title, action = name, self.words["zone"].format(zone=zone)
+                self.named += 1
+                self._show(title, action)
+        return self.named
 
-    def _say(self, last: str, message: str) -> str:
-        if message != last:
-            self.out(f"  {message}")
-        return message
-
-    def _write(self, uid: bytes, card_id: str) -> None:
-        """Write the card id as an NDEF Text record, then read it back."""
-        data = card_id_pages(card_id)
-        self.reader.activate(uid)
-        for i in range(0, len(data), 4):
-            self.reader.write_page(FIRST_PAGE + i // 4, data[i : i + 4])
-        memory = b"".join(self.reader.read_pages(FIRST_PAGE + page) for page in range(0, len(data) // 4, 4))
-        self.reader.halt()
-        try:
-            back = card_id_from_ndef(memory)
-        except NdefError as exc:
-            raise NfcError(f"the tag reads back no card id ({exc}), not {card_id!r}") from None
-        if back != card_id:
-            raise NfcError(f"the tag reads back {back!r}, not {card_id!r}")
+    def _show(self, title: str, action: str) -> None:
+        message = Message(MessageKind.QUESTION, title, action)
+        self.station.show(TableView(message=message, zone_lights=dict(self._zones.lights)))

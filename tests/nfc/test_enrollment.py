@@ -14,7 +14,6 @@ from gpiozero.pins.mock import MockFactory
 import companion.sim as sim
 from companion.cli import main
 from companion.decks import load_deck
-from companion.nfc.enrollment import Enrollment
 from companion.nfc.ndef import NdefError, card_id_from_ndef
 from companion.nfc.registry import Registry
 
@@ -149,45 +148,6 @@ def test_a_power_cut_during_a_save_never_leaves_a_half_written_registry(
         enroll(Player(deck_path), "--deck", str(deck_path), "--registry", str(registry_path), monkeypatch=monkeypatch)
     assert sorted(tomllib.loads(registry_path.read_text())["decks"]["mini"].values()) == ["1O", "6O"]
     assert [p.name for p in tmp_path.iterdir() if p.name.startswith(".")] == []
-
-
-@pytest.mark.usefixtures("bench")
-def test_a_tag_bound_to_another_card_is_refused(deck_path: Path, tmp_path: Path) -> None:
-    deck = load_deck(deck_path)
-    registry = Registry.load(tmp_path / "r.toml", deck="mini")
-    taken = sim.Ntag213("04AA0000000001")
-    registry.bind(taken.uid, "7E")
-    fresh = sim.Ntag213("04AA0000000002")
-    lines: list[str] = []
-    hand = iter([taken, *[sim.Ntag213(f"04AA00000000{i:02X}") for i in range(3, 9)]])
-
-    def lay(card: object) -> None:
-        sim.field(0, 0).clear()
-        sim.field(0, 0).add(next(hand))
-
-    reader = sim_reader()
-    polls = iter(range(10_000))
-
-    def pause() -> None:
-        # The player sees the refusal and swaps the tag for a fresh one.
-        if lines and "already card 7E" in lines[-1] and taken in sim.field(0, 0).tags:
-            sim.field(0, 0).clear()
-            sim.field(0, 0).add(fresh)
-        next(polls)
-
-    Enrollment(deck, registry, reader, out=lines.append, on_ask=lay, pause=pause).run()
-    assert any("tag 04AA0000000001 is already card 7E of deck mini; use --rebind" in line for line in lines)
-    assert registry.card_for(fresh.uid) == "1O"
-
-
-def sim_reader() -> object:
-    from companion.nfc.rc522 import RC522, spidev_transfer
-
-    dev = sim.spidev.SpiDev(0, 0)
-    dev.max_speed_hz = 4_000_000
-    reader = RC522(spidev_transfer(dev))
-    reader.init()
-    return reader
 
 
 @pytest.mark.usefixtures("bench")
