@@ -147,17 +147,17 @@ def open_station(options: argparse.Namespace, registry: Registry, out: Any = pri
         )
         screen = Screen(make_device([], bus=FakeI2CBus()))  # the panel's bytes, decoded: tests look at it
         return SimStation(zones, [lights, screen], registry)
-    from gpiozero import Device
-
-    if Device.pin_factory is None and board_model() is None:
-        raise StationError(
-            "this is not a Raspberry Pi (no /proc/device-tree/model), so it has no readers on SPI: enroll on the "
-            "table's Pi, through the reader hub (--backend hub), or try it here with simulated readers "
-            "(--backend sim --auto)"
-        )
     from companion.nfc.backends import SpiZone, spi_backend
 
-    factory = factory_for("spi")  # lgpio on a Pi, as the daemon
+    try:
+        factory = factory_for("spi")  # lgpio on a Pi, as the daemon
+    except PinFactoryError as exc:
+        if board_model() is not None:
+            raise
+        raise StationError(
+            f"{exc}. This is not a Raspberry Pi (no /proc/device-tree/model): enroll on the table's Pi, through "
+            "the reader hub (--backend hub), or try it here with simulated readers (--backend sim --auto)"
+        ) from None
     # The mfrc522 back-end's wiring is the same chip on the same pins: our driver enrolls (and writes) there too.
     readers = []
     for zone in zones:
