@@ -232,7 +232,7 @@ class HubStation:
 
     def close(self) -> None:
         if self.session.state is LinkState.ONLINE:
-            for zone in self.zones:  # leave the LEDs as the service will find them
+            for zone in self.session.zones:  # every zone, watched or not: as the service will find them
                 self.session.set_led(zone, "off", "steady", self.clock())
             self._flush()
         if self.screen is not None:
