@@ -43,7 +43,7 @@ from companion.referee import HubStatus, Referee
 from companion.rules import Action, Play, SextoSet
 from companion.table import Table
 from companion.ui.lights import LOOK, ZoneLights
-from companion.ui.screen import FakeI2CBus
+from companion.ui.screen import FakeI2CBus, make_device
 from companion.ui.screens import render
 from companion.view import StatusLight, ZoneLight
 
@@ -335,9 +335,11 @@ def soak(minutes: float, seed: int, out: Callable[[str], None] = print) -> tuple
     bitten: Counter[str] = Counter()
     end = time.monotonic() + minutes * 60
     baseline: tuple[float, int] | None = None
+    bus = FakeI2CBus()
+    display = make_device([], bus=bus)  # one for all games: luma's atexit hook keeps every device it makes
     while games < 2 or time.monotonic() < end:
         game = ("seises", "sexto-set")[games % 2]
-        run = Soak(game=game, seed=seed + games)
+        run = Soak(game=game, seed=seed + games, bus=bus, display=display)
         run.run()
         faults.update(run.faults)
         violations += run.violations

@@ -65,6 +65,7 @@ class Demo:
     journal_path: Path | None = None
     factory: MockFactory | None = None  # gpiozero's mock pins; a test passes its own to read the pin histories
     bus: Any = None  # the OLED's I2C bus; None is a FakeI2CBus, which decodes every frame back into a picture
+    display: Any = None  # a luma device on ``bus``; None makes one (luma keeps each device it makes until exit)
     now: float = 0.0
     counts: dict[str, int] = field(default_factory=dict)
 
@@ -96,7 +97,7 @@ class Demo:
         else:
             self.lights = HubZoneLights(MASTERS_ZONES, self._hub_led, status)
         self.bus = self.bus or FakeI2CBus()
-        self.screen = Screen(make_device([], bus=self.bus))
+        self.screen = Screen(self.display or make_device([], bus=self.bus))
         self.table = Table(
             self.referee,
             TableTracker(registry, absences=3),
