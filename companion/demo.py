@@ -8,11 +8,17 @@ Every committed action goes to a real journal. The run includes read noise, one 
 
 Time is simulated, so a seed gives the same game and the same output every time. The readers are polled around
 each change only: polls of an unchanged table produce no events.
+
+By default the demo tells the story in the table's language: the first plays with the seat that made them, the
+illegal attempt and its red LED, the undo, each hand or set won with its pot, the standings and the final screen.
+``verbose`` prints every event as it happens (each card laid, button press, LED change and message). The
+registry and the journal live in a temporary folder that is removed at the end unless ``keep`` is set.
 """
 
 from __future__ import annotations
 
 import random
+import shutil
 import tempfile
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -21,6 +27,7 @@ from pathlib import Path
 from typing import Any
 
 from gpiozero.pins.mock import MockFactory, MockPWMPin
+from PIL import Image
 
 import companion.sim
 from companion.config import GameConfig
@@ -46,6 +53,7 @@ POLL_S = 0.01  # the back-end's poll interval
 PRESS_S = 0.15  # how long a finger holds a button for a short press
 HOLD_S = 1.7  # ... and for a long one
 MASTERS_ZONES = tuple(f"z{i}" for i in range(1, 9))
+PLAYS_TOLD = 6  # the plays the default story names one by one, at the start of each game
 SHOWN = {
     MessageKind.ILLEGAL,
     MessageKind.UNKNOWN_CARD,
@@ -54,6 +62,39 @@ SHOWN = {
     MessageKind.END_OF_GAME,
     MessageKind.RENEGE,
 }
+
+
+# The demo's own words, (Spanish, English); the table's messages come from the referee in the same language.
+WORDS: dict[str, tuple[str, str]] = {
+    "title": ("companion demo: {game}, semilla {seed}", "companion demo: {game}, seed {seed}"),
+    "journal": ("diario: {path}", "journal: {path}"),
+    "lays": ("{who} pone {card}", "{who} lays {card}"),
+    "lays_on": ("{who} pone {card} en {zone}", "{who} lays {card} on {zone}"),
+    "pays": ("{who} paga una ficha", "{who} pays a chip"),
+    "passes": ("{who} pasa", "{who} passes"),
+    "pair": ("Pareja {pair}", "Pair {pair}"),
+    "more": ("… (--verbose muestra cada jugada)", "… (--verbose shows every play)"),
+    "illegal": (
+        "{who} pone {card} en {zone}: LED {colour}, pantalla «{title}»; la retira",
+        "{who} lays {card} on {zone}: LED {colour}, screen “{title}”; takes it back",
+    ),
+    "undo": ("DESHACER largo: {title}", "long UNDO: {title}"),
+    "off": ("apagado", "off"),
+    "green": ("verde", "green"),
+    "red": ("rojo intermitente", "blinking red"),
+    "amber": ("ámbar intermitente", "blinking amber"),
+    "standings": ("Clasificación", "Standings"),
+    "seat": ("Asiento", "Seat"),
+    "points": ("Puntos", "Points"),
+    "sets": ("Sets", "Sets"),
+    "masters": ("Maestras", "Masters"),
+    "summary": (
+        "{game}: {actions} acciones confirmadas, {rows} filas en el diario, {noise} lecturas con ruido, {s} s de mesa",
+        "{game}: {actions} actions confirmed, {rows} journal rows, {noise} noisy reads, {s} s of table time",
+    ),
+}
+# The messages the default story tells (title only): the reneges and questions are in the verbose log.
+TOLD = {MessageKind.END_OF_HAND, MessageKind.END_OF_SET, MessageKind.END_OF_GAME}
 
 
 @dataclass
@@ -68,20 +109,35 @@ class Demo:
     display: Any = None  # a luma device on ``bus``; None makes one (luma keeps each device it makes until exit)
     now: float = 0.0
     counts: dict[str, int] = field(default_factory=dict)
+    language: str = "es"
+    verbose: bool = False  # every event, not only the story
+    keep: bool = False  # keep the temporary folder (registry and journal) and say where it is
+    screens: list[tuple[float, Image.Image]] | None = None  # when a list, each frame sent and its table time
+
+    def say(self, key: str, **fields: object) -> str:
+        spanish, english = WORDS[key]
+        return (english if self.language == "en" else spanish).format(**fields)
 
     def run(self) -> int:
+        workdir = Path(tempfile.mkdtemp(prefix="companion-demo-"))
+        try:
+            return self._run(workdir)
+        finally:
+            if not self.keep:
+                shutil.rmtree(workdir, ignore_errors=True)
+
+    def _run(self, workdir: Path) -> int:
         rng = random.Random(self.seed)
         companion.sim.reset()  # the demo owns the simulated bench: readers, fields and clock start afresh
-        workdir = Path(tempfile.mkdtemp(prefix="companion-demo-"))
         if self.frames is not None:
             self.frames.mkdir(parents=True, exist_ok=True)
         own_factory = self.factory is None
         factory = self.factory or MockFactory(revision=PI_4, pin_class=MockPWMPin)
         pinmap = load_pinmap()
         if self.game == "seises":
-            config, zones = GameConfig(name="seises", players=4), {"z1": "table"}
+            config, zones = GameConfig(name="seises", players=4, language=self.language), {"z1": "table"}
         else:
-            config, zones = GameConfig(name="sexto-set"), dict.fromkeys(MASTERS_ZONES, "auto")
+            config, zones = GameConfig(name="sexto-set", language=self.language), dict.fromkeys(MASTERS_ZONES, "auto")
         registry = Registry.load(workdir / "registry.toml", deck=config.deck_name)
         self.backend = SimBackend(list(zones), registry)
         self.backend.init()
@@ -112,7 +168,10 @@ class Demo:
         self.rng = rng
         self._last_lights: dict[str, ZoneLight] = {}
         self._last_message: object = None
-        self.out(f"companion demo: {self.game}, seed {self.seed}; journal {self.journal.path}")
+        self.told = 0
+        self.out(self.say("title", game=self.referee.game.name, seed=self.seed))
+        if self.keep or self.journal_path is not None:
+            self.out(self.say("journal", path=self.journal.path))
         try:
             self.table.start(self.now)
             if self.game == "seises":
@@ -120,9 +179,12 @@ class Demo:
             else:
                 self._play_sexto_set()
             self.out("")
+            for line in self._standings():
+                self.out(line)
             if isinstance(self.bus, FakeI2CBus):
                 self.out(frame_to_text(self.bus.last_image()))
             self.out(self._summary())
+            self.out("")
         finally:
             self.buttons.close()
             self.lights.close() if isinstance(self.lights, ZoneLights) else status.close()
@@ -167,6 +229,7 @@ class Demo:
         self._poll(4)  # the tracker calls a card gone after 3 clean empty polls
 
     def _perform(self, action: Action, zone: str | None) -> None:
+        self._tell_play(action, zone)
         if isinstance(action, Play):
             assert zone is not None
             self._lay(action.card, zone)
@@ -186,6 +249,11 @@ class Demo:
         card = self.rng.choice(wrong)
         self._lay(card, zone)
         self._wait(1.5)
+        view = self.referee.view()
+        colour = LOOK[view.zone_lights[zone]][0]
+        title = view.message.title if view.message is not None else ""
+        who, name = self._who(), self.referee.card_name(card)
+        self._tell(self.say("illegal", who=who, card=name, zone=zone, colour=self.say(colour), title=title))
         self._lift(card)
         self._wait(0.5)
         return True
@@ -227,7 +295,10 @@ class Demo:
         before = len(self.referee.game.actions)
         self._press_button("undo", hold=HOLD_S)
         assert len(self.referee.game.actions) == before - 1, "the long UNDO did not take the play back"
+        message = self.referee.view().message
+        self._tell(self.say("undo", title=message.title if message is not None else ""))
         unplay()
+        self.told = min(self.told, PLAYS_TOLD - 1)  # the play made again is told, as the story's next line
         self._perform(action, zone)
         assert self._committed(before - 1)
         replay()
@@ -280,7 +351,61 @@ class Demo:
             self._line(str(event))
 
     def _line(self, text: str) -> None:
+        """An event of the verbose log."""
+        if self.verbose:
+            self.out(f"{self.now:9.2f}s  {text}")
+
+    def _tell(self, text: str) -> None:
+        """A line of the story, printed in every mode."""
         self.out(f"{self.now:9.2f}s  {text}")
+
+    def _who(self) -> str:
+        """The seat (Seises) or pair (6º SET) whose turn it is, in the table's words."""
+        game = self.referee.game
+        if isinstance(game, SextoSet):
+            return self.say("pair", pair=game.turn)
+        assert isinstance(game, Seises) and game.turn is not None
+        return self.referee._seat_name(game.turn)
+
+    def _tell_play(self, action: Action, zone: str | None) -> None:
+        """The first plays of a game, one line each, with the seat that made them; then one line says there is
+        more, and only the story goes on."""
+        self.told += 1
+        if self.told > PLAYS_TOLD + 1 or self.verbose:
+            return
+        if self.told == PLAYS_TOLD + 1:
+            self._tell(self.say("more"))
+            return
+        who = self._who()
+        if not isinstance(action, Play):
+            self._tell(self.say("pays" if isinstance(self.referee.game, Seises) else "passes", who=who))
+        elif isinstance(self.referee.game, SextoSet):
+            self._tell(self.say("lays_on", who=who, card=self.referee.card_name(action.card), zone=zone))
+        else:
+            self._tell(self.say("lays", who=who, card=self.referee.card_name(action.card)))
+
+    def _standings(self) -> list[str]:
+        """The final standings as a table: points per seat (Seises), sets and master cards per pair (6º SET)."""
+        game = self.referee.game
+        if isinstance(game, Seises):
+            head = [self.say("seat"), self.say("points")]
+            rows = [[self.referee._seat_name(seat), str(score)] for seat, score in enumerate(game.scores)]
+            rows.sort(key=lambda row: -int(row[1]))
+        else:
+            assert isinstance(game, SextoSet)
+            head = [self.say("pair", pair="").strip(), self.say("sets"), self.say("masters")]
+            rows = [[pair, str(game.sets_won[pair]), str(game.match_masters[pair])] for pair in game.sets_won]
+            rows.sort(key=lambda row: (-int(row[1]), -int(row[2])))
+        widths = [max(len(row[i]) for row in [head, *rows]) for i in range(len(head))]
+
+        def line(cells: list[str]) -> str:
+            return "  " + "  ".join(
+                cell.ljust(width) if i == 0 else cell.rjust(width)
+                for i, (cell, width) in enumerate(zip(cells, widths, strict=True))
+            )
+
+        rule = "  " + "  ".join("-" * width for width in widths)
+        return [self.say("standings") + ":", line(head), rule, *(line(row) for row in rows)]
 
     def _hub_led(self, zone: str, colour: str, mode: str) -> None:
         self.counts["led commands"] = self.counts.get("led commands", 0) + 1
@@ -294,8 +419,13 @@ class Demo:
         self._last_lights = dict(view.zone_lights)
         message = view.message
         if message is not None and message != self._last_message:
-            self._line(f"screen: {message.title}" + (f" — {message.action}" if message.action else ""))
-            if message.kind in SHOWN and isinstance(self.bus, FakeI2CBus):
+            text = message.title + (f" — {message.action}" if message.action else "")
+            if message.kind in TOLD and not self.verbose:
+                self._tell(message.title)
+            self._line(f"screen: {text}")
+            # the last screen is drawn once, at the end of the game
+            shown = message.kind in SHOWN and message.kind != MessageKind.END_OF_GAME
+            if self.verbose and shown and isinstance(self.bus, FakeI2CBus):
                 self.out(frame_to_text(self.bus.last_image()))
         self._last_message = message
 
@@ -303,18 +433,23 @@ class Demo:
         if not sent:
             return
         self.counts["frames"] = self.counts.get("frames", 0) + 1
-        if self.frames is not None and isinstance(self.bus, FakeI2CBus):
+        if not isinstance(self.bus, FakeI2CBus):
+            return
+        if self.frames is not None:
             self.bus.last_image().save(self.frames / f"{self.game}-{self.counts['frames']:05d}.png")
+        if self.screens is not None:
+            self.screens.append((self.now, self.bus.last_image().copy()))
 
     def _summary(self) -> str:
         game = self.referee.game
-        outcome = game.outcome()
-        counts = ", ".join(f"{value} {name}" for name, value in sorted(self.counts.items()))
         rows = len(self.journal.entries(self.table.game_id))
-        return (
-            f"{game.name}: {len(game.actions)} actions committed, {rows} journal rows; outcome {outcome}; "
-            f"{counts}; {self.now:.0f} s of table time"
+        noise = self.counts.get("noise", 0)
+        summary = self.say(
+            "summary", game=game.name, actions=len(game.actions), rows=rows, noise=noise, s=f"{self.now:.0f}"
         )
+        if self.verbose:
+            summary += "; " + ", ".join(f"{value} {name}" for name, value in sorted(self.counts.items()))
+        return summary
 
 
 class _Screen:
@@ -324,3 +459,22 @@ class _Screen:
     def show(self, view: TableView, now: float) -> None:
         self.demo._frame(self.demo.screen.show(view, now))
         self.demo._shown(view)
+
+
+GIF_SCALE = 2  # the 128x64 panel, twice as large: a pixel of the OLED is still a sharp square
+GIF_MS = (40, 2000)  # each screen stays as long as it did at the table, within these bounds (milliseconds)
+
+
+def save_gif(screens: list[tuple[float, Image.Image]], path: Path) -> int:
+    """Write ``screens`` (table time, picture) as an animated GIF; returns how many frames it holds."""
+    times = [now for now, _ in screens]
+    durations = [
+        round(min(max((after - now) * 1000, GIF_MS[0]), GIF_MS[1]))
+        for now, after in zip(times, [*times[1:], times[-1] + GIF_MS[1] / 1000], strict=True)
+    ]
+    pictures = [
+        image.convert("L").resize((image.width * GIF_SCALE, image.height * GIF_SCALE), Image.Resampling.NEAREST)
+        for _, image in screens
+    ]
+    pictures[0].save(path, save_all=True, append_images=pictures[1:], duration=durations, loop=0, format="GIF")
+    return len(pictures)

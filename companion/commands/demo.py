@@ -8,20 +8,29 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
-from companion.demo import Demo
+from PIL import Image
+
+from companion.demo import Demo, save_gif
 
 
 def register(subparsers: Any) -> None:
     parser = subparsers.add_parser(
         "demo",
         help="play a complete simulated game through the whole stack (no hardware needed)",
-        description="Robot players lay cards on simulated readers and press mock buttons; the screens and LED "
-        "changes are printed as they happen.",
+        description="Robot players lay cards on simulated readers and press mock buttons. By default the demo "
+        "tells the story (the first plays, the illegal attempt, the undo, each hand or set won, the standings and "
+        "the final screen); --verbose prints every event as it happens.",
     )
     parser.add_argument("--game", choices=["seises", "sexto-set", "both"], default="both")
     parser.add_argument("--seed", type=int, default=1, help="the same seed plays the same game")
     parser.add_argument("--frames", type=Path, help="also write every screen as a PNG into this folder")
-    parser.add_argument("--journal", type=Path, help="the journal file (default: a new temporary one)")
+    parser.add_argument(
+        "--journal", type=Path, help="the journal file, kept (default: a temporary one, removed at the end)"
+    )
+    parser.add_argument("--keep", action="store_true", help="keep the temporary folder (registry and journal)")
+    parser.add_argument("--lang", choices=["es", "en"], default="es", help="the table's language (default es)")
+    parser.add_argument("--verbose", action="store_true", help="print every card laid, press, LED change and message")
+    parser.add_argument("--gif", type=Path, help="also write the screens as an animated GIF to this file")
     parser.set_defaults(func=run)
 
 
@@ -38,12 +47,33 @@ def run(args: argparse.Namespace) -> int:
             file=sys.stderr,
         )
         return 2
+    screens: list[tuple[float, Image.Image]] | None = [] if args.gif is not None else None
     for game in games:
+        demo = Demo(
+            game=game,
+            seed=args.seed,
+            frames=args.frames,
+            journal_path=args.journal,
+            language=args.lang,
+            verbose=args.verbose,
+            keep=args.keep,
+            screens=screens,
+        )
         try:
-            status = Demo(game=game, seed=args.seed, frames=args.frames, journal_path=args.journal).run()
+            status = demo.run()
         except OSError as exc:  # the journal (a JournalError says what to do) or a frame that cannot be written
             print(f"companion demo: {exc}", file=sys.stderr)
             return 1
         if status:
             return status
+    if args.gif is not None and screens:
+        try:
+            count = save_gif(screens, args.gif)
+        except OSError as exc:
+            print(
+                f"companion demo: --gif {args.gif}: cannot write it ({exc.strerror}); give another file",
+                file=sys.stderr,
+            )
+            return 1
+        print(f"{args.gif}: {count} screens")
     return 0

@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import itertools
 import json
+import re
+import tempfile
 from pathlib import Path
 
 import pytest
@@ -16,14 +18,23 @@ from companion.demo import PI_4, Demo
 from companion.hardware import load_pinmap
 from companion.journal import Journal
 from companion.rules import Play
+from companion.ui.screen import frame_to_text
 from companion.ui.screens import render
 
 
-def run_demo(game: str, seed: int, tmp_path: Path, frames: Path | None = None) -> tuple[Demo, list[str], MockFactory]:
+def run_demo(
+    game: str, seed: int, tmp_path: Path, frames: Path | None = None, verbose: bool = True
+) -> tuple[Demo, list[str], MockFactory]:
     lines: list[str] = []
     factory = MockFactory(revision=PI_4, pin_class=MockPWMPin)
     demo = Demo(
-        game=game, seed=seed, out=lines.append, journal_path=tmp_path / "journal.db", factory=factory, frames=frames
+        game=game,
+        seed=seed,
+        out=lines.append,
+        journal_path=tmp_path / "journal.db",
+        factory=factory,
+        frames=frames,
+        verbose=verbose,
     )
     assert demo.run() == 0
     return demo, lines, factory
@@ -44,6 +55,11 @@ def test_a_whole_seises_game(tmp_path: Path, capsys: pytest.CaptureFixture[str])
     # every play lit the zone green once while it waited for CONFIRM; the one play undone was laid twice
     assert lit(factory, pins.green) == plays + 1
     assert lit(factory, pins.red) >= 1, "the illegal attempt lit the zone red"
+    # --verbose prints every LED change: each time the pin lit green is a line
+    assert sum("z1 LED: green" in line for line in lines) == lit(factory, pins.green)
+    assert sum("z1 LED: red" in line for line in lines) == lit(factory, pins.red)
+    # the final screen is drawn once, at the end
+    assert "\n".join(lines).count(frame_to_text(demo.bus.last_image())) == 1
     assert lit(factory, load_pinmap().status_led) == 1, "the status LED came on once, steady: ready all game"
     # the last frame the real ssd1306 driver sent is the final view, pixel for pixel
     assert demo.bus.last_image().tobytes() == render(demo.referee.view()).convert("1").tobytes()
@@ -75,7 +91,7 @@ def test_a_whole_seises_game(tmp_path: Path, capsys: pytest.CaptureFixture[str])
 def test_a_sexto_set_match_is_the_same_for_the_same_seed(tmp_path: Path) -> None:
     first, lines, _ = run_demo("sexto-set", 5, tmp_path / "a", frames=tmp_path / "frames")
     _, lines_again, _ = run_demo("sexto-set", 5, tmp_path / "b")
-    assert lines[1:] == lines_again[1:]  # the first line names the journal's path
+    assert lines[2:] == lines_again[2:]  # the second line names the journal's path
     game = first.referee.game
     assert max(game.sets_won.values()) == 2 or game.set_number > 5
     assert first.counts["led commands"] >= 2 * sum(isinstance(a, Play) for a in game.actions)
@@ -96,3 +112,50 @@ def test_frames_or_a_journal_that_cannot_be_written_are_said_without_a_traceback
     assert main(["demo", "--game", "seises", "--journal", str(tmp_path / "j.db")]) == 1
     err = capsys.readouterr().err
     assert "damaged" in err and "check the path" not in err
+
+
+def screens_printed(lines: list[str]) -> int:
+    """How many OLED pictures the output holds: each is 32 lines of 64 block characters (two pixel rows a line)."""
+    drawn = sum(len(line) == 64 and set(line) <= set(" ▀▄█▌▐▖▗▘▙▚▛▜▝▞▟") for line in lines)
+    assert drawn % 32 == 0
+    return drawn // 32
+
+
+def test_the_default_demo_tells_the_story_in_spanish_and_leaves_nothing_behind(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(tempfile, "tempdir", str(tmp_path / "tmp"))
+    (tmp_path / "tmp").mkdir()
+    gif = tmp_path / "demo.gif"
+    assert main(["demo", "--gif", str(gif)]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    text = "\n".join(lines)
+    assert len(lines) <= 150, f"{len(lines)} lines: the story, not every event"
+    assert re.search(r"Asiento \d pone \S", text), "a play names its seat"
+    assert re.search(r"Pareja [AB] pone carta", text), "a 6º SET play names its pair"
+    assert re.search(r"pone .* en z\d: LED rojo intermitente, pantalla «.+»; la retira", text), "the illegal attempt"
+    assert text.count("DESHACER largo: Deshecho:") == 2, "one undo in each game"
+    assert re.search(r"Asiento \d gana la mano: \+\d+", text), "a hand won, with its pot"
+    assert re.search(r"Pareja [AB] gana el set", text)
+    assert re.search(r"Clasificación:\n  Asiento +Puntos\n  -+  -+\n(  Asiento \d +\d+\n){4}", text + "\n")
+    assert re.search(r"Clasificación:\n  Pareja +Sets +Maestras\n  -+  -+  -+\n(  [AB] +\d+ +\d+\n){2}", text)
+    assert screens_printed(lines) == 2, "one final screen for each game"
+    assert "LED: green" not in text and "CONFIRM" not in text and "Outcome(" not in text
+    assert not list((tmp_path / "tmp").iterdir()), "the temporary folder (registry, journal) is removed"
+    with Image.open(gif) as picture:
+        assert picture.format == "GIF" and picture.n_frames > 100
+        assert picture.size == (256, 128)
+
+
+def test_the_demo_speaks_english_and_keeps_its_folder_when_asked(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))
+    assert main(["demo", "--game", "sexto-set", "--lang", "en", "--keep"]) == 0
+    text = capsys.readouterr().out
+    assert re.search(r"Pair [AB] lays card .* on z\d", text)
+    assert "LED blinking red, screen “" in text and "long UNDO: Undone:" in text
+    assert re.search(r"Pair [AB] wins the set", text) and "Standings:" in text
+    assert "Pareja" not in text and "Clasificación" not in text
+    (kept,) = tmp_path.glob("companion-demo-*")
+    assert f"journal: {kept / 'journal.db'}" in text and (kept / "journal.db").exists()
