@@ -14,8 +14,11 @@ import time
 from pathlib import Path
 from typing import Any
 
-from companion.config import ConfigError, load_config
+from companion.config import ConfigError, GameConfig, load_config
+from companion.decks import DeckError
 from companion.journal import GameRecord, Journal, JournalError
+from companion.referee import Referee
+from companion.rules import Seises, SetupError, SextoSet
 
 DEFAULT_CONFIG = Path("/etc/companion/config.toml")
 
@@ -62,7 +65,7 @@ def run_history(args: argparse.Namespace) -> int:
         print(f"companion history: {exc}", file=sys.stderr)
         return 1
     for game in games:
-        print(_line(game))
+        print(_line(game, journal))
     return 0
 
 
@@ -159,14 +162,35 @@ def _when(game: GameRecord) -> str:
     return f"t={game.started:.0f}s after boot"
 
 
-def _line(game: GameRecord) -> str:
+def _line(game: GameRecord, journal: Journal) -> str:
     name = str(game.settings.get("game", "?"))
+    return f"{game.id:4d}  {_when(game):<16}  {name:<9}  {game.entries:5d} entries  {_score(game, journal)}"
+
+
+def _score(game: GameRecord, journal: Journal) -> str:
+    """The score and the winner, from the game's entries replayed through the engine as the table does on start."""
     if game.damage:
-        state = f"damaged: {game.damage}"
-    elif game.outcome is None:
-        state = "in play"
-    elif game.outcome.get("winner") is not None:
-        state = f"won by {game.outcome['winner']}"
+        return f"damaged: {game.damage}"
+    try:
+        referee = Referee(GameConfig.from_settings(game.settings), {})
+        referee.replay(journal.entries(game.id))
+    except (JournalError, SetupError, DeckError, ValueError, IndexError) as exc:
+        return f"damaged: {exc}"
+    engine = referee.game
+    if isinstance(engine, Seises):
+        score = "points " + " ".join(f"{seat}:{points}" for seat, points in enumerate(engine.scores, start=1))
+        winner = None if engine.winner is None else f"seat {engine.winner + 1}"
+    elif isinstance(engine, SextoSet):
+        sets, masters = engine.sets_won, engine.match_masters
+        score = f"sets A {sets['A']} B {sets['B']}, master cards A {masters['A']} B {masters['B']}"
+        # The sheet's objective is the most master cards: the match's winner once the game has ended.
+        winner = None
+        if game.outcome is not None and masters["A"] != masters["B"]:
+            winner = f"pair {'A' if masters['A'] > masters['B'] else 'B'}"
     else:
-        state = str(game.outcome.get("termination", "ended"))
-    return f"{game.id:4d}  {_when(game):<16}  {name:<9}  {game.entries:5d} entries  {state}"
+        raise AssertionError(f"no score line for {engine.name}")
+    if winner is not None:
+        return f"{score}  won by {winner}"
+    if game.outcome is None:
+        return f"{score}  in play"
+    return f"{score}  {game.outcome.get('termination', 'ended')}"

@@ -247,3 +247,33 @@ def test_a_journal_that_cannot_be_opened_keeps_entries_and_writes_them_once_it_c
     table.retry_journal(4.0)
     assert referee.journal_ok and referee.view().message is None
     assert [e.text for e in Journal(blocker / "journal.db").entries(table.game_id)] == ["play 6O"]
+
+
+GAMES = Path(__file__).parent.parent / "games"
+
+
+def test_history_shows_each_games_score_and_winner_replayed_from_its_entries(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    path = tmp_path / "journal.db"
+    journal = Journal(path)
+    for name, settings, outcome in (
+        ("seises-won-at-exactly-50", SEISES, {"termination": "goal", "winner": 2}),
+        ("sexto-set-all-placed", {"game": "sexto-set", "deck": "squadratik", "options": {}}, None),
+        ("sexto-set-all-placed", {"game": "sexto-set", "deck": "squadratik", "options": {}}, {"termination": "x"}),
+    ):
+        game = journal.new_game(settings, 1.0)
+        for line in (GAMES / f"{name}.txt").read_text().splitlines():
+            if line and not line.startswith("#"):
+                journal.append(game, Entry("undo" if line == "undo" else "action", line, 2.0))
+        if outcome is not None:
+            journal.finish(game, outcome)
+    broken = journal.new_game(SEISES, 1.0)
+    journal.append(broken, Entry("action", "play 1O", 2.0))  # not the 6 of oros: the replay refuses it
+    journal.close()
+    assert main(["history", "--journal", str(path)]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert lines[0].endswith("points 1:22 2:50 3:22 4:43  won by seat 2")
+    assert lines[1].endswith("sets A 1 B 0, master cards A 4 B 3  in play")
+    assert lines[2].endswith("sets A 1 B 0, master cards A 4 B 3  won by pair A")
+    assert "damaged:" in lines[3]
