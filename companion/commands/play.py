@@ -6,13 +6,15 @@ import argparse
 import json
 import sys
 from collections.abc import Iterable
-from typing import Any, Literal, TextIO
+from typing import Any, Literal, TextIO, TypeVar
 
 from companion.decks import DeckError, load_deck
 from companion.files import read_text
 from companion.rules import Action, Game, IllegalPlay, Pass, Pay, Seises, SetupError, SextoSet, find_game
 from companion.rules.news import ChipOwed, GameWon, HandWon, Reneged, SetStarted, SomebodyReneged, news
 from companion.rules.transcript import UNDO, TranscriptError, parse_line
+
+T = TypeVar("T")
 
 USAGE_ERROR = 2
 ILLEGAL = 1
@@ -68,8 +70,18 @@ def run(args: argparse.Namespace) -> int:
                 "El 6º SET lo juegan dos parejas: --players es solo para el Seises",
             )
         options = dict(_option(text) for text in args.option)
-        game = new_game(args.game, args.players or 4, args.deck, options)
         lines = _read(args.file)
+        players, deck = args.players, args.deck
+        header = _header(lines)
+        if header is not None:
+            players = _agree("--players", players, header.players)
+            deck = _agree("--deck", deck, header.deck)
+            for key, value in (_option(text) for text in header.option):
+                _agree(f"--option {key}", options.get(key), value)
+                options.setdefault(key, value)
+            if header.game != args.game:
+                raise _contradiction("game", args.game, header.game)
+        game = new_game(args.game, players or 4, deck, options)
     except (SetupError, UsageError) as exc:
         print(f"companion play: {exc.text(lang)}", file=sys.stderr)
         return USAGE_ERROR
@@ -199,6 +211,40 @@ def _option(text: str) -> tuple[str, str]:
     if not sep or not key:
         raise UsageError(f"--option takes KEY=VALUE, not {text!r}", f"--option se escribe CLAVE=VALOR, no {text!r}")
     return key.strip(), value.strip()
+
+
+def _header(lines: list[str]) -> argparse.Namespace | None:
+    """The game and its settings in a first line such as ``# seises --players 4``, as ``companion export`` writes
+    it; None when the first line is no such header (any other comment)."""
+    words = lines[0].removeprefix("#").split() if lines and lines[0].startswith("#") else []
+    if not words or words[0] not in ("seises", "sexto-set"):
+        return None
+    parser = argparse.ArgumentParser(add_help=False, exit_on_error=False)
+    parser.add_argument("game")
+    parser.add_argument("--players", type=int)
+    parser.add_argument("--deck")
+    parser.add_argument("--option", action="append", default=[])
+    try:
+        header, rest = parser.parse_known_args(words)
+    except argparse.ArgumentError:
+        return None
+    return None if rest else header
+
+
+def _agree(name: str, given: T | None, header: T | None) -> T | None:
+    """The command line's value, or the header's when the command line gives none; both must agree."""
+    if given is not None and header is not None and given != header:
+        raise _contradiction(name, given, header)
+    return header if given is None else given
+
+
+def _contradiction(name: str, given: object, header: object) -> UsageError:
+    return UsageError(
+        f"the command line says {name} {given} but the file's first line says {header}: "
+        "give the file's settings or leave them out",
+        f"la línea de órdenes dice {name} {given} pero la primera línea del fichero dice {header}: "
+        "da los ajustes del fichero o no los des",
+    )
 
 
 def _read(path: str) -> list[str]:

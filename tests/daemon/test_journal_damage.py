@@ -277,3 +277,26 @@ def test_history_shows_each_games_score_and_winner_replayed_from_its_entries(
     assert lines[1].endswith("sets A 1 B 0, master cards A 4 B 3  in play")
     assert lines[2].endswith("sets A 1 B 0, master cards A 4 B 3  won by pair A")
     assert "damaged:" in lines[3]
+
+
+def test_play_reads_the_settings_export_writes_on_the_first_line_and_refuses_a_contradiction(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    path = tmp_path / "journal.db"
+    journal = Journal(path)
+    game = journal.new_game({**SEISES, "players": 2}, 1.0)
+    for line in (GAMES / "seises-2-players.txt").read_text().splitlines():
+        if line and not line.startswith("#"):
+            journal.append(game, Entry("undo" if line == "undo" else "action", line, 2.0))
+    journal.close()
+    out = tmp_path / "game.txt"
+    assert main(["export", str(game), "--journal", str(path), "--out", str(out)]) == 0
+    assert out.read_text().startswith("# seises --players 2")
+    capsys.readouterr()
+    assert main(["play", "seises", str(out), "--json"]) == 0
+    final = json.loads(capsys.readouterr().out.splitlines()[-1])
+    expected = json.loads((GAMES / "seises-2-players.json").read_text())
+    assert final["players"] == 2 and final["scores"] == expected["scores"] and final["hand"] == expected["hand"]
+    assert main(["play", "seises", str(out), "--players", "4"]) == 2
+    err = capsys.readouterr().err
+    assert "--players 4" in err and "primera línea" in err
