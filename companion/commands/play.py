@@ -144,12 +144,10 @@ def describe(game: Game, action: Action, lang: str = "es") -> str:
         return "paga una ficha" if es else "pays one chip"
     if isinstance(action, Pass):
         return "pasa: no puede enlazar" if es else "passes: cannot link"
-    card = game.deck.get(action.card)
-    name = card.name(lang) if card is not None else action.card
+    name = _name(game, action.card, lang)
     if action.line is None:
         return f"juega {name}" if es else f"plays the {name}"
-    master = game.deck.get(action.line)
-    line = master.name(lang) if master is not None else action.line
+    line = _name(game, action.line, lang)
     return f"coloca {name} en la línea de la {line}" if es else f"places {name} on the line of {line}"
 
 
@@ -160,8 +158,13 @@ def undone_words(game: Game, action: Action, lang: str = "es") -> str:
         return "el pago de una ficha" if es else "the chip paid"
     if isinstance(action, Pass):
         return "el paso" if es else "the pass"
-    card = game.deck.get(action.card)
-    return card.name(lang) if card is not None else action.card
+    return _name(game, action.card, lang)
+
+
+def _name(game: Game, card_id: str, lang: str) -> str:
+    """A card's name in the deck, or its id as typed when the deck has no such card."""
+    card = game.deck.get(card_id)
+    return card.name(lang) if card is not None else card_id
 
 
 def _who(game: Game, turn: int | str | None, es: bool) -> str:
