@@ -32,7 +32,7 @@ from companion.demo import Demo
 from companion.journal import Entry, Journal
 from companion.nfc.events import ZoneScan
 from companion.table import Table
-from companion.ui.screen import FakeI2CBus, Screen, i2c_write_s, make_device
+from companion.ui.display import FakeI2CBus, Screen, i2c_write_s, make_device
 
 STARTUP = textwrap.dedent(
     """
@@ -56,7 +56,7 @@ STARTUP = textwrap.dedent(
             stop.set()
         return scan(self, *args)
     Table.scan = timed
-    from companion.ui.screen import FakeI2CBus, make_device
+    from companion.ui.display import FakeI2CBus, make_device
     daemon = Daemon(config, pin_factory=MockFactory(revision="c03111", pin_class=MockPWMPin),
                     display=make_device([], bus=FakeI2CBus()))
     asyncio.run(daemon.run(stop))

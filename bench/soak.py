@@ -42,8 +42,8 @@ from companion.nfc.tracking import TableTracker
 from companion.referee import HubStatus, Referee
 from companion.rules import Action, Play, SextoSet
 from companion.table import Table
+from companion.ui.display import FakeI2CBus, make_device
 from companion.ui.lights import LOOK, ZoneLights
-from companion.ui.screen import FakeI2CBus, make_device
 from companion.ui.screens import render
 from companion.view import StatusLight, ZoneLight
 

@@ -44,9 +44,9 @@ from companion.referee import HubStatus, JournalNotice, Referee
 from companion.systemd import Notifier
 from companion.table import Table
 from companion.ui.buttons import Buttons
+from companion.ui.display import Screen, make_device, parse_options
 from companion.ui.frames import FrameFolder
 from companion.ui.lights import HubZoneLights, StatusLed, ZoneLights
-from companion.ui.screen import Screen, make_device, parse_options
 from companion.view import TableView
 
 __all__ = ["Daemon", "StartError"]
@@ -196,7 +196,7 @@ class Daemon:
         try:
             device = self.display
             if device is None:
-                options = list(self.config.display) or load_pinmap(pinmap_path(self.config.pinmap)).oled_options()
+                options = self.config.display or load_pinmap(pinmap_path(self.config.pinmap)).oled
                 if self.config.frames is not None:  # no panel: PNG frames the size of the configured one
                     size = parse_options(options)
                     device = FrameFolder(self.config.frames, size.width, size.height)

@@ -42,8 +42,8 @@ from companion.rules import Action, Play, Seises, SextoSet
 from companion.rules.robots import SeisesTable, SextoSetTable
 from companion.table import Table
 from companion.ui.buttons import Buttons, Press
+from companion.ui.display import FakeI2CBus, Screen, frame_to_text, make_device
 from companion.ui.lights import LOOK, HubZoneLights, StatusLed, ZoneLights
-from companion.ui.screen import FakeI2CBus, Screen, frame_to_text, make_device
 from companion.view import MessageKind, TableView, ZoneLight
 
 __all__ = ["Demo"]

@@ -46,8 +46,8 @@ from companion.hub.session import HubInfo, HubOffline, HubOnline, HubSession
 from companion.journal import health as journal_health
 from companion.nfc.rc522 import KNOWN_VERSIONS, RC522, spidev_transfer
 from companion.pins import PinFactoryError, choose, make_factory
-from companion.ui.screen import i2c_write_s
-from companion.ui.screen import parse_options as parse_display_options
+from companion.ui.display import display_words, i2c_write_s
+from companion.ui.display import parse_options as parse_display_options
 
 __all__ = [
     "CONFIG",
@@ -627,7 +627,7 @@ def check_reader(system: System, zone: str, pins: ReaderPins) -> Check:
 
 def display_options(config: Config, pinmap: PinMap) -> list[str]:
     """The display's luma options: the config's, else the pin map's OLED."""
-    return list(config.display) or pinmap.oled_options()
+    return display_words(config.display or pinmap.oled)
 
 
 def check_display(system: System, options: Sequence[str]) -> Check:

@@ -186,13 +186,6 @@ class PinMap:
             if pins.reader is not None:
                 yield f"zones.{zone}.reader.reset", pins.reader.reset
 
-    def oled_options(self) -> list[str]:
-        """The OLED's options as luma's command line takes them (for ``companion.ui.screen.make_device``)."""
-        words: list[str] = []
-        for key, value in self.oled.items():
-            words += [f"--{key.replace('_', '-')}", str(value)]
-        return words
-
 
 def pinmap_path(configured: str = "", root: Path = Path("/")) -> Path:
     """The pin map a config's ``pins.map`` names; for "", the installed one (``/etc/companion/pinmap.toml``) when

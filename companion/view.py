@@ -1,7 +1,7 @@
 """What the table shows: the referee's state as the screen and the LEDs need it.
 
 Plain frozen values, no I/O and no clock. The daemon builds a :class:`TableView` after every event; the screen
-(:mod:`companion.ui.screen`) redraws only when the new view differs from the last one, and the lights
+(:mod:`companion.ui.display`) redraws only when the new view differs from the last one, and the lights
 (:mod:`companion.ui.lights`) switch only the zones whose light changed. Every text in a view (seat names, message
 titles) is already in the table's language::
 

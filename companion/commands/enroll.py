@@ -109,10 +109,10 @@ def _screen(pinmap: PinMap, out: Any) -> Any:
     """The OLED of the pin map, or None (said once): enrollment works without it, the terminal says it all."""
     import luma.core.error
 
-    from companion.ui.screen import Screen, make_device
+    from companion.ui.display import Screen, make_device
 
     try:
-        return Screen(make_device(pinmap.oled_options()), dim_after_s=3600)
+        return Screen(make_device(pinmap.oled), dim_after_s=3600)
     except (OSError, ValueError, ImportError, luma.core.error.Error) as exc:
         out(f"(no OLED: {exc}; the terminal says it all)")
         return None
@@ -139,7 +139,7 @@ def open_station(options: argparse.Namespace, registry: Registry, out: Any = pri
         raise StationError(f"{pinmap.source}: no zone has a reader on the Pi (a hub build: use --backend hub)")
     zones = _watched(wired, options.zone, "on the Pi")
     if options.backend == "sim":
-        from companion.ui.screen import FakeI2CBus, Screen, make_device
+        from companion.ui.display import FakeI2CBus, Screen, make_device
 
         factory = factory_for("sim")
         lights = ZoneLights(

@@ -23,7 +23,7 @@ from companion.nfc.backends import parse_scenario
 from companion.nfc.registry import Registry, RegistryError
 from companion.rules import SetupError
 from companion.systemd import log_to
-from companion.ui.screen import parse_options
+from companion.ui.display import parse_options
 
 
 def register(subparsers: Any) -> None:

@@ -8,8 +8,8 @@ from typing import Any
 
 from PIL import Image
 
+from companion.ui.display import FakeI2CBus, Screen, make_device
 from companion.ui.examples import example_views
-from companion.ui.screen import FakeI2CBus, Screen, make_device
 from companion.ui.text import LANGUAGES
 
 

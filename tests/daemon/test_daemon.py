@@ -21,7 +21,7 @@ from companion.config import parse_config
 from companion.daemon import Daemon
 from companion.hardware import load_pinmap
 from companion.journal import Entry, Journal
-from companion.ui.screen import FakeI2CBus, make_device
+from companion.ui.display import FakeI2CBus, make_device
 from companion.ui.screens import render
 from companion.view import MessageKind, StatusLight
 

@@ -19,7 +19,7 @@ from companion.hub.protocol import COLOURS, MODES
 from companion.hub.simulated import SimulatedHub
 from companion.journal import Journal
 from companion.nfc.registry import Registry
-from companion.ui.screen import FakeI2CBus, make_device
+from companion.ui.display import FakeI2CBus, make_device
 from companion.view import MessageKind, StatusLight
 
 MASTERS = ("M1R", "M2R", "M3R", "M4R", "M1B", "M2B", "M3B", "M4B")

@@ -18,7 +18,7 @@ from companion.demo import PI_4, Demo
 from companion.hardware import load_pinmap
 from companion.journal import Journal
 from companion.rules import Play
-from companion.ui.screen import frame_to_text
+from companion.ui.display import frame_to_text
 from companion.ui.screens import render
 
 

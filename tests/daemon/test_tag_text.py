@@ -11,9 +11,9 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from PIL import Image, ImageChops, ImageDraw
 
+from companion.ui.display import FakeI2CBus, Screen, make_device
 from companion.ui.examples import example_views
 from companion.ui.fonts import ELLIPSIS, drawable
-from companion.ui.screen import FakeI2CBus, Screen, make_device
 from companion.ui.screens import FontSize, draw_table, font, render, wrap
 from companion.view import Line, MenuView, Message, MessageKind, Seat, SeisesView, SextoSetView, TableView
 

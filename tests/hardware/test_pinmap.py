@@ -15,6 +15,7 @@ from companion.hardware import (
     DEFAULT_PINMAP,
     HEADER_PINS,
     HUB_MAINTENANCE,
+    PinMap,
     PinMapError,
     load_pinmap,
     parse_pinmap,
@@ -22,6 +23,7 @@ from companion.hardware import (
 )
 from companion.hub.simulated import FIRMWARE
 from companion.ui.buttons import Buttons
+from companion.ui.display import display_words, parse_options
 from companion.ui.lights import StatusLed, ZoneLights
 
 BOARDS = {"Raspberry Pi 4 B": "c03111", "Raspberry Pi 5 B": "c04170"}
@@ -154,7 +156,12 @@ def test_a_missing_file_says_what_to_give() -> None:
 
 
 def test_the_oled_options_are_lumas() -> None:
-    assert load_pinmap().oled_options() == ["--display", "ssd1306", "--i2c-port", "1", "--i2c-address", "0x3C"]
+    """The [oled] table goes to the display as it is; the display alone turns it into luma's words."""
+    oled = load_pinmap().oled
+    assert display_words(oled) == ["--display", "ssd1306", "--i2c-port", "1", "--i2c-address", "0x3C"]
+    options = parse_options(oled)
+    assert (options.display, options.i2c_port, options.i2c_address) == ("ssd1306", 1, "0x3C")
+    assert not hasattr(PinMap, "oled_options")
 
 
 def test_a_pin_map_that_is_not_utf8_or_not_a_file_is_refused(tmp_path: Path) -> None:

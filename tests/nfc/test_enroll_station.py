@@ -23,8 +23,8 @@ from companion.nfc.enrollment import Enrollment, Identify
 from companion.nfc.ndef import card_id_from_ndef
 from companion.nfc.registry import Registry
 from companion.nfc.stations import SimStation
+from companion.ui.display import FakeI2CBus, Screen, frame_to_text, make_device
 from companion.ui.lights import StatusLed, ZoneLights
-from companion.ui.screen import FakeI2CBus, Screen, frame_to_text, make_device
 from companion.ui.screens import render
 from companion.view import Message, MessageKind, TableView
 

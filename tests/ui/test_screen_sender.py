@@ -17,7 +17,7 @@ import companion.sim as sim
 from companion.config import parse_config
 from companion.daemon import Daemon
 from companion.hardware import load_pinmap
-from companion.ui.screen import DIM, FakeI2CBus, Screen, i2c_write_s, make_device
+from companion.ui.display import DIM, FakeI2CBus, Screen, i2c_write_s, make_device
 from companion.ui.screens import render
 from companion.view import Message, MessageKind, TableView, ZoneLight
 

@@ -16,8 +16,8 @@ from luma.core.interface.serial import i2c
 from PIL import Image, ImageChops, ImageDraw
 
 from companion.cli import main
+from companion.ui.display import FakeI2CBus, Screen, frame_to_text, make_device
 from companion.ui.examples import example_views
-from companion.ui.screen import FakeI2CBus, Screen, frame_to_text, make_device
 from companion.ui.screens import TextOverflow, draw_menu, draw_message, draw_seises, put, render
 from companion.ui.text import LANGUAGES
 from companion.view import MenuView, Message, MessageKind, Seat, SeisesView, SextoSetView, TableView

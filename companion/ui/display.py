@@ -38,6 +38,7 @@ __all__ = [
     "CONTROLLERS",
     "FakeI2CBus",
     "Screen",
+    "display_words",
     "draw_frame",
     "frame_to_text",
     "i2c_write_s",
@@ -222,13 +223,23 @@ def make_device(options: Sequence[str] | Mapping[str, object] = (), *, bus: Any 
     return device_class(serial_interface=serial, **dict(vars(args), framebuffer=framebuffer))
 
 
+def display_words(options: Sequence[str] | Mapping[str, object]) -> list[str]:
+    """Display options as luma's command line takes them; a mapping (the pin map's ``[oled]`` table) names each
+    option by its key::
+
+        >>> display_words({"display": "sh1106", "i2c_address": "0x3D"})
+        ['--display', 'sh1106', '--i2c-address', '0x3D']
+    """
+    if not isinstance(options, Mapping):
+        return list(options)
+    words: list[str] = []
+    for key, value in options.items():
+        words += [f"--{key.replace('_', '-')}", str(value)]
+    return words
+
+
 def parse_options(options: Sequence[str] | Mapping[str, object]) -> argparse.Namespace:
-    if isinstance(options, Mapping):
-        words: list[str] = []
-        for key, value in options.items():
-            words += [f"--{key.replace('_', '-')}", str(value)]
-    else:
-        words = list(options)
+    words = display_words(options)
     parser = cmdline.create_parser(
         "companion display",
         parser=argparse.ArgumentParser(prog="display", exit_on_error=False, add_help=False),
