@@ -29,8 +29,8 @@ from gpiozero.pins.mock import MockFactory, MockPWMPin
 from companion.config import parse_config
 from companion.daemon import Daemon
 from companion.demo import Demo
+from companion.events import ZoneScan
 from companion.journal import Entry, Journal
-from companion.nfc.events import ZoneScan
 from companion.table import Table
 from companion.ui.display import FakeI2CBus, Screen, i2c_write_s, make_device
 

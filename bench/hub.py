@@ -26,11 +26,11 @@ import timeit
 from collections.abc import Callable
 from pathlib import Path
 
+from companion.events import CardLeft, ZoneScan
 from companion.hub.backend import HubBackend
 from companion.hub.protocol import FrameDecoder, Heartbeat, Snapshot, ZoneReport, encode_frame
 from companion.hub.session import TRACKER_ABSENCES, HubEvent, HubOnline
 from companion.hub.simulated import FIRMWARE, Report, SimulatedHub
-from companion.nfc.events import CardLeft, ZoneScan
 from companion.nfc.tracking import TableTracker
 
 ZONES = [f"z{i + 1}" for i in range(8)]

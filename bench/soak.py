@@ -36,6 +36,7 @@ from dataclasses import dataclass, field
 
 import companion.sim
 from companion.demo import MASTERS_ZONES, Demo
+from companion.events import Button
 from companion.journal import Entry, Journal
 from companion.nfc.ndef import FIRST_PAGE, LAST_USER_PAGE, card_id_pages
 from companion.nfc.tracking import TableTracker
@@ -213,8 +214,8 @@ class Soak(Demo):
         free = [c.id for c in game.deck if c.id not in played and c.id != meant and not c.id.startswith("M")]
         return self._chaos.choice(free) if free else None
 
-    def _press_button(self, button: str, hold: float = 0.15) -> None:
-        if button == "confirm" and self._chaos.random() < self.rate / 4:
+    def _press_button(self, button: Button, hold: float = 0.15) -> None:
+        if button == Button.CONFIRM and self._chaos.random() < self.rate / 4:
             self.faults["bounce"] += 1
             pin = self.pins[button]
             for _ in range(self._chaos.randint(2, 5)):  # a contact bounces for a few milliseconds

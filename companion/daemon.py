@@ -30,12 +30,12 @@ from gpiozero.exc import GPIOZeroError
 
 from companion.config import Config
 from companion.decks import load_deck
+from companion.events import ZoneScan
 from companion.files import read_text
 from companion.hardware import PinMap, load_pinmap, pinmap_path, zone_problems
 from companion.hub.session import TRACKER_ABSENCES, HubOffline, HubOnline
 from companion.journal import Journal, JournalDamaged, JournalError
 from companion.nfc.backends import ReaderBackend, SimBackend, SpiZone, mfrc522_backend, parse_scenario, spi_backend
-from companion.nfc.events import ZoneScan
 from companion.nfc.rc522 import ReaderNotResponding
 from companion.nfc.registry import Registry
 from companion.nfc.tracking import TableTracker

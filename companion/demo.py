@@ -31,17 +31,17 @@ from PIL import Image
 
 import companion.sim
 from companion.config import GameConfig
+from companion.events import Button, CardArrived, CardLeft, Press, SameCardTwice, UnknownTag
 from companion.hardware import load_pinmap
 from companion.journal import Journal
 from companion.nfc.backends import SimBackend
-from companion.nfc.events import CardArrived, CardLeft, SameCardTwice, UnknownTag
 from companion.nfc.registry import Registry
 from companion.nfc.tracking import TableTracker
 from companion.referee import Referee
 from companion.rules import Action, Play, Seises, SextoSet
 from companion.rules.robots import SeisesTable, SextoSetTable
 from companion.table import Table
-from companion.ui.buttons import Buttons, Press
+from companion.ui.buttons import Buttons
 from companion.ui.display import FakeI2CBus, Screen, frame_to_text, make_device
 from companion.ui.lights import LOOK, HubZoneLights, StatusLed, ZoneLights
 from companion.view import MessageKind, TableView, ZoneLight
@@ -209,7 +209,7 @@ class Demo:
             for scan in self.backend.poll(self.now):
                 self.table.scan(scan, self.now)
 
-    def _press_button(self, button: str, hold: float = PRESS_S) -> None:
+    def _press_button(self, button: Button, hold: float = PRESS_S) -> None:
         pin = self.pins[button]
         pin.drive_low()
         self._wait(hold)
@@ -234,11 +234,11 @@ class Demo:
             assert zone is not None
             self._lay(action.card, zone)
             self._wait(self.rng.uniform(0.3, 1.2))  # a look at the green LED
-            self._press_button("confirm")
+            self._press_button(Button.CONFIRM)
             self._lift(action.card)
         else:
-            self._press_button("pass")
-            self._press_button("confirm")
+            self._press_button(Button.PASS)
+            self._press_button(Button.CONFIRM)
         self._wait(self.rng.uniform(0.5, 2.5))  # the next player thinks
 
     def _illegal_attempt(self, hand: list[str], zone: str) -> bool:
@@ -293,7 +293,7 @@ class Demo:
     ) -> None:
         """A player changes their mind: a long UNDO takes the last play back, and they play it again."""
         before = len(self.referee.game.actions)
-        self._press_button("undo", hold=HOLD_S)
+        self._press_button(Button.UNDO, hold=HOLD_S)
         assert len(self.referee.game.actions) == before - 1, "the long UNDO did not take the play back"
         message = self.referee.view().message
         self._tell(self.say("undo", title=message.title if message is not None else ""))

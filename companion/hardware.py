@@ -19,10 +19,10 @@ from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
+from companion.events import Button
 from companion.pins import PIN_NAMES, board_revision, gpio_number
 
 __all__ = [
-    "BUTTONS",
     "DEFAULT_PINMAP",
     "HARDWARE_DIR",
     "HEADER_GPIOS",
@@ -49,7 +49,6 @@ DEFAULT_PINMAP = Path(__file__).parent / "pinmap.toml"
 INSTALLED_PINMAP = Path("/etc/companion/pinmap.toml")
 # The source checkout's hardware/ folder, where the drawings are written (python -m companion.hardware draw).
 HARDWARE_DIR = Path(__file__).resolve().parent.parent / "hardware"
-BUTTONS = ("confirm", "pass", "undo")
 MAX_PINMAP_BYTES = 256 * 1024  # the shipped map is 3 kB: a larger file is not one (and /dev/zero is never read whole)
 
 # The GPIOs on the 40-pin header of every Pi from the Zero to the 5, and the header pin each is on.
@@ -168,7 +167,7 @@ class HubPins:
 class PinMap:
     source: str
     oled: Mapping[str, str | int]  # luma.core.cmdline options, e.g. {"display": "ssd1306", "i2c_port": 1}
-    buttons: Mapping[str, int]  # confirm, pass, undo
+    buttons: Mapping[Button, int]
     status_led: int
     zones: Mapping[str, ZonePins]
     hub: HubPins | None
@@ -226,10 +225,10 @@ def parse_pinmap(text: str, source: str, revision: int | None = None) -> PinMap:
     reader = _Reader(data, source, board_revision() if revision is None else revision)
     oled = reader.table("oled")
     buttons = reader.table("buttons")
-    button_pins = {name: reader.gpio(buttons, f"buttons.{name}") for name in BUTTONS}
-    extra = sorted(set(buttons) - set(BUTTONS))
+    button_pins = {button: reader.gpio(buttons, f"buttons.{button}") for button in Button}
+    extra = sorted(set(buttons) - set(Button))
     if extra:
-        raise PinMapError(f"{source}: buttons.{extra[0]}: the buttons are {', '.join(BUTTONS)}; remove this key")
+        raise PinMapError(f"{source}: buttons.{extra[0]}: the buttons are {', '.join(Button)}; remove this key")
     status = reader.gpio(reader.table("status_led"), "status_led.pin")
     zones = {name: reader.zone(name) for name in reader.table("zones")}
     if not zones:

@@ -15,7 +15,7 @@ disk is full)::
     []
     >>> referee.view().zone_lights["z1"]
     <ZoneLight.PENDING_OK: 'pending_ok'>
-    >>> referee.handle(Press("confirm", "short", 0.5), 0.5)
+    >>> referee.handle(Press(Button.CONFIRM, "short", 0.5), 0.5)
     [Entry(kind='action', text='play 6O', t=0.5)]
 """
 
@@ -30,12 +30,11 @@ from typing import Any, Literal
 from companion.commands.play import new_game, undone_words
 from companion.config import GameConfig
 from companion.decks import SUITS, Kind
+from companion.events import Button, CardArrived, CardLeft, Press, SameCardTwice, UnknownTag, hexuid
 from companion.journal import Entry
-from companion.nfc.events import CardArrived, CardLeft, SameCardTwice, UnknownTag
 from companion.rules import Action, Game, IllegalPlay, Pass, Pay, Play, Reason, Seises, SextoSet
 from companion.rules.news import ChipOwed, GameWon, HandWon, News, Reneged, SetEnded, SomebodyReneged, news
 from companion.rules.transcript import UNDO, TranscriptError, parse_line
-from companion.ui.buttons import Press
 from companion.ui.menu import Menu, Settings
 from companion.view import (
     Line,
@@ -260,7 +259,7 @@ class Referee:
         if isinstance(event, CardLeft):
             return self._left(event.zone, event.card, now)
         if isinstance(event, UnknownTag):
-            uid = event.uid.hex().upper()
+            uid = hexuid(event.uid)
             self.on_zone.setdefault(event.zone, set()).add(uid)
             if event.claims is None:
                 self._warn(event.zone, ZoneLight.UNKNOWN, MessageKind.UNKNOWN_CARD, "unknown_card", zone=event.zone)
@@ -298,7 +297,7 @@ class Referee:
 
     def forget_uid(self, zone: str, uid: bytes, now: float) -> list[Entry]:
         """An unknown tag left its zone; returns what that committed (the card left behind, if any)."""
-        return self._left(zone, uid.hex().upper(), now)
+        return self._left(zone, hexuid(uid), now)
 
     def _arrived(self, zone: str, card: str, now: float) -> list[Entry]:
         present = self.on_zone.setdefault(zone, set())
@@ -380,7 +379,7 @@ class Referee:
             return self._menu_press(press, now)
         if self.asking is not None:
             return self._answer(press, now)
-        if press.button == "confirm":
+        if press.button == Button.CONFIRM:
             if press.kind == "long":
                 self.menu = Menu(self._menu_settings())
                 return []
@@ -388,7 +387,7 @@ class Referee:
                 self._say(MessageKind.INFO, "nothing_pending")
                 return []
             return self._commit(now)
-        if press.button == "pass":
+        if press.button == Button.PASS:
             action: Action = Pay() if isinstance(self.game, Seises) else Pass()
             refusal = self.game.refusal(action)
             if refusal is not None:
@@ -437,14 +436,14 @@ class Referee:
     def _answer(self, press: Press, now: float) -> list[Entry]:
         """While asking who laid the 6 of oros: PASS offers the next name, CONFIRM picks it, UNDO gives up."""
         assert self.asking is not None
-        if press.button == "pass":
+        if press.button == Button.PASS:
             self.asking = (self.asking + 1) % len(self.seat_names)
             self._ask_first_seat()
             return []
-        if press.button == "confirm" and press.kind == "short":
+        if press.button == Button.CONFIRM and press.kind == "short":
             self.first_seat, self.asking = self.asking, None
             return self._push_pending(now)
-        if press.button == "undo":
+        if press.button == Button.UNDO:
             self.asking = self.pending = None
             self.message = None
         return []

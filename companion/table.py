@@ -16,12 +16,11 @@ from dataclasses import dataclass, field
 from typing import Any, Protocol
 
 from companion.config import GameConfig
+from companion.events import Press, UnknownTag, ZoneScan
 from companion.journal import Entry, GameRecord, Journal, JournalError
-from companion.nfc.events import UnknownTag, ZoneScan
 from companion.nfc.tracking import TableTracker
 from companion.referee import Event, JournalNotice, JournalStatus, ReaderStatus, Referee
 from companion.rules import Seises
-from companion.ui.buttons import Press
 from companion.view import TableView
 
 __all__ = ["Output", "Table"]

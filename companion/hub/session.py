@@ -14,6 +14,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from enum import Enum
 
+from companion.events import ZoneScan
 from companion.hub import protocol
 from companion.hub.protocol import (
     COLOURS,
@@ -32,7 +33,6 @@ from companion.hub.protocol import (
     ZoneReport,
     encode_frame,
 )
-from companion.nfc.events import ZoneScan
 
 log = logging.getLogger(__name__)
 

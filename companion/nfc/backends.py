@@ -22,7 +22,7 @@ from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any, Protocol
 
-from companion.nfc.events import ZoneScan
+from companion.events import ZoneScan
 from companion.nfc.ndef import (
     CARD_PAGE,
     FIRST_PAGE,

@@ -16,8 +16,8 @@ from collections.abc import Callable, Sequence
 from typing import Protocol
 
 from companion.decks import Card, Deck
-from companion.nfc.events import ZoneScan
-from companion.nfc.rc522 import NfcError, hexuid
+from companion.events import ZoneScan, hexuid
+from companion.nfc.rc522 import NfcError
 from companion.nfc.registry import Registry
 from companion.nfc.tracking import TableTracker
 from companion.view import Message, MessageKind, StatusLight, TableView, ZoneLight

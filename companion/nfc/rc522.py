@@ -157,9 +157,10 @@ class ReaderNotResponding(NfcError):
     """The MFRC522 itself does not answer on the SPI bus: wiring, chip select, power or reset."""
 
 
-def hexuid(uid: bytes) -> str:
-    """A UID as the registry writes it: uppercase hex, no separators (``04A1B2C3D4E5F6``)."""
-    return "".join("%02X" % b for b in uid)
+def _hex(data: bytes) -> str:
+    """Bytes in an error message. The UID's spelling is ``companion.events.hexuid``; this file runs on the hub as
+    it is, where no ``companion`` package is, so its messages spell the bytes themselves."""
+    return "".join("%02X" % b for b in data)
 
 
 def spidev_transfer(dev: "Any") -> "Callable[[bytes], bytes]":
@@ -544,7 +545,7 @@ class RC522:
             if not sak & _SAK_CASCADE:
                 return uid + cl, sak
             if cl[0] != _CT or level == 3:
-                raise NfcProtocolError("SAK asks for another cascade level after %s" % hexuid(uid + cl))
+                raise NfcProtocolError("SAK asks for another cascade level after %s" % _hex(uid + cl))
             uid += cl[1:]
             level += 1
 

@@ -18,8 +18,8 @@ import tempfile
 import tomllib
 from pathlib import Path
 
+from companion.events import hexuid
 from companion.files import read_text
-from companion.nfc.rc522 import hexuid
 
 __all__ = ["Registry", "RegistryError", "uid_key"]
 

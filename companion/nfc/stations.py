@@ -15,9 +15,9 @@ import time
 from collections.abc import Callable, Sequence
 from typing import Any, cast
 
+from companion.events import ZoneScan
 from companion.hub.session import TRACKER_ABSENCES, HubOffline, HubOnline, HubSession, LinkState, TagWritten
 from companion.nfc.backends import ReaderBackend, SimBackend
-from companion.nfc.events import ZoneScan
 from companion.nfc.ndef import FIRST_PAGE, NdefError, card_id_from_ndef, card_id_pages
 from companion.nfc.rc522 import RC522, NfcError
 from companion.table import Output

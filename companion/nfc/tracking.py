@@ -11,8 +11,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Protocol
 
-from companion.nfc.events import CardArrived, CardLeft, SameCardTwice, TableEvent, UnknownTag, ZoneScan
-from companion.nfc.rc522 import hexuid
+from companion.events import CardArrived, CardLeft, SameCardTwice, TableEvent, UnknownTag, ZoneScan, hexuid
 
 
 class CardNames(Protocol):

@@ -10,6 +10,7 @@ from __future__ import annotations
 import random
 from enum import StrEnum
 
+from companion.events import hexuid
 from companion.sim.rf import FDT_LAST_0_S, FDT_LAST_1_S, Answer, crc_ok, uid_bytes, with_crc
 
 REQA = 0x26
@@ -35,9 +36,9 @@ class Iso14443aTag:
     def __init__(self, uid: bytes | str, *, atqa: bytes = b"\x44\x00", sak: int = 0x00) -> None:
         self.uid = uid_bytes(uid)
         if len(self.uid) not in (4, 7, 10):
-            raise ValueError(f"UID {self.uid.hex().upper()}: a type A UID has 4, 7 or 10 bytes")
+            raise ValueError(f"UID {hexuid(self.uid)}: a type A UID has 4, 7 or 10 bytes")
         if (len(self.uid) > 4 and self.uid[0] == CT) or (len(self.uid) == 10 and self.uid[3] == CT):
-            raise ValueError(f"UID {self.uid.hex().upper()}: 0x88 is the cascade tag and cannot start a level")
+            raise ValueError(f"UID {hexuid(self.uid)}: 0x88 is the cascade tag and cannot start a level")
         self.atqa = atqa
         self.sak = sak
         self.state = State.IDLE
@@ -54,7 +55,7 @@ class Iso14443aTag:
         self._rng = random.Random(int.from_bytes(self.uid, "big"))
 
     def __repr__(self) -> str:
-        return f"{type(self).__name__}({self.uid.hex().upper()!r}, state={self.state})"
+        return f"{type(self).__name__}({hexuid(self.uid)!r}, state={self.state})"
 
     # -- the UID as cascade levels --------------------------------------------------------------------------
 
@@ -206,7 +207,7 @@ class Ntag213(Iso14443aTag):
     def __init__(self, uid: bytes | str) -> None:
         super().__init__(uid, atqa=b"\x44\x00", sak=0x00)
         if len(self.uid) != 7:
-            raise ValueError(f"UID {self.uid.hex().upper()}: an NTAG213 has a 7-byte UID")
+            raise ValueError(f"UID {hexuid(self.uid)}: an NTAG213 has a 7-byte UID")
         u = self.uid
         self.memory = bytearray(4 * NTAG213_PAGES)
         self.memory[0:4] = bytes((u[0], u[1], u[2], CT ^ u[0] ^ u[1] ^ u[2]))
@@ -269,7 +270,7 @@ class MifareClassic1K(Iso14443aTag):
     def __init__(self, uid: bytes | str) -> None:
         super().__init__(uid, atqa=b"\x04\x00", sak=0x08)
         if len(self.uid) != 4:
-            raise ValueError(f"UID {self.uid.hex().upper()}: a MIFARE Classic 1K here has a 4-byte UID")
+            raise ValueError(f"UID {hexuid(self.uid)}: a MIFARE Classic 1K here has a 4-byte UID")
         u = self.uid
         self.blocks = [bytearray(16) for _ in range(64)]
         self.blocks[0][:] = u + bytes((u[0] ^ u[1] ^ u[2] ^ u[3], 0x08, 0x04, 0x00)) + b"companion!"[:8]

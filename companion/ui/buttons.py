@@ -1,4 +1,4 @@
-"""The three buttons: CONFIRM, PASS and UNDO, and what a press means (short or long).
+"""The three buttons' driver: from the edges of CONFIRM, PASS and UNDO to presses, short or long.
 
 :class:`PressClassifier` is pure: raw edges come in with their time, presses come out. It debounces (a contact
 that bounces within ``bounce_s`` of a change is ignored, and the level it settles on is taken when the bounce
@@ -6,40 +6,34 @@ window ends) and tells a short press, reported on release, from a long one, repo
 has been held ``long_s`` seconds::
 
     >>> presses = PressClassifier()
-    >>> presses.edge("undo", True, 10.0), presses.edge("undo", False, 10.002), presses.edge("undo", True, 10.004)
+    >>> undo = Button.UNDO
+    >>> presses.edge(undo, True, 10.0), presses.edge(undo, False, 10.002), presses.edge(undo, True, 10.004)
     ([], [], [])
     >>> presses.tick(11.6)
-    [Press(button='undo', kind='long', t=11.6)]
+    [Press(button=<Button.UNDO: 'undo'>, kind='long', t=11.6)]
 
 :class:`Buttons` wires it to gpiozero Buttons (active low, internal pull-ups). gpiozero calls back from its
 own threads, so each edge is stamped there and handed to ``call_soon`` (the daemon passes
-``loop.call_soon_threadsafe``); classification then runs on the daemon's side.
+``loop.call_soon_threadsafe``); classification then runs on the daemon's side. The presses themselves are
+input events (:mod:`companion.events`), so the referee takes them without loading gpiozero.
 """
 
 from __future__ import annotations
 
 import time
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
-from typing import Any, Literal
+from typing import Any
 
-from gpiozero import Button
+import gpiozero
 
-__all__ = ["BUTTONS", "Buttons", "Press", "PressClassifier"]
+from companion.events import Button, Press
 
-BUTTONS = ("confirm", "pass", "undo")
+__all__ = ["Buttons", "PressClassifier"]
+
 LONG_S = 1.5
 # Tactile switches settle within a few ms; 30 ms is far below the fastest deliberate double press (~100 ms).
 BOUNCE_S = 0.03
-
-
-@dataclass(frozen=True, slots=True)
-class Press:
-    """A press as the referee sees it: which button, short or long, and when it was recognised."""
-
-    button: str
-    kind: Literal["short", "long"]
-    t: float
 
 
 @dataclass
@@ -55,12 +49,12 @@ class PressClassifier:
     """Debounces raw edges and turns them into short and long presses; time is always an argument."""
 
     def __init__(
-        self, buttons: tuple[str, ...] = BUTTONS, *, long_s: float = LONG_S, bounce_s: float = BOUNCE_S
+        self, buttons: Iterable[Button] = tuple(Button), *, long_s: float = LONG_S, bounce_s: float = BOUNCE_S
     ) -> None:
         self.long_s, self.bounce_s = long_s, bounce_s
         self._states = {name: _State() for name in buttons}
 
-    def edge(self, button: str, pressed: bool, t: float) -> list[Press]:
+    def edge(self, button: Button, pressed: bool, t: float) -> list[Press]:
         """The pin of ``button`` went down (``pressed``) or up at ``t``; return the presses this completes."""
         state = self._state(button)
         state.raw = pressed
@@ -79,13 +73,13 @@ class PressClassifier:
                 presses.append(Press(button, "long", t))
         return presses
 
-    def _state(self, button: str) -> _State:
+    def _state(self, button: Button) -> _State:
         try:
             return self._states[button]
         except KeyError:
             raise KeyError(f"no button {button!r}; the buttons are {', '.join(self._states)}") from None
 
-    def _change(self, button: str, state: _State, t: float) -> list[Press]:
+    def _change(self, button: Button, state: _State, t: float) -> list[Press]:
         state.stable = state.raw
         state.settled_at = t + self.bounce_s
         if state.stable:
@@ -105,7 +99,7 @@ class Buttons:
 
     def __init__(
         self,
-        pins: Mapping[str, int],
+        pins: Mapping[Button, int],
         on_press: Callable[[Press], None],
         call_soon: Callable[[Callable[[], None]], Any],
         *,
@@ -115,12 +109,12 @@ class Buttons:
         self.classifier = PressClassifier(tuple(pins))
         self.on_press, self.call_soon, self.clock = on_press, call_soon, clock
         # gpiozero's own bounce_time is left off: the classifier debounces, identically on every pin factory.
-        self.devices = {name: Button(pin, pull_up=True, pin_factory=pin_factory) for name, pin in pins.items()}
+        self.devices = {name: gpiozero.Button(pin, pull_up=True, pin_factory=pin_factory) for name, pin in pins.items()}
         for name, device in self.devices.items():
             device.when_pressed = self._handler(name, True)
             device.when_released = self._handler(name, False)
 
-    def _handler(self, name: str, pressed: bool) -> Callable[[], None]:
+    def _handler(self, name: Button, pressed: bool) -> Callable[[], None]:
         def on_edge() -> None:  # runs in a gpiozero thread: stamp now, classify on the daemon's side
             t = self.clock()
             self.call_soon(lambda: self._emit(self.classifier.edge(name, pressed, t)))

@@ -236,9 +236,9 @@ def _pi_side(pinmap: PinMap, zones: bool) -> tuple[list[tuple[str, str]], list[_
     ]
     parts = [oled]
     buttons = _Part("Buttons", [*(name.upper() for name in pinmap.buttons), "other legs"], ["no resistor: pull-ups"])
-    for name, pin in pinmap.buttons.items():
-        pins.append((f"button-{name}", _gpio(pin)))
-        nets.append(_Net(f"button-{name}", buttons.name, name.upper(), "button"))
+    for button, pin in pinmap.buttons.items():
+        pins.append((f"button-{button}", _gpio(pin)))
+        nets.append(_Net(f"button-{button}", buttons.name, button.upper(), "button"))
     nets.append(_Net("gnd", buttons.name, "other legs", "ground"))
     parts.append(buttons)
     status = _Part("Status LED", ["anode", "cathode"])

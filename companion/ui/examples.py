@@ -16,11 +16,10 @@ from functools import cache
 from types import MappingProxyType
 
 from companion.config import GameConfig
-from companion.nfc.events import CardArrived, CardLeft, UnknownTag
+from companion.events import Button, CardArrived, CardLeft, Press, UnknownTag
 from companion.referee import HubStatus, JournalStatus, ReaderStatus, Referee
 from companion.rules import Action, Play, Seises, SextoSet
 from companion.rules.robots import SeisesTable, SextoSetTable
-from companion.ui.buttons import Press
 from companion.ui.menu import Menu, Settings
 from companion.view import Language, MessageKind, SeisesView, SextoSetView, TableView
 
@@ -56,7 +55,7 @@ class _Table:
         self.now += 1.0
         self.referee.handle(event, self.now)  # type: ignore[arg-type]  # one of the referee's events
 
-    def press(self, button: str) -> None:
+    def press(self, button: Button) -> None:
         self.event(Press(button, "short", self.now))
 
     def lay(self, zone: str, card: str) -> None:
@@ -87,13 +86,13 @@ class _Table:
         before = len(self.referee.game.actions)
         if isinstance(action, Play):
             self.lay(zone, action.card)
-            self.press("confirm")
+            self.press(Button.CONFIRM)
             if self.referee.asking is not None:
-                self.press("confirm")  # the first name offered laid the 6 of oros
+                self.press(Button.CONFIRM)  # the first name offered laid the 6 of oros
             self.event(CardLeft(zone, action.card))
         else:
-            self.press("pass")
-            self.press("confirm")
+            self.press(Button.PASS)
+            self.press(Button.CONFIRM)
         if len(self.referee.game.actions) != before + 1:
             raise AssertionError(f"the referee did not take {action}: {self.referee.message}")
 
@@ -161,7 +160,7 @@ def _second_set(view: TableView) -> bool:
 def _menu(language: Language) -> TableView:
     """The menu after a long CONFIRM: deck list of a Seises game of 4, its second deck highlighted."""
     menu = Menu(Settings("seises", 4, "spanish-40", language))
-    for button in ("pass", "pass", "confirm", "pass"):
+    for button in (Button.PASS, Button.PASS, Button.CONFIRM, Button.PASS):
         menu.press(Press(button, "short", 0.0))
     return TableView(menu=menu.view(), language=language)
 
@@ -173,9 +172,9 @@ def _examples(language: Language) -> Mapping[str, TableView]:
         views[f"seises-{players}-seats"] = _seises(players, language).until(_mid_game)
     table = _seises(4, language)
     table.lay("z1", "6O")
-    table.press("confirm")
+    table.press(Button.CONFIRM)
     views["message-question"] = table.view()
-    table.press("confirm")
+    table.press(Button.CONFIRM)
     table.event(CardLeft("z1", "6O"))
     table.until(_mid_game)
     views["message-illegal"] = table.illegal()
@@ -197,12 +196,12 @@ def _examples(language: Language) -> Mapping[str, TableView]:
     views["seises-renege"] = table.until(_kind(MessageKind.RENEGE))
     views["seises-owed"] = table.until(lambda view: _kind(MessageKind.INFO)(view) and _seises_game(view).owed > 0)
     views["message-end-of-game"] = table.until(_kind(MessageKind.END_OF_GAME))
-    table.press("undo")  # the message read, the scoreboard shows the winner
+    table.press(Button.UNDO)  # the message read, the scoreboard shows the winner
     views["seises-game-over"] = table.view()
     table = _Table(GameConfig("sexto-set", language=language))
     views["sexto-set"] = table.until(_second_set)
     views["message-end-of-set"] = table.until(_kind(MessageKind.END_OF_SET))
-    table.press("undo")
+    table.press(Button.UNDO)
     views["sexto-set-result"] = table.view()
     views["menu"] = _menu(language)
     views["no-game"] = TableView(language=language)

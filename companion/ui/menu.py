@@ -5,9 +5,9 @@ UNDO goes back (and closes the menu from its first level). Picking a setting ope
 picking a value returns it as a :class:`Choice` and goes back to the settings::
 
     >>> menu = Menu(Settings())
-    >>> menu.press(Press("pass", "short", 0.0)), menu.press(Press("confirm", "short", 0.1))
+    >>> menu.press(Press(Button.PASS, "short", 0.0)), menu.press(Press(Button.CONFIRM, "short", 0.1))
     (None, None)
-    >>> menu.press(Press("pass", "short", 0.2)), menu.press(Press("confirm", "short", 0.3))
+    >>> menu.press(Press(Button.PASS, "short", 0.2)), menu.press(Press(Button.CONFIRM, "short", 0.3))
     (None, Choice(key='players', value=5))
     >>> menu.settings.players
     5
@@ -24,7 +24,7 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 from typing import Literal
 
-from companion.ui.buttons import Press
+from companion.events import Button, Press
 from companion.ui.text import LANGUAGES, tr
 from companion.view import Language, MenuView
 
@@ -89,12 +89,12 @@ class Menu:
         """Apply one press; return what was picked, if anything."""
         if press.kind == "long":
             # A long UNDO leaves the menu from anywhere; other long presses mean nothing here.
-            return self._close() if press.button == "undo" else None
+            return self._close() if press.button == Button.UNDO else None
         lines = len(self._lines())
-        if press.button == "pass":
+        if press.button == Button.PASS:
             self.selected = (self.selected + 1) % lines
             return None
-        if press.button == "undo":
+        if press.button == Button.UNDO:
             if self.editing is None:
                 return self._close()
             self.selected, self.editing = _SETTINGS.index(self.editing), None

@@ -14,8 +14,8 @@ import pytest
 
 from companion.cli import main
 from companion.config import GameConfig
+from companion.events import CardArrived
 from companion.journal import Entry, Journal, JournalDamaged, JournalError, health
-from companion.nfc.events import CardArrived
 from companion.nfc.tracking import TableTracker
 from companion.referee import Referee
 from companion.table import Table

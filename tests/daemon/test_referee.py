@@ -9,12 +9,11 @@ from pathlib import Path
 import pytest
 
 from companion.config import GameConfig
+from companion.events import CardArrived, CardLeft, Press, SameCardTwice, UnknownTag
 from companion.journal import Entry
-from companion.nfc.events import CardArrived, CardLeft, SameCardTwice, UnknownTag
 from companion.referee import HubStatus, JournalStatus, ReaderStatus, Referee
 from companion.rules import Pass, Pay, Play, Seises, SextoSet
 from companion.rules.robots import SextoSetTable
-from companion.ui.buttons import Press
 from companion.view import Message, MessageKind, SeisesView, SextoSetView, StatusLight, ZoneLight
 
 SHORT, LONG = "short", "long"

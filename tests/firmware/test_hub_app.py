@@ -13,10 +13,10 @@ from typing import Any
 
 import pytest
 
+from companion.events import ZoneScan
 from companion.hub.protocol import ACK_OK, Ack, FrameDecoder, Maintenance, Sync, encode_frame
 from companion.hub.session import HubOffline, HubOnline, HubSession
 from companion.hub.simulated import FIRMWARE
-from companion.nfc.events import ZoneScan
 
 
 class MemoryPort:

@@ -11,11 +11,11 @@ from typing import Any
 import pytest
 import serial
 
+from companion.events import ZoneScan
 from companion.hub.backend import HubBackend
 from companion.hub.deploy import DeployError, enter_maintenance
 from companion.hub.session import HubEvent, HubOffline, HubOnline
 from companion.hub.simulated import SimulatedHub
-from companion.nfc.events import ZoneScan
 
 ZONES = ["a", "b", "c", "d"]
 TIMEOUT_S = 10.0

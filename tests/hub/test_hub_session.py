@@ -3,6 +3,7 @@
 from hypothesis import given
 from hypothesis import strategies as st
 
+from companion.events import ZoneScan
 from companion.hub.protocol import (
     ACK_BAD_ZONE,
     ACK_OK,
@@ -23,7 +24,6 @@ from companion.hub.protocol import (
     encode_frame,
 )
 from companion.hub.session import Backoff, HubOffline, HubOnline, HubSession, LinkState
-from companion.nfc.events import ZoneScan
 
 ZONES = ["a", "b", "c"]
 UID1 = bytes.fromhex("04a1b2c3d4e5f6")

@@ -12,6 +12,7 @@ from gpiozero.pins.mock import MockFactory
 
 import companion.sim as sim
 from companion.decks import load_deck
+from companion.events import CardArrived, CardLeft, UnknownTag, ZoneScan
 from companion.nfc.backends import (
     ScenarioError,
     SimBackend,
@@ -21,7 +22,6 @@ from companion.nfc.backends import (
     parse_scenario,
     spi_backend,
 )
-from companion.nfc.events import CardArrived, CardLeft, UnknownTag, ZoneScan
 from companion.nfc.ndef import FIRST_PAGE, card_id_pages
 from companion.nfc.rc522 import ReaderNotResponding
 from companion.nfc.registry import Registry

@@ -6,7 +6,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from companion.nfc.events import CardArrived, CardLeft, SameCardTwice, UnknownTag, ZoneScan
+from companion.events import CardArrived, CardLeft, SameCardTwice, UnknownTag, ZoneScan
 from companion.nfc.tracking import TableTracker
 
 SIX = bytes.fromhex("04A1B2C3D4E5F6")

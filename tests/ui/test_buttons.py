@@ -9,7 +9,8 @@ from gpiozero.pins.mock import MockFactory
 from hypothesis import given
 from hypothesis import strategies as st
 
-from companion.ui.buttons import BOUNCE_S, LONG_S, Buttons, Press, PressClassifier
+from companion.events import Press
+from companion.ui.buttons import BOUNCE_S, LONG_S, Buttons, PressClassifier
 
 
 def run(edges: list[tuple[str, bool, float]], until: float, step: float = 0.01) -> list[Press]:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 from PIL import Image, ImageDraw
 
-from companion.ui.buttons import Press
+from companion.events import Press
 from companion.ui.examples import example_views
 from companion.ui.menu import Menu, Settings
 from companion.ui.screens import covers_scoreboard, draw_menu, draw_message, draw_seises, draw_sexto_set

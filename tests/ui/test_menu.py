@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 from PIL import Image, ImageDraw
 
-from companion.ui.buttons import Press
+from companion.events import Press
 from companion.ui.menu import GAMES, Choice, Menu, Settings, decks_for, players_for
 from companion.ui.screens import draw_menu
 

@@ -1,12 +1,37 @@
-"""What the readers report and what the table tracker makes of it: small frozen values, no behaviour.
+"""What comes in at the table: the readers' scans, what the table tracker makes of them, the button presses.
 
-Zones are the names the config gives the pads (``"O"``, ``"M1R"``, ``"table"``); a card is its deck id
-(``"6O"``); a UID is the tag's raw bytes; ``t`` is the time of the scan in seconds on the caller's clock.
+Small frozen values, no behaviour, no device: the referee and the table take these, the back-ends and the
+buttons' driver make them. Zones are the names the config gives the pads (``"O"``, ``"M1R"``, ``"table"``); a
+card is its deck id (``"6O"``); a UID is the tag's raw bytes, written as :func:`hexuid` spells it; ``t`` is the
+time of the scan or press in seconds on the caller's clock.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
+from enum import StrEnum
+from typing import Literal
+
+__all__ = [
+    "Button",
+    "CardArrived",
+    "CardLeft",
+    "Press",
+    "SameCardTwice",
+    "TableEvent",
+    "UnknownTag",
+    "ZoneScan",
+    "hexuid",
+]
+
+
+def hexuid(uid: bytes) -> str:
+    """A UID as the registry, the logs and the screen write it: uppercase hex, no separators.
+
+    >>> hexuid(bytes([0x04, 0xA1, 0xB2, 0xC3, 0xD4, 0xE5, 0xF6]))
+    '04A1B2C3D4E5F6'
+    """
+    return uid.hex().upper()
 
 
 @dataclass(frozen=True, slots=True)
@@ -65,3 +90,20 @@ class SameCardTwice:
 
 
 TableEvent = CardArrived | CardLeft | UnknownTag | SameCardTwice
+
+
+class Button(StrEnum):
+    """The three buttons. Each value is the button's word in the pin map (``[buttons] undo = 13``)."""
+
+    CONFIRM = "confirm"
+    PASS = "pass"
+    UNDO = "undo"
+
+
+@dataclass(frozen=True, slots=True)
+class Press:
+    """A press as the referee sees it: which button, short or long, and when it was recognised."""
+
+    button: Button
+    kind: Literal["short", "long"]
+    t: float
