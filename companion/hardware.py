@@ -9,7 +9,7 @@ config never reaches the GPIO::
     >>> pinmap.buttons["undo"], sorted(pinmap.zones), pinmap.zones["z1"].reader.spi_device
     (13, ['z1', 'z2'], 0)
 
-``python -m companion.hardware draw`` redraws the wiring diagrams and play mats of ``hardware/``.
+The wiring diagrams and play mats of ``hardware/`` are drawn by the document tools (``python -m companion.documents``).
 """
 
 from __future__ import annotations
@@ -47,7 +47,7 @@ __all__ = [
 DEFAULT_PINMAP = Path(__file__).parent / "pinmap.toml"
 # Where systemd/install.sh puts a copy for the owner to edit on the Pi; the service reads it when it is there.
 INSTALLED_PINMAP = Path("/etc/companion/pinmap.toml")
-# The source checkout's hardware/ folder, where the drawings are written (python -m companion.hardware draw).
+# The source checkout's hardware/ folder, where the drawings are written (python -m companion.documents).
 HARDWARE_DIR = Path(__file__).resolve().parent.parent / "hardware"
 MAX_PINMAP_BYTES = 256 * 1024  # the shipped map is 3 kB: a larger file is not one (and /dev/zero is never read whole)
 
@@ -408,23 +408,3 @@ def hub_pins(hub: HubPins) -> Iterator[tuple[str, int]]:
     for index, gp in enumerate(hub.chip_selects):
         yield f"hub.chip_selects[{index}]", gp
     yield from (("hub.reset", hub.reset), ("hub.led_data", hub.led_data), ("hub.maintenance", hub.maintenance))
-
-
-def main(argv: list[str] | None = None) -> int:
-    """``python -m companion.hardware draw [PINMAP]``: redraw the wiring diagrams and play mats of hardware/."""
-    import sys
-
-    from companion.ui.drawings import draw_all
-
-    args = sys.argv[1:] if argv is None else argv
-    if not args or args[0] != "draw":
-        print("usage: python -m companion.hardware draw [PINMAP]", file=sys.stderr)
-        return 2
-    pinmap = load_pinmap(args[1] if len(args) > 1 else None)
-    for path in draw_all(pinmap, HARDWARE_DIR / "zones.toml", HARDWARE_DIR):
-        print(path)
-    return 0
-
-
-if __name__ == "__main__":
-    raise SystemExit(main())

@@ -9,12 +9,12 @@ import pytest
 from PIL import Image, ImageChops
 
 from companion.config import parse_config
+from companion.documents.drawings import COLOURS, draw_all, wiring_hub, wiring_pi
 from companion.hardware import DEFAULT_PINMAP, HARDWARE_DIR, PICO_PINS, load_pinmap, parse_pinmap
-from companion.ui.drawings import COLOURS, draw_all, wiring_hub, wiring_pi
 
 HARDWARE = HARDWARE_DIR
 TEXT = DEFAULT_PINMAP.read_text("utf-8")
-REDRAW = "redraw them with: .venv/bin/python -m companion.hardware draw"
+REDRAW = "redraw them with: .venv/bin/python -m companion.documents"
 
 
 def test_the_committed_drawings_are_up_to_date(tmp_path: Path) -> None:

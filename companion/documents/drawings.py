@@ -2,7 +2,7 @@
 
 Each drawing is built once as a list of shapes, then written twice: as SVG (text, for printing at any size) and
 as PNG (Pillow, with the package's bitmap font, so the picture is the same on every machine). Regenerate the
-files of ``hardware/`` with ``python -m companion.hardware draw``; a test fails when they are out of date.
+files of ``hardware/`` with ``python -m companion.documents``; a test fails when they are out of date.
 """
 
 from __future__ import annotations

@@ -1,0 +1,22 @@
+"""``python -m companion.documents [PINMAP]``: redraw the wiring diagrams and play mats of hardware/."""
+
+from __future__ import annotations
+
+import sys
+
+from companion.documents.drawings import draw_all
+from companion.hardware import HARDWARE_DIR, load_pinmap
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = sys.argv[1:] if argv is None else argv
+    if len(args) > 1 or args[:1] in (["-h"], ["--help"]):
+        print("usage: python -m companion.documents [PINMAP]", file=sys.stderr)
+        return 2
+    for path in draw_all(load_pinmap(args[0] if args else None), HARDWARE_DIR / "zones.toml", HARDWARE_DIR):
+        print(path)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
