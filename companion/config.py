@@ -4,9 +4,14 @@ Every key has a default, so an empty file is a working Seises table with one zon
 start with the key and the reason, never half-applied; every wrong key and value of the file is named at once
 (:attr:`ConfigError.problems`), not only the first::
 
-    >>> config = parse_config('[game]\\nname = "sexto-set"\\n[zones]\\nz1 = "auto"', "example")
+    >>> config = parse_config('[game]\\nname = "seises"\\n[zones]\\nz1 = "table"', "example")
     >>> config.game.name, config.zones
-    ('sexto-set', {'z1': 'auto'})
+    ('seises', {'z1': 'table'})
+    >>> parse_config('[game]\\nname = "sexto-set"\\nlanguage = "fr"\\n[zones]\\nz1 = "auto"', "example")
+    Traceback (most recent call last):
+    ...
+    companion.config.ConfigError: example: game.language: 'fr' is not one of es, en
+    example: zones: 6º SET needs one zone per master card: 8 zones, not 1
 
 ``[zones]`` maps each reader zone of the pin map to what it is for. Seises: ``"table"`` (any card) or a suit
 letter (``O``, ``C``, ``E``, ``B``). 6º SET: a master card id, or ``"auto"``: the zone is registered to the

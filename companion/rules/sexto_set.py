@@ -8,7 +8,10 @@ laid either way round, so a line keeps every end that could be open until a late
     >>> game.push(Play("N01", line="M1R"))     # 1R|2R on master card 1 red: 2R is open
     >>> sorted(game.open_ends["M1R"]), game.turn
     (['2R'], 'B')
-    >>> game.is_legal(Play("N14", line="M1R"))  # 2R|2R links
+    >>> game.is_legal(Play("N14", line="M1R"))  # 2R|2R links, but B's first card goes on a bare master card
+    False
+    >>> game.push(Play("N07", line="M1B"))     # 1B|2B on master card 1 black
+    >>> game.is_legal(Play("N14", line="M1R"))  # A's second card: 2R|2R links
     True
 
 When the set ends, each master card goes to the pair with more cards on its line (then more points; else

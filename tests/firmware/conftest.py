@@ -13,6 +13,9 @@ import pytest
 
 from companion.hub.simulated import load_firmware, unload_firmware
 
+# Runs inside the MicroPython VM with the firmware's modules on its path; the host cannot import it for doctests
+collect_ignore = ["vm_checks.py"]
+
 
 @pytest.fixture(scope="session")
 def board() -> Iterator[Path]:
