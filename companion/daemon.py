@@ -18,6 +18,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+import os
 import signal
 import time
 from collections.abc import Callable
@@ -47,6 +48,8 @@ from companion.ui.buttons import Buttons
 from companion.ui.display import Screen, make_device, parse_options
 from companion.ui.frames import FrameFolder
 from companion.ui.lights import HubZoneLights, StatusLed, ZoneLights
+from companion.ui.presses import ENV as PRESSES
+from companion.ui.presses import PressPipe
 from companion.view import TableView
 
 __all__ = ["Daemon", "StartError"]
@@ -160,6 +163,12 @@ class Daemon:
             pin_factory=self.pin_factory,
         )
         self._stack.callback(buttons.close)
+        if presses := os.environ.get(PRESSES, ""):  # a PC: buttons pressed from another process
+            try:
+                self._stack.enter_context(PressPipe(Path(presses), pinmap.buttons, self.pin_factory))
+            except (ValueError, OSError) as exc:
+                raise StartError(str(exc)) from None
+            log.info("buttons: pressed from the named pipe %s", presses)
 
         if self._hub is not None:
             tasks.append(loop.create_task(self._hub.run(), name="hub"))

@@ -4,7 +4,11 @@ On a Raspberry Pi it is always lgpio, on the kernel's ``/dev/gpiochip*``. gpioze
 library it can import, and the ``mfrc522`` package pulls in RPi.GPIO 0.7.1: on kernel 6.6 and later (current
 Raspberry Pi OS) its ``Button`` fails with "Failed to add edge detection", and it does not run on a Pi 5 at all.
 Off a Pi with simulated readers (``backend = "sim"``) the pins are gpiozero's mock pins; off a Pi with real
-readers it is lgpio again, which fails with a message that says what to check.
+readers it is lgpio again, which fails with a message that says what to check. gpiozero's own setting
+``GPIOZERO_PIN_FACTORY=mock`` gives mock pins whatever the readers (a PC with the simulated reader hub)::
+
+    >>> choose("hub", root=Path("/nonexistent"), environ={"GPIOZERO_PIN_FACTORY": "mock"}).reason
+    "GPIOZERO_PIN_FACTORY=mock (gpiozero's own setting): mock pins"
 
 The daemon, ``companion enroll`` and ``companion doctor`` all choose through :func:`choose`, and doctor says the
 choice and its reason::
@@ -27,6 +31,7 @@ from __future__ import annotations
 
 import functools
 import os
+from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -109,8 +114,11 @@ def gpio_number(name: object, revision: int) -> int:
     return int(gpio.removeprefix("GPIO"))
 
 
-def choose(backend: str, root: Path = Path("/")) -> PinChoice:
-    """The pin factory for readers on ``backend`` on the machine whose ``/`` is ``root``."""
+def choose(backend: str, root: Path = Path("/"), environ: Mapping[str, str] = os.environ) -> PinChoice:
+    """The pin factory for readers on ``backend`` on the machine whose ``/`` is ``root``, unless ``environ`` asks
+    gpiozero for mock pins."""
+    if environ.get("GPIOZERO_PIN_FACTORY") == "mock":
+        return PinChoice("mock", "GPIOZERO_PIN_FACTORY=mock (gpiozero's own setting): mock pins")
     model = board_model(root)
     if model is not None:
         return PinChoice(
