@@ -5,7 +5,9 @@
 #   sudo make install                 # or: sudo systemd/install.sh
 #
 # DESTDIR installs into another root (for packaging and tests); there, no user is made, udevadm is not called and
-# systemctl only when SYSTEMCTL names one (the tests give a recorder).
+# systemctl only when SYSTEMCTL names one (the tests give a recorder). PREFIX is where the program goes
+# (/opt/companion): the unit's ExecStart= and the /usr/local/bin/companion link follow it. PYTHON is the interpreter
+# the environment is made from (python3).
 #
 # A second run is an upgrade: the config, the pin map and the modes of /etc/companion and its files are the owner's
 # and are kept (the new defaults go beside them as *.new); a running service is restarted on the new version.
@@ -78,7 +80,9 @@ ln -sfn "$PREFIX/venv/bin/companion" "$DESTDIR/usr/local/bin/companion"
 install -d -m 0755 "$DESTDIR/etc/systemd/system" "$DESTDIR/etc/udev/rules.d"
 # /etc/companion may have been closed to others by its owner: made once, its mode never reset.
 [[ -d "$DESTDIR/etc/companion" ]] || install -d -m 0755 "$DESTDIR/etc/companion"
-install -m 0644 "$SOURCE/systemd/companion.service" "$DESTDIR/etc/systemd/system/companion.service"
+# The unit names the program by its path: under another PREFIX, that one.
+sed "s|/opt/companion/|$PREFIX/|g" "$SOURCE/systemd/companion.service" > "$DESTDIR/etc/systemd/system/companion.service"
+chmod 0644 "$DESTDIR/etc/systemd/system/companion.service"
 if [[ -f "$SOURCE/systemd/99-companion-hub.rules" ]]; then
     install -m 0644 "$SOURCE/systemd/99-companion-hub.rules" "$DESTDIR/etc/udev/rules.d/99-companion-hub.rules"
 fi

@@ -62,6 +62,17 @@ def test_the_installer_is_safe_to_run_twice_and_keeps_an_edited_config(tmp_path:
     assert os.readlink(tmp_path / "usr" / "local" / "bin" / "companion") == "/opt/companion/venv/bin/companion"
 
 
+def test_under_another_prefix_the_unit_and_the_link_name_the_program_there(tmp_path: Path) -> None:
+    env = {**os.environ, "DESTDIR": str(tmp_path), "SKIP_VENV": "1", "PREFIX": "/srv/referee"}
+    subprocess.run([str(ROOT / "systemd" / "install.sh")], env=env, check=True, capture_output=True)
+    unit = (tmp_path / "etc" / "systemd" / "system" / "companion.service").read_text()
+    assert "ExecStart=/srv/referee/venv/bin/companion run --config /etc/companion/config.toml\n" in unit
+    assert "Documentation=file:///srv/referee/README.md\n" in unit and "/opt/" not in unit
+    assert unit == UNIT.read_text().replace("/opt/companion/", "/srv/referee/")
+    assert os.readlink(tmp_path / "usr" / "local" / "bin" / "companion") == "/srv/referee/venv/bin/companion"
+    assert (tmp_path / "srv" / "referee" / "README.md").is_file()
+
+
 # A python3 that records what the installer asks of it: `-m venv DIR` makes DIR/bin/python (itself), pip says what
 # it installs, and with NO_WHEEL there is no lgpio wheel for it (Python 3.13 has none on PyPI).
 FAKE_PYTHON = """#!/bin/bash
