@@ -1,0 +1,343 @@
+"""The builder's journey, as the README's "At the table" tells it, walked on simulated hardware.
+
+Every command of that section's shell block is run, in its order, as a real process: ``sudo make install`` into a
+temporary root (``DESTDIR``: the real ``systemd/install.sh`` and a real virtual environment that pip fills, as on
+the Pi), the config edited with the keys of the section's TOML block, ``companion run --check`` on it, a whole deck
+enrolled through the reader hub while the enroll command asks for each card (the hub's firmware on simulated
+readers at the far end of a pty, as in ``tests/hub``), the service started from the installed unit's own
+``ExecStart=`` (read from the unit, never retyped, with its ``WorkingDirectory=``, ``Environment=`` and
+``StateDirectory=``, and ``READY=1`` awaited on ``NOTIFY_SOCKET``, as systemd does), a hand of Seises played by
+laying cards on the hub's zones and pressing the buttons, the service stopped with the unit's ``KillSignal=``, and
+the hand read back from ``companion history``. A command in that section that this test cannot run fails it, so the
+README and the test cannot drift apart.
+
+What the temporary root changes, and nothing else: an absolute path in a command, the unit or the config is taken
+inside the root (as a chroot would), ``sudo`` and ``sudo -u companion`` run as this user, and what simulated
+hardware needs is added as a systemd drop-in or the config would add it: ``hub_port`` names the simulated hub's pty
+(by the name the udev rule gives a real hub), and the unit's environment gets ``GPIOZERO_PIN_FACTORY=mock`` and
+``COMPANION_PRESSES``, the named pipe through which this process presses the buttons (``companion/ui/presses.py``).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import pty
+import re
+import select
+import shlex
+import signal
+import socket
+import subprocess
+import threading
+import time
+import tomllib
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from companion.decks import load_deck
+from companion.hub.protocol import COLOURS, MODES
+from companion.hub.simulated import HubStatus, SimulatedHub
+from companion.nfc.ndef import card_id_from_ndef
+from companion.rules import Pay, Play, Seises
+
+ROOT = Path(__file__).resolve().parents[2]
+GREEN = (COLOURS.index("green"), MODES.index("steady"))
+PAYS_AT = 2  # the seat of the second turn says it cannot play: PASS, then CONFIRM
+
+
+def at_the_table(readme: str) -> tuple[list[str], dict[str, Any]]:
+    """The commands of the README's "At the table" (its ``sh`` block, one a line, comments dropped) and the config
+    keys it says to set (its ``toml`` block)."""
+    section = readme.split("\n## At the table\n", 1)[1].split("\n## ", 1)[0]
+    shell = re.search(r"```sh\n(.*?)```", section, re.S)
+    keys = re.search(r"```toml\n(.*?)```", section, re.S)
+    assert shell and keys, "At the table: a sh block of commands and a toml block of the config's keys"
+    commands = [line.split(" #", 1)[0].strip() for line in shell.group(1).splitlines()]
+    return [command for command in commands if command], tomllib.loads(keys.group(1))
+
+
+def set_keys(text: str, keys: dict[str, dict[str, Any]]) -> str:
+    """The config ``text`` with every key of ``keys`` (table -> key -> value) set as a person edits it: a key's line
+    is changed where it is, a key that is not there is added at the end of its table."""
+    left = {table: dict(values) for table, values in keys.items()}
+    lines: list[str] = []
+
+    def add_what_is_left(table: str) -> None:
+        lines.extend(f"{key} = {json.dumps(value)}" for key, value in left.pop(table, {}).items())
+
+    table = ""
+    for line in text.splitlines():
+        header, key = re.match(r"\[([\w.]+)\]", line), re.match(r"(\w+)\s*=", line)
+        if header:
+            add_what_is_left(table)
+            table = header.group(1)
+        elif key and key.group(1) in left.get(table, {}):
+            line = f"{key.group(1)} = {json.dumps(left[table].pop(key.group(1)))}"
+        lines.append(line)
+    add_what_is_left(table)
+    for table in list(left):
+        lines.append(f"[{table}]")
+        add_what_is_left(table)
+    return "\n".join(lines) + "\n"
+
+
+def unit_settings(text: str) -> dict[str, list[str]]:
+    """Each setting of a systemd unit with its values in order (a setting may be given more than once)."""
+    settings: dict[str, list[str]] = {}
+    for line in text.splitlines():
+        if "=" in line and not line.startswith(("#", ";", "[")):
+            key, value = line.split("=", 1)
+            settings.setdefault(key.strip(), []).append(value.strip())
+    return settings
+
+
+def terminal_lines(fd: int, process: subprocess.Popen[bytes], timeout: float) -> Iterator[str]:
+    """The lines a program writes to its terminal (the pty's master side ``fd``) until it closes it."""
+    end, pending = time.monotonic() + timeout, b""
+    while time.monotonic() < end:
+        if not select.select([fd], [], [], 0.5)[0]:
+            if process.poll() is not None:
+                return
+            continue
+        try:
+            data = os.read(fd, 4096)
+        except OSError:  # EIO: the program has closed its terminal
+            return
+        if not data:
+            return
+        *lines, pending = (pending + data).split(b"\n")
+        yield from (line.decode("utf-8", "replace").rstrip("\r") for line in lines)
+    pytest.fail(f"{process.args} did not finish within {timeout} s")
+
+
+def await_true(check: Callable[[], bool], what: Callable[[], str], timeout: float = 10) -> None:
+    end = time.monotonic() + timeout
+    while not check():
+        assert time.monotonic() < end, what()
+        time.sleep(0.01)
+
+
+class Journey:
+    """The temporary root with the hub plugged in, and the service when it runs. :meth:`run` carries out one
+    command of the README as it is meant on the Pi; what each printed is kept in ``printed``."""
+
+    def __init__(self, root: Path, keys: dict[str, Any]) -> None:
+        self.root = root
+        self.keys = keys
+        self.zones = list(keys["zones"].values())  # each zone's suit, in the hub's order
+        self.hub = SimulatedHub(self.inside("/dev/companion-hub"), zones=len(self.zones))
+        self.presses = root / "presses"
+        self.notify = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
+        self.notify.bind(str(root / "notify"))
+        self.notices: list[str] = []
+        self.service: subprocess.Popen[str] | None = None
+        self.kill_signal = signal.SIGTERM
+        self.log: list[str] = []  # the service's stderr: what journalctl -u companion shows
+        self.tags: dict[str, bytes] = {}  # each card's tag UID, as enrolled
+        self.game = Seises(players=keys["game"]["players"])  # what the players did, through the engine
+        self.printed: dict[str, str] = {}
+
+    def inside(self, path: str) -> Path:
+        return self.root / path.lstrip("/")
+
+    def rooted(self, word: str) -> str:
+        return str(self.inside(word)) if word.startswith("/") else word
+
+    def run(self, command: str) -> None:
+        for part in command.split(" && "):
+            words = shlex.split(part)
+            if words[0] == "sudo":
+                words = words[3:] if words[1] == "-u" else words[1:]
+            if words == ["make", "install"]:
+                self.install()
+            elif words[0] == "nano":
+                self.configure(self.inside(words[1]))
+            elif words in (["systemctl", "start", "companion"], ["systemctl", "stop", "companion"]):
+                self.start() if words[1] == "start" else self.stop()
+            elif words == ["journalctl", "-u", "companion", "-f"]:
+                self.play_a_hand()  # while the log is followed, the players play
+            elif words[0] == "companion":
+                self.companion(words[1:])
+            else:
+                pytest.fail(f"README, At the table: {part!r} is a command this journey does not know how to run")
+
+    def install(self) -> None:
+        done = subprocess.run(
+            ["make", "install"],
+            cwd=ROOT,
+            env={**os.environ, "DESTDIR": str(self.root)},
+            capture_output=True,
+            text=True,
+            check=False,
+        )
+        assert done.returncode == 0, done.stdout + done.stderr
+        self.printed["make install"] = done.stdout
+        self.inside("/dev").mkdir()
+        self.hub.start()  # plugged in: the udev rule's name for it is a link to the pty
+
+    def configure(self, path: Path) -> None:
+        # The one key the simulation adds: the hub by the name the udev rule gives it ("auto" looks there too).
+        keys = {**self.keys, "readers": {**self.keys["readers"], "hub_port": "/dev/companion-hub"}}
+        text = set_keys(path.read_text(), keys)
+        path.write_text(re.sub(r'^(\w+\s*=\s*")/', rf"\g<1>{self.root}/", text, flags=re.M))
+
+    def companion(self, args: list[str]) -> None:
+        """The installed command: ``/usr/local/bin/companion``, a link into the installed environment."""
+        argv = [self.rooted(os.readlink(self.inside("/usr/local/bin/companion"))), *map(self.rooted, args)]
+        name = " ".join(arg for arg in args if not arg.startswith("/") and arg != "--config")  # "run --check"
+        if args[0] == "enroll":
+            self.printed[name] = self.enroll(argv)
+            return
+        done = subprocess.run(argv, cwd=self.root, capture_output=True, text=True, check=False, timeout=60)
+        assert done.returncode == 0, f"companion {' '.join(args)}:\n{done.stdout}{done.stderr}"
+        self.printed[name] = done.stdout
+
+    def enroll(self, argv: list[str]) -> str:
+        """The enroll command on a terminal (a pty, as a person runs it): each card it names is laid on its suit's
+        zone, and the card before taken off."""
+        names = {card.name("es"): card.id for card in load_deck("spanish-40")}
+        master, terminal = pty.openpty()
+        process = subprocess.Popen(argv, stdin=terminal, stdout=terminal, stderr=terminal, cwd=self.root)
+        os.close(terminal)
+        seen: list[str] = []
+        laid: tuple[int, bytes] | None = None
+        try:
+            for line in terminal_lines(master, process, timeout=120):
+                seen.append(line)
+                if " place " in line:
+                    card = names[line.split(" place ", 1)[1].rsplit(" (", 1)[0]]
+                    if laid is not None:
+                        self.hub.take(*laid)
+                    self.tags[card] = bytes((0x04, 0xE0, len(self.tags), 0x10, 0x20, 0x30, 0x40))
+                    laid = (self.zones.index(card[-1]), self.tags[card])
+                    self.hub.put(*laid)
+        finally:
+            os.close(master)
+        assert process.wait(10) == 0, "\n".join(seen)
+        if laid is not None:
+            self.hub.take(*laid)
+        return "\n".join(seen)
+
+    def start(self) -> None:
+        """What systemd does for ``systemctl start companion``, from the installed unit."""
+        unit = unit_settings(self.inside("/etc/systemd/system/companion.service").read_text())
+        assert unit["Type"] == ["notify"], "READY=1 is awaited as systemd awaits it for Type=notify"
+        for state in unit["StateDirectory"]:
+            self.inside(f"/var/lib/{state}").mkdir(parents=True, exist_ok=True)
+        environment = dict(pair.split("=", 1) for value in unit["Environment"] for pair in shlex.split(value))
+        (exec_start,) = unit["ExecStart"]
+        self.kill_signal = signal.Signals[unit["KillSignal"][0]]
+        self.service = subprocess.Popen(
+            [self.rooted(word) for word in shlex.split(exec_start)],
+            cwd=self.rooted(unit["WorkingDirectory"][0]),
+            env={
+                **os.environ,
+                **environment,
+                "NOTIFY_SOCKET": str(self.root / "notify"),
+                "GPIOZERO_PIN_FACTORY": "mock",  # the simulation's drop-in: no GPIO chip here
+                "COMPANION_PRESSES": str(self.presses),
+            },
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.PIPE,
+            text=True,
+        )
+        threading.Thread(target=self._follow_the_log, args=(self.service,), daemon=True).start()
+        self.await_notice("READY=1")
+
+    def _follow_the_log(self, service: subprocess.Popen[str]) -> None:
+        assert service.stderr is not None
+        self.log.extend(service.stderr)
+
+    def await_notice(self, notice: str, timeout: float = 60) -> None:
+        end = time.monotonic() + timeout
+        while notice not in self.notices:
+            self.notify.settimeout(max(0.01, min(0.5, end - time.monotonic())))
+            try:
+                self.notices += self.notify.recv(4096).decode().splitlines()
+            except TimeoutError:
+                assert self.service is None or self.service.poll() is None, "".join(self.log)
+                assert time.monotonic() < end, f"no {notice} from the service:\n{''.join(self.log)}"
+
+    def stop(self) -> None:
+        """``systemctl stop companion``: the unit's ``KillSignal=``, and the service's exit."""
+        if self.service is None:
+            return  # not running: under DESTDIR the installer starts nothing
+        self.service.send_signal(self.kill_signal)
+        assert self.service.wait(10) == 0, "".join(self.log)
+        self.await_notice("STOPPING=1", timeout=1)
+        self.service = None
+
+    def press(self, *buttons: str) -> None:
+        with self.presses.open("w") as pipe:
+            pipe.write("".join(f"{button}\n" for button in buttons))
+
+    def await_log(self, text: str) -> None:
+        await_true(lambda: any(text in line for line in self.log), lambda: f"no {text!r}:\n{''.join(self.log[-20:])}")
+
+    def await_zone(self, zone: int, check: Callable[[HubStatus], bool], what: str) -> None:
+        await_true(lambda: check(self.hub.status()), lambda: f"zone z{zone + 1}: {what}")
+
+    def play_a_hand(self) -> None:
+        """The first hand of Seises: the seat of turn ``PAYS_AT`` pays (PASS, CONFIRM); every other turn lays the
+        lowest legal card on its suit's zone, waits for the zone's LED to turn green, presses CONFIRM and takes the
+        card off the reader once the service has logged the play; until a seat has laid its last card."""
+        game = self.game
+        while game.hand == 1:
+            if len(game.actions) + 1 == PAYS_AT:
+                self.press("pass", "confirm")
+                self.await_log(f"game 1: action {Pay()}")
+                game.push(Pay())
+                continue
+            card = min(game.legal_cards(), key=lambda card: (card[-1], int(card[:-1])))
+            zone = self.zones.index(card[-1])
+            self.hub.put(zone, self.tags[card])
+            self.await_zone(zone, lambda hub, zone=zone: hub.leds[zone] == GREEN, f"{card} laid, no green LED")
+            self.press("confirm")
+            self.await_log(f"game 1: action {Play(card)}")
+            self.hub.take(zone, self.tags[card])
+            self.await_zone(zone, lambda hub, zone=zone: not hub.zones[zone], f"{card} taken off, still seen")
+            game.push(Play(card))
+
+
+@pytest.fixture
+def journey(tmp_path: Path) -> Iterator[Journey]:
+    (tmp_path / "root").mkdir()
+    walk = Journey(tmp_path / "root", at_the_table((ROOT / "README.md").read_text("utf-8"))[1])
+    try:
+        yield walk
+    finally:
+        if walk.service is not None:
+            walk.service.kill()
+        walk.hub.stop()
+        walk.notify.close()
+
+
+def test_the_readme_journey_from_install_to_history(journey: Journey) -> None:
+    commands, _ = at_the_table((ROOT / "README.md").read_text("utf-8"))
+    for command in commands:
+        journey.run(command)
+    printed = journey.printed
+    assert "installing companion and its libraries into /opt/companion/venv" in printed["make install"]
+    assert printed["run --check"].split(": ", 1)[1].startswith("ok: seises, 4 players, deck spanish-40")
+    # the whole deck, each tag bound and its card id written on it by the hub
+    assert printed["enroll --write-tags"].splitlines()[-1].endswith("done: 40 cards of spanish-40 enrolled")
+    assert len(journey.tags) == 40
+    for card, uid in journey.tags.items():
+        journey.hub.put(0, uid)
+        assert card_id_from_ndef(journey.hub.memory(uid)[16:160]) == card
+        journey.hub.take(0, uid)
+    # the hand: every action committed, in order; the first seat to lay its last card took the pot
+    game = journey.game
+    assert game.hand == 2 and len(game.actions) == 37
+    logged = [line.split(": action ", 1)[1].strip() for line in journey.log if ": action " in line]
+    assert logged == [str(action) for action in game.actions]
+    points = " ".join(f"{seat}:{score}" for seat, score in enumerate(game.scores, start=1))
+    assert points == "1:1 2:0 3:0 4:0"  # seat 1 laid its tenth card first, and took the one chip paid
+    assert any("stopped: " in line for line in journey.log)
+    (line,) = printed["history"].splitlines()
+    assert re.fullmatch(rf"\s+1  \S+ \S+  seises\s+37 entries  points {points}  in play", line), line
