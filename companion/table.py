@@ -13,7 +13,7 @@ import json
 import logging
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
-from typing import Any, Protocol
+from typing import Any
 
 from companion.config import GameConfig
 from companion.events import Press, UnknownTag, ZoneScan
@@ -21,17 +21,11 @@ from companion.journal import Entry, GameRecord, Journal, JournalError
 from companion.nfc.tracking import TableTracker
 from companion.referee import Event, JournalNotice, JournalStatus, ReaderStatus, Referee
 from companion.rules import Seises
-from companion.view import TableView
+from companion.view import Output
 
-__all__ = ["Output", "Table"]
+__all__ = ["Table"]
 
 log = logging.getLogger(__name__)
-
-
-class Output(Protocol):
-    """Anything that shows a view: the screen, the zone and status LEDs, the demo's printer."""
-
-    def show(self, view: TableView, now: float) -> object: ...
 
 
 @dataclass

@@ -16,7 +16,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from enum import StrEnum
-from typing import Literal
+from typing import Literal, Protocol
 
 __all__ = [
     "Language",
@@ -24,6 +24,7 @@ __all__ = [
     "MenuView",
     "Message",
     "MessageKind",
+    "Output",
     "Pair",
     "Seat",
     "SeisesView",
@@ -177,3 +178,9 @@ class TableView:
     status: StatusLight = StatusLight.READY
     language: Language = "es"
     menu: MenuView | None = None
+
+
+class Output(Protocol):
+    """Anything that shows a view: the screen, the zone and status LEDs, the demo's printer."""
+
+    def show(self, view: TableView, now: float) -> object: ...

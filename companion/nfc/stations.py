@@ -20,9 +20,8 @@ from companion.hub.session import TRACKER_ABSENCES, HubOffline, HubOnline, HubSe
 from companion.nfc.backends import ReaderBackend, SimBackend
 from companion.nfc.ndef import FIRST_PAGE, NdefError, card_id_from_ndef, card_id_pages
 from companion.nfc.rc522 import RC522, NfcError
-from companion.table import Output
 from companion.ui.lights import HubZoneLights, StatusLed
-from companion.view import TableView
+from companion.view import Output, TableView
 
 __all__ = ["HubLost", "HubStation", "ReaderStation", "SimStation", "write_card_id"]
 
