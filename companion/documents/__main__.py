@@ -1,10 +1,12 @@
-"""``python -m companion.documents [PINMAP]``: redraw the wiring diagrams and play mats of hardware/."""
+"""``python -m companion.documents [PINMAP]``: redraw the wiring diagrams and play mats of hardware/ and the
+layers' picture of docs/."""
 
 from __future__ import annotations
 
 import sys
 
 from companion.documents.drawings import draw_all
+from companion.documents.layers import DOCS_DIR, write_layers
 from companion.hardware import HARDWARE_DIR, load_pinmap
 
 
@@ -13,7 +15,8 @@ def main(argv: list[str] | None = None) -> int:
     if len(args) > 1 or args[:1] in (["-h"], ["--help"]):
         print("usage: python -m companion.documents [PINMAP]", file=sys.stderr)
         return 2
-    for path in draw_all(load_pinmap(args[0] if args else None), HARDWARE_DIR / "zones.toml", HARDWARE_DIR):
+    written = draw_all(load_pinmap(args[0] if args else None), HARDWARE_DIR / "zones.toml", HARDWARE_DIR)
+    for path in written + write_layers(DOCS_DIR):
         print(path)
     return 0
 

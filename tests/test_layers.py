@@ -1,0 +1,166 @@
+"""Imports point down: every import of every module, read with ``ast`` (those inside functions too), against the
+layers of ``companion/documents/layers.py`` (drawn in docs/EXTENDING.md, "Layers")."""
+
+from __future__ import annotations
+
+import ast
+import subprocess
+import sys
+from collections.abc import Iterator
+from functools import cache
+from pathlib import Path
+
+import pytest
+from PIL import Image, ImageChops
+
+import companion
+from companion.documents.layers import DOCS_DIR, LAYERS, layer_of, write_layers
+
+PACKAGE = Path(companion.__file__).parent
+
+# Imports that point up today, each to go: the list may only shrink (a test fails when an edge here is gone).
+PENDING = {
+    # moved by the game kind work
+    ("companion.referee", "companion.commands.play"),
+    ("companion.referee", "companion.ui.menu"),
+}
+# What the core may not load, even through others: the hardware's libraries, the pictures', the command line's.
+NOT_IN_CORE = ("gpiozero", "lgpio", "spidev", "smbus2", "serial", "mfrc522", "luma", "PIL", "argparse")
+PENDING_LOADS = {
+    # moved by the game kind work: the referee imports commands.play, which parses the command line
+    ("companion.referee", "argparse"),
+}
+
+
+@cache
+def modules() -> dict[str, Path]:
+    """Every module of the package by its dotted name."""
+    found: dict[str, Path] = {}
+    for path in sorted(PACKAGE.rglob("*.py")):
+        parts = path.relative_to(PACKAGE.parent).with_suffix("").parts
+        if parts[-1] == "__init__":
+            parts = parts[:-1]
+        found[".".join(parts)] = path
+    return found
+
+
+def imported(module: str) -> set[str]:
+    """The package's modules that ``module`` imports, anywhere in its file (in functions, under TYPE_CHECKING)."""
+    path = modules()[module]
+    package = module if path.name == "__init__.py" else module.rpartition(".")[0]
+    found: set[str] = set()
+    for node in ast.walk(ast.parse(path.read_text("utf-8"), str(path))):
+        if isinstance(node, ast.Import):
+            found |= {alias.name for alias in node.names}
+        elif isinstance(node, ast.ImportFrom):
+            base = node.module or ""
+            if node.level:
+                anchor = package.rsplit(".", node.level - 1)[0] if node.level > 1 else package
+                base = f"{anchor}.{base}" if base else anchor
+            for alias in node.names:  # `from companion.ui import menu` imports the module companion.ui.menu
+                found.add(f"{base}.{alias.name}" if f"{base}.{alias.name}" in modules() else base)
+    return {name for name in found if name in modules() and name != module}
+
+
+def edges() -> Iterator[tuple[str, str]]:
+    for module in modules():
+        for target in sorted(imported(module)):
+            yield module, target
+
+
+def rank(module: str) -> int:
+    return LAYERS.index(layer_of(module))
+
+
+def test_every_module_is_in_a_layer() -> None:
+    for module in modules():
+        layer_of(module)  # raises, naming the module and where to add it
+
+
+def test_every_layer_names_files_that_exist() -> None:
+    for layer in LAYERS:
+        for path in layer.paths:
+            assert (PACKAGE / path).is_dir() if path.endswith("/") else (PACKAGE / path).is_file(), path
+
+
+def test_the_committed_picture_is_up_to_date(tmp_path: Path) -> None:
+    redraw = "redraw it with: .venv/bin/python -m companion.documents"
+    for fresh in write_layers(tmp_path):
+        committed = DOCS_DIR / fresh.name
+        assert committed.exists(), f"{committed} is missing; {redraw}"
+        if fresh.suffix == ".svg":
+            assert committed.read_text("utf-8") == fresh.read_text("utf-8"), f"{committed} is stale; {redraw}"
+        else:
+            difference = ImageChops.difference(Image.open(committed).convert("RGB"), Image.open(fresh).convert("RGB"))
+            assert difference.getbbox() is None, f"{committed} is stale; {redraw}"
+
+
+def test_imports_point_down() -> None:
+    upward = {(module, target) for module, target in edges() if rank(target) > rank(module)}
+    new = sorted(upward - PENDING)
+    assert not new, "imports that point up (a module imports only its own layer and those below it): " + ", ".join(
+        f"{module} ({layer_of(module).name}) imports {target} ({layer_of(target).name})" for module, target in new
+    )
+    gone = sorted(PENDING - upward)
+    assert not gone, f"these imports no longer point up: remove them from PENDING in {__file__}: {gone}"
+
+
+def test_no_import_cycles() -> None:
+    graph: dict[str, set[str]] = {module: set() for module in modules()}
+    for module, target in edges():
+        graph[module].add(target)
+    cycles = [sorted(group) for group in _strongly_connected(graph) if len(group) > 1]
+    assert not cycles, f"modules that import each other, through others or directly: {cycles}"
+
+
+def test_the_cycle_check_finds_a_cycle() -> None:
+    graph = {"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}}
+    assert sorted(sorted(group) for group in _strongly_connected(graph) if len(group) > 1) == [["a", "b", "c"]]
+
+
+def _strongly_connected(graph: dict[str, set[str]]) -> list[set[str]]:
+    """Tarjan's algorithm: the groups of nodes that reach each other."""
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    on_stack: set[str] = set()
+    groups: list[set[str]] = []
+
+    def visit(node: str) -> None:
+        index[node] = low[node] = len(index)
+        stack.append(node)
+        on_stack.add(node)
+        for target in sorted(graph[node]):
+            if target not in index:
+                visit(target)
+                low[node] = min(low[node], low[target])
+            elif target in on_stack:
+                low[node] = min(low[node], index[target])
+        if low[node] == index[node]:
+            group: set[str] = set()
+            while True:
+                member = stack.pop()
+                on_stack.discard(member)
+                group.add(member)
+                if member == node:
+                    break
+            groups.append(group)
+
+    for node in sorted(graph):
+        if node not in index:
+            visit(node)
+    return groups
+
+
+CORE = sorted(module for module in modules() if layer_of(module) is LAYERS[0])
+
+
+@pytest.mark.parametrize("module", CORE)
+def test_the_core_loads_no_device_and_no_command_line(module: str) -> None:
+    """Importing a core module (the referee, the rules...) loads none of the libraries of the layers above."""
+    code = f"import sys, {module}\nprint(' '.join(name for name in {NOT_IN_CORE!r} if name in sys.modules))"
+    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    loaded = {(module, name) for name in result.stdout.split()}
+    pending = {(pending_module, name) for pending_module, name in PENDING_LOADS if pending_module == module}
+    assert loaded - pending == set(), f"importing {module} loads {sorted(name for _, name in loaded - pending)}"
+    assert pending - loaded == set(), f"{module} no longer loads these: remove them from PENDING_LOADS: {pending}"
