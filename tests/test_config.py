@@ -60,7 +60,7 @@ def test_a_missing_file_says_where_to_start(tmp_path: Path) -> None:
 
 
 def test_the_shipped_config_loads() -> None:
-    config = load_config(Path(__file__).parents[2] / "systemd" / "config.toml")
+    config = load_config(Path(__file__).parents[1] / "systemd" / "config.toml")
     assert config.backend in ("spi", "hub")
 
 

@@ -249,7 +249,7 @@ def test_a_journal_that_cannot_be_opened_keeps_entries_and_writes_them_once_it_c
     assert [e.text for e in Journal(blocker / "journal.db").entries(table.game_id)] == ["play 6O"]
 
 
-GAMES = Path(__file__).parent.parent / "games"
+GAMES = Path(__file__).parent / "games"
 
 
 def test_history_shows_each_games_score_and_winner_replayed_from_its_entries(
