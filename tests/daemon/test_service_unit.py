@@ -198,7 +198,7 @@ def test_an_upgrade_keeps_the_owners_modes_and_restarts_the_running_service(tmp_
 
 def test_the_working_directory_is_the_writable_state_directory() -> None:
     """lgpio makes its notification pipe in the working directory; under ProtectSystem=strict only the state
-    directory is writable (tests/hardware/test_pins.py shows lgpio failing in a read-only one)."""
+    directory is writable (tests/test_pins.py shows lgpio failing in a read-only one)."""
     settings = dict(line.split("=", 1) for line in UNIT.read_text().splitlines() if "=" in line and line[0] != "#")
     assert settings["ProtectSystem"] == "strict"
     assert settings["WorkingDirectory"] == f"/var/lib/{settings['StateDirectory']}"

@@ -181,5 +181,5 @@ def test_the_service_reads_the_installed_pin_map_when_there_is_one(tmp_path: Pat
     assert pinmap_path("", tmp_path) == installed
     assert pinmap_path("/srv/wiring.toml", tmp_path) == tmp_path / "srv/wiring.toml"
     assert pinmap_path("wiring.toml") == Path("wiring.toml")
-    config = (Path(__file__).parents[2] / "systemd/config.toml").read_text("utf-8")
+    config = (Path(__file__).parents[1] / "systemd/config.toml").read_text("utf-8")
     assert 'map = "/etc/companion/pinmap.toml"' in config  # the installed config points at it
