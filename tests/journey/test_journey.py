@@ -61,8 +61,8 @@ def at_the_table(readme: str) -> tuple[list[str], dict[str, Any]]:
 
 
 def set_keys(text: str, keys: dict[str, dict[str, Any]]) -> str:
-    """The config ``text`` with every key of ``keys`` (table -> key -> value) set as a person edits it: a key's line
-    is changed where it is, a key that is not there is added at the end of its table."""
+    """The config ``text`` with every key of ``keys`` (table -> key -> value) set as a person edits it: a key's value
+    is changed where it is (its comment kept), a key that is not there is added at the end of its table."""
     left = {table: dict(values) for table, values in keys.items()}
     lines: list[str] = []
 
@@ -71,12 +71,12 @@ def set_keys(text: str, keys: dict[str, dict[str, Any]]) -> str:
 
     table = ""
     for line in text.splitlines():
-        header, key = re.match(r"\[([\w.]+)\]", line), re.match(r"(\w+)\s*=", line)
+        header, key = re.match(r"\[([\w.]+)\]", line), re.match(r"(\w+)\s*=[^#]*?(\s+#.*)?$", line)
         if header:
             add_what_is_left(table)
             table = header.group(1)
         elif key and key.group(1) in left.get(table, {}):
-            line = f"{key.group(1)} = {json.dumps(left[table].pop(key.group(1)))}"
+            line = f"{key.group(1)} = {json.dumps(left[table].pop(key.group(1)))}{key.group(2) or ''}"
         lines.append(line)
     add_what_is_left(table)
     for table in list(left):
@@ -341,3 +341,27 @@ def test_the_readme_journey_from_install_to_history(journey: Journey) -> None:
     assert any("stopped: " in line for line in journey.log)
     (line,) = printed["history"].splitlines()
     assert re.fullmatch(rf"\s+1  \S+ \S+  seises\s+37 entries  points {points}  in play", line), line
+
+
+def test_the_config_is_edited_as_a_person_edits_it() -> None:
+    """The README's keys change their lines where they are; every other key and every comment stays."""
+    _, keys = at_the_table((ROOT / "README.md").read_text("utf-8"))
+    installed = (ROOT / "systemd" / "config.toml").read_text()
+    edited = set_keys(installed, keys)
+    before, after = tomllib.loads(installed), tomllib.loads(edited)
+    assert after["zones"] == keys["zones"] and after["readers"]["backend"] == keys["readers"]["backend"]
+    for table, values in before.items():
+        for key, value in values.items():
+            if key not in keys.get(table, {}):
+                assert after[table][key] == value, f"{table}.{key} changed"
+    comments = [line[line.index(" #") :] if " #" in line else line for line in installed.splitlines() if "#" in line]
+    assert all(comment in edited for comment in comments)
+
+
+def test_a_readme_command_the_journey_cannot_run_fails_it(tmp_path: Path) -> None:
+    walk = Journey(tmp_path, {"zones": {"z1": "O"}, "game": {"players": 4}})
+    try:
+        with pytest.raises(pytest.fail.Exception, match="'sudo reboot' is a command this journey does not know"):
+            walk.run("sudo reboot")
+    finally:
+        walk.notify.close()
