@@ -74,6 +74,40 @@ def test_a_malformed_card_is_refused_naming_file_card_and_field(tmp_path: Path, 
     assert expected in message
 
 
+@pytest.mark.parametrize(("body", "expected"), BAD_CARDS)
+def test_a_malformed_card_is_said_in_spanish_too(tmp_path: Path, body: str, expected: str) -> None:
+    """``text(lang)`` gives the table's language, as the game's set-up errors do; ``str()`` stays English."""
+    path = tmp_path / "mala.toml"
+    path.write_text(f'name = "mala"\n[[cards]]\nid = "OK"\nkind = "empty"\n[[cards]]\n{body}\n', encoding="utf-8")
+    with pytest.raises(DeckError) as info:
+        load_deck(path)
+    spanish = info.value.text("es")
+    assert spanish.startswith(f"{path}: carta n.º 2 (")
+    assert expected.split()[1] in spanish  # the field, as the file spells it
+    assert not {"field", "must", "is", "not"} & set(spanish.split()), spanish
+    assert info.value.text("en") == str(info.value) != spanish
+
+
+def test_a_file_that_is_no_deck_is_said_in_spanish_too(tmp_path: Path) -> None:
+    spanish = {
+        "": "la baraja necesita un nombre",
+        'name = "x"': "la baraja no tiene cartas (añade una tabla [[cards]] por carta)",
+        "name = ": "no es TOML válido",
+        'name = "d"\n[[cards]]\nid = "V"\nkind = "empty"\n[[cards]]\nid = "V"\nkind = "empty"': "id repetido 'V'",
+    }
+    for text, said in spanish.items():
+        (tmp_path / "d.toml").write_text(text)
+        with pytest.raises(DeckError) as info:
+            load_deck(tmp_path / "d.toml")
+        assert said in info.value.text("es")
+    with pytest.raises(DeckError) as info:
+        load_deck(tmp_path / "nope.toml")
+    assert info.value.text("es") == (
+        f"{tmp_path / 'nope.toml'}: no existe esa baraja. Da una baraja incluida (spanish-40, spanish-48, squadratik) "
+        "o la ruta de un archivo de baraja."
+    )
+
+
 def test_a_duplicate_id_is_refused(tmp_path: Path) -> None:
     path = tmp_path / "dup.toml"
     path.write_text('name = "d"\n[[cards]]\nid = "V"\nkind = "empty"\n[[cards]]\nid = "V"\nkind = "empty"\n')

@@ -82,11 +82,8 @@ def run(args: argparse.Namespace) -> int:
             if header.game != args.game:
                 raise _contradiction("game", args.game, header.game)
         game = new_game(args.game, players or 4, deck, options)
-    except (SetupError, UsageError) as exc:
+    except (SetupError, UsageError, DeckError) as exc:
         print(f"companion play: {exc.text(lang)}", file=sys.stderr)
-        return USAGE_ERROR
-    except DeckError as exc:
-        print(f"companion play: {exc}", file=sys.stderr)
         return USAGE_ERROR
     status = 0
     refused: list[dict[str, Any]] = []  # the refused lines, for --json

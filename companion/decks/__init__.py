@@ -59,7 +59,28 @@ class Kind(StrEnum):
 
 
 class DeckError(ValueError):
-    """A deck file that cannot be used; the message names the file, the card and the field."""
+    """A deck file that cannot be used; the message names the file, the card and the field.
+
+    ``str()`` is the English sentence; :meth:`text` gives it in the language of the table or the command line, as
+    the game's own set-up errors do::
+
+        >>> card = ("my.toml: card #2", "my.toml: carta n.º 2")
+        >>> error = DeckError.at(card, "field 'id' is missing", "falta el campo 'id'")
+        >>> str(error), error.text("es")
+        ("my.toml: card #2: field 'id' is missing", "my.toml: carta n.º 2: falta el campo 'id'")
+    """
+
+    def __init__(self, english: str, spanish: str) -> None:
+        super().__init__(english)
+        self.spanish = spanish
+
+    @classmethod
+    def at(cls, where: tuple[str, str], english: str, spanish: str) -> DeckError:
+        """The error ``english``/``spanish`` at ``where`` (the file, and the card: in English and in Spanish)."""
+        return cls(f"{where[0]}: {english}", f"{where[1]}: {spanish}")
+
+    def text(self, lang: str = "es") -> str:
+        return str(self) if lang == "en" else self.spanish
 
 
 @dataclass(frozen=True, slots=True)
@@ -143,56 +164,84 @@ def load_deck(name_or_path: str | Path) -> Deck:
     else:
         path = Path(name_or_path)
         source = str(path)
+        builtins = ", ".join(BUILTIN_DECKS)
         if not path.exists():
-            raise DeckError(
-                f"{source}: no such deck. Give a built-in deck ({', '.join(BUILTIN_DECKS)}) or the path of a deck file."
+            raise DeckError.at(
+                (source, source),
+                f"no such deck. Give a built-in deck ({builtins}) or the path of a deck file.",
+                f"no existe esa baraja. Da una baraja incluida ({builtins}) o la ruta de un archivo de baraja.",
             )
         try:
             text = read_text(path)
         except (OSError, UnicodeDecodeError) as exc:
-            raise DeckError(f"{source}: cannot read the deck file ({exc})") from exc
+            raise DeckError.at(
+                (source, source), f"cannot read the deck file ({exc})", f"no se puede leer el archivo ({exc})"
+            ) from exc
     return parse_deck(text, source)
 
 
 def parse_deck(text: str, source: str) -> Deck:
     """Check and build a deck from TOML text; ``source`` names it in error messages."""
+    file = (source, source)
     try:
         data = tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:
-        raise DeckError(f"{source}: not valid TOML ({exc})") from exc
+        raise DeckError.at(file, f"not valid TOML ({exc})", f"no es TOML válido ({exc})") from exc
     name = data.get("name")
     if not isinstance(name, str) or not name:
-        raise DeckError(f'{source}: the deck needs a name (name = "my deck")')
+        raise DeckError.at(
+            file, 'the deck needs a name (name = "my deck")', 'la baraja necesita un nombre (name = "mi baraja")'
+        )
     raw_cards = data.get("cards")
     if not isinstance(raw_cards, list) or not raw_cards:
-        raise DeckError(f"{source}: the deck has no cards (add one [[cards]] table per card)")
+        raise DeckError.at(
+            file,
+            "the deck has no cards (add one [[cards]] table per card)",
+            "la baraja no tiene cartas (añade una tabla [[cards]] por carta)",
+        )
     cards: list[Card] = []
     seen: set[str] = set()
     for index, raw in enumerate(raw_cards, start=1):
-        card = _parse_card(raw, f"{source}: card #{index}")
+        card = _parse_card(raw, (f"{source}: card #{index}", f"{source}: carta n.º {index}"))
         if card.id in seen:
-            raise DeckError(f"{source}: card #{index} ({card.id}): field 'id': duplicate id {card.id!r}")
+            raise DeckError.at(
+                (f"{source}: card #{index} ({card.id})", f"{source}: carta n.º {index} ({card.id})"),
+                f"field 'id': duplicate id {card.id!r}",
+                f"campo 'id': id repetido {card.id!r}",
+            )
         seen.add(card.id)
         cards.append(card)
     return Deck(name=name, cards=tuple(cards), source=source)
 
 
-def _parse_card(raw: object, where: str) -> Card:
+def _parse_card(raw: object, card: tuple[str, str]) -> Card:
+    """The card ``raw``; ``card`` names it in errors (the file and its number, in English and in Spanish)."""
     if not isinstance(raw, dict):
-        raise DeckError(f"{where}: a card must be a [[cards]] table")
+        raise DeckError.at(card, "a card must be a [[cards]] table", "una carta es una tabla [[cards]]")
     card_id = raw.get("id")
     if not isinstance(card_id, str) or not card_id.strip() or card_id != card_id.strip():
-        raise DeckError(f"{where}: field 'id': a card needs a non-empty id without spaces around it")
-    where = f"{where} ({card_id})"
+        raise DeckError.at(
+            card,
+            "field 'id': a card needs a non-empty id without spaces around it",
+            "campo 'id': una carta necesita un id no vacío y sin espacios alrededor",
+        )
+    where = (f"{card[0]} ({card_id})", f"{card[1]} ({card_id})")
 
     def field(key: str, kind: type) -> object:
         if key not in raw:
-            raise DeckError(f"{where}: field {key!r} is missing")
+            raise DeckError.at(where, f"field {key!r} is missing", f"falta el campo {key!r}")
         value = raw[key]
         if kind is int and (isinstance(value, bool) or not isinstance(value, int)):
-            raise DeckError(f"{where}: field {key!r} must be a whole number, not {value!r}")
+            raise DeckError.at(
+                where,
+                f"field {key!r} must be a whole number, not {value!r}",
+                f"el campo {key!r} es un número entero, no {value!r}",
+            )
         if not isinstance(value, kind):
-            raise DeckError(f"{where}: field {key!r} must be a {kind.__name__}, not {value!r}")
+            english, spanish = _TYPES[kind]
+            raise DeckError.at(
+                where, f"field {key!r} must be {english}, not {value!r}", f"el campo {key!r} es {spanish}, no {value!r}"
+            )
         return value
 
     kind_name = field("kind", str)
@@ -200,44 +249,77 @@ def _parse_card(raw: object, where: str) -> Card:
         kind = Kind(str(kind_name))
     except ValueError:
         choices = " | ".join(k.value for k in Kind)
-        raise DeckError(f"{where}: field 'kind': unknown kind {kind_name!r} (use {choices})") from None
+        raise DeckError.at(
+            where,
+            f"field 'kind': unknown kind {kind_name!r} (use {choices})",
+            f"campo 'kind': tipo desconocido {kind_name!r} (usa {choices})",
+        ) from None
     allowed = {"id", "kind"} | _FIELDS[kind]
     extra = sorted(set(raw) - allowed)
     if extra:
-        raise DeckError(f"{where}: field {extra[0]!r} does not belong to a {kind} card")
+        raise DeckError.at(
+            where,
+            f"field {extra[0]!r} does not belong to a {kind} card",
+            f"el campo {extra[0]!r} no es de una carta {kind}",
+        )
 
     if kind is Kind.SPANISH:
         suit = field("suit", str)
         rank = field("rank", int)
         if suit not in SUITS:
-            raise DeckError(f"{where}: field 'suit': {suit!r} is not a suit (use O, C, E or B)")
+            raise DeckError.at(
+                where,
+                f"field 'suit': {suit!r} is not a suit (use O, C, E or B)",
+                f"campo 'suit': {suit!r} no es un palo (usa O, C, E o B)",
+            )
         assert isinstance(rank, int)
         if not 1 <= rank <= 12:
-            raise DeckError(f"{where}: field 'rank': {rank} is not between 1 and 12")
+            raise DeckError.at(
+                where, f"field 'rank': {rank} is not between 1 and 12", f"campo 'rank': {rank} no está entre 1 y 12"
+            )
         if card_id != f"{rank}{suit}":
-            raise DeckError(f"{where}: field 'id': a Spanish card's id is <rank><suit>, here {rank}{suit}")
+            raise DeckError.at(
+                where,
+                f"field 'id': a Spanish card's id is <rank><suit>, here {rank}{suit}",
+                f"campo 'id': el id de una carta española es <número><palo>, aquí {rank}{suit}",
+            )
         return Card(id=card_id, kind=kind, suit=str(suit), rank=rank)
     if kind is Kind.MASTER:
         dots = field("dots", int)
         color = field("color", str)
         assert isinstance(dots, int)
         if not 1 <= dots <= 4:
-            raise DeckError(f"{where}: field 'dots': a master card has 1 to 4 dots, not {dots}")
+            raise DeckError.at(
+                where,
+                f"field 'dots': a master card has 1 to 4 dots, not {dots}",
+                f"campo 'dots': una maestra tiene de 1 a 4 puntos, no {dots}",
+            )
         if color not in _COLORS:
-            raise DeckError(f"{where}: field 'color': {color!r} is not red or black")
+            raise DeckError.at(
+                where,
+                f"field 'color': {color!r} is not red or black",
+                f"campo 'color': {color!r} no es red (roja) ni black (negra)",
+            )
         return Card(id=card_id, kind=kind, dots=dots, color=str(color), points=dots)
     if kind is Kind.NORMAL:
         ends = field("ends", list)
         points = field("points", int)
         assert isinstance(ends, list) and isinstance(points, int)
         if len(ends) != 2 or not all(isinstance(end, str) and _END.match(end) for end in ends):
-            raise DeckError(f'{where}: field \'ends\': {ends!r} is not two ends like "2R", "1B" or "0" (blank)')
+            raise DeckError.at(
+                where,
+                f'field \'ends\': {ends!r} is not two ends like "2R", "1B" or "0" (blank)',
+                f'campo \'ends\': {ends!r} no son dos extremos como "2R", "1B" o "0" (en blanco)',
+            )
         if points < 0:
-            raise DeckError(f"{where}: field 'points': {points} is negative")
+            raise DeckError.at(where, f"field 'points': {points} is negative", f"campo 'points': {points} es negativo")
         return Card(id=card_id, kind=kind, ends=(ends[0], ends[1]), points=points)
     # empty and central cards carry nothing but their id.
     return Card(id=card_id, kind=kind)
 
+
+# A field's TOML type as an error says it: (English, Spanish).
+_TYPES: dict[type, tuple[str, str]] = {str: ("text", "un texto"), list: ("a list", "una lista")}
 
 _FIELDS: dict[Kind, set[str]] = {
     Kind.SPANISH: {"suit", "rank"},
