@@ -13,7 +13,7 @@ import timeit
 
 from companion.decks import load_deck
 from companion.rules import Play, Seises, SextoSet
-from companion.rules.robots import SeisesTable, SextoSetTable
+from companion.rules.robots import SeisesRobots, SextoSetRobots
 
 ROUNDS = 3
 
@@ -24,7 +24,7 @@ def seises_games(games: int) -> tuple[float, int]:
     actions = 0
     for seed in range(games):
         game = Seises(players=4, deck=deck)
-        table = SeisesTable(game, random.Random(seed))
+        table = SeisesRobots(game, random.Random(seed))
         while game.winner is None:
             table.step()
         actions += len(game.actions)
@@ -37,7 +37,7 @@ def sexto_sets(sets: int) -> tuple[float, int]:
     placements = 0
     for seed in range(sets):
         game = SextoSet(deck)
-        table = SextoSetTable(game, random.Random(seed))
+        table = SextoSetRobots(game, random.Random(seed))
         while game.result is None:
             table.step()
         placements += len(game.actions)
@@ -47,7 +47,7 @@ def sexto_sets(sets: int) -> tuple[float, int]:
 def is_legal_cost() -> float:
     """Seconds per ``is_legal`` over a mid-game position, half legal and half illegal cards."""
     game = Seises(players=4)
-    table = SeisesTable(game, random.Random(1))
+    table = SeisesRobots(game, random.Random(1))
     for _ in range(20):
         table.step()
     cards = [Play(card.id) for card in game.deck]

@@ -35,7 +35,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 
 import companion.sim
-from companion.demo import MASTERS_ZONES, Demo
+from companion.demo import Demo
 from companion.events import Button
 from companion.journal import Entry, Journal
 from companion.nfc.ndef import FIRST_PAGE, LAST_USER_PAGE, card_id_pages
@@ -124,7 +124,7 @@ class Soak(Demo):
             self.backend.noise(where, self._chaos.randint(1, 4))
             self._poll(3)
         elif kind == "dead reader":
-            device = list(self.referee.zone_roles).index(where)
+            device = list(self.referee.zones.roles).index(where)
             companion.sim.unplug(0, device)
             self._poll(5)
             self._expect(where in self.referee.readers_down, f"reader {where} unplugged but not said")
@@ -158,7 +158,7 @@ class Soak(Demo):
             self._extra = self._card_in_hand(action.card)  # laid with the card meant: see _lay
         elif kind == "wrong zone":
             assert isinstance(action, Play)
-            elsewhere = [z for z in MASTERS_ZONES if z != zone]
+            elsewhere = [z for z in self.referee.zones.roles if z != zone]
             wrong = self._chaos.choice(elsewhere)
             self._lay(action.card, wrong)
             self._wait(0.5)
@@ -205,7 +205,7 @@ class Soak(Demo):
         return name
 
     def rng_zone(self) -> str:
-        return self._chaos.choice(list(self.referee.zone_roles))
+        return self._chaos.choice(list(self.referee.zones.roles))
 
     def _card_in_hand(self, meant: str) -> str | None:
         """A card no one has played yet, other than ``meant``."""
@@ -245,10 +245,10 @@ class Soak(Demo):
         registry = self.table.tracker._registry
         self.journal.close()
         journal = Journal(path)
-        referee = Referee(old.config, old.zone_roles)
+        referee = Referee(old.config, old.zones.roles)
         table = Table(referee, TableTracker(registry, absences=3), journal, self.table.outputs, self.table.on_event)
         table.start(self.now)
-        if referee.game.snapshot() != old.game.snapshot() or referee.lines != old.lines:
+        if referee.game.snapshot() != old.game.snapshot() or referee.zones.heads != old.zones.heads:
             self._violate(f"the restart resumed {len(referee.game.actions)} actions, not {len(old.game.actions)}")
             return
         referee.game = old.game  # the same state (checked above); the robots hold this object
@@ -280,7 +280,7 @@ class Soak(Demo):
         finally:
             reader.close()
         waiting: list[Entry] = [entry for _, entry, _ in journal._backlog] + table._held
-        replay = Referee(self.referee.config, self.referee.zone_roles)
+        replay = Referee(self.referee.config, self.referee.zones.roles)
         try:
             replay.replay(on_disk + waiting)
         except (ValueError, IndexError) as exc:
@@ -288,7 +288,7 @@ class Soak(Demo):
             return
         if replay.game.snapshot() != self.referee.game.snapshot():
             self._violate(f"{when}: the journal replays to another state than the referee's")
-        if isinstance(self.referee.game, SextoSet) and replay.lines != self.referee.lines:
+        if isinstance(self.referee.game, SextoSet) and replay.zones.heads != self.referee.zones.heads:
             self._violate(f"{when}: the journal's zones are not the referee's")
 
     def _check_outputs(self, when: str) -> None:
@@ -308,7 +308,7 @@ class Soak(Demo):
                     ok = red._blink_thread is not None or led.device._blink_thread is not None
                 self._expect(ok, f"{when}: zone {zone}'s LED does not show {light}")
         else:
-            for zone in self.referee.zone_roles:
+            for zone in self.referee.zones.roles:
                 look = LOOK[view.zone_lights.get(zone, ZoneLight.OFF)]
                 self._expect(self._hub_leds.get(zone, ("off", "steady")) == look, f"{when}: {zone}'s LED is not {look}")
         status = self.lights.status.led if isinstance(self.lights, ZoneLights) else None

@@ -1,21 +1,20 @@
 """The daemon's one config file (TOML, ``/etc/companion/config.toml`` by default).
 
-Every key has a default, so an empty file is a working Seises table with one zone. A wrong value is refused at
-start with the key and the reason, never half-applied; every wrong key and value of the file is named at once
-(:attr:`ConfigError.problems`), not only the first::
+Every key has a default, so an empty file is a working table of the default game with its default zones. A wrong
+value is refused at start with the key and the reason, never half-applied; every wrong key and value of the file
+is named at once (:attr:`ConfigError.problems`), not only the first::
 
-    >>> config = parse_config('[game]\\nname = "seises"\\n[zones]\\nz1 = "table"', "example")
-    >>> config.game.name, config.zones
-    ('seises', {'z1': 'table'})
-    >>> parse_config('[game]\\nname = "sexto-set"\\nlanguage = "fr"\\n[zones]\\nz1 = "auto"', "example")
+    >>> config = parse_config('[game]\\nplayers = 5\\n[zones]\\nz1 = "O"', "example")
+    >>> config.game.players, config.zones
+    (5, {'z1': 'O'})
+    >>> parse_config('[game]\\nlanguage = "fr"\\nconfirm_turns = "yes"', "example")
     Traceback (most recent call last):
     ...
     companion.config.ConfigError: example: game.language: 'fr' is not one of es, en
-    example: zones: 6º SET needs one zone per master card: 8 zones, not 1
+    example: game.confirm_turns: must be true or false, not 'yes'
 
-``[zones]`` maps each reader zone of the pin map to what it is for. Seises: ``"table"`` (any card) or a suit
-letter (``O``, ``C``, ``E``, ``B``). 6º SET: a master card id, or ``"auto"``: the zone is registered to the
-first master card laid on it when a game starts.
+``[zones]`` maps each reader zone of the pin map to what it is for; each game kind (:mod:`companion.games`) says
+which roles its zones take (a suit letter, a master card id, ``"table"``, ``"auto"``) and checks them.
 """
 
 from __future__ import annotations
@@ -27,15 +26,15 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from companion.decks import BUILTIN_DECKS, SUITS, DeckError, load_deck
+from companion.decks import BUILTIN_DECKS, DeckError, load_deck
 from companion.files import read_text
-from companion.rules.base import either
+from companion.games import DEFAULT_GAME, find_kind, kinds
+from companion.rules.base import SetupError
 
 __all__ = ["BACKENDS", "DEFAULT_PATH", "Config", "ConfigError", "GameConfig", "load_config", "parse_config"]
 
 DEFAULT_PATH = Path("/etc/companion/config.toml")
 BACKENDS = ("spi", "mfrc522", "hub", "sim")
-GAMES = ("seises", "sexto-set")
 
 
 class ConfigError(ValueError):
@@ -50,9 +49,9 @@ class ConfigError(ValueError):
 
 @dataclass(frozen=True)
 class GameConfig:
-    name: str = "seises"
+    name: str = DEFAULT_GAME
     players: int = 4
-    deck: str = ""  # empty: the game's own deck (spanish-40, squadratik)
+    deck: str = ""  # empty: the game's own deck (its kind's default_deck)
     options: Mapping[str, str] = field(default_factory=dict)
     language: str = "es"
     confirm_turns: bool = True
@@ -60,7 +59,7 @@ class GameConfig:
 
     @property
     def deck_name(self) -> str:
-        return self.deck or ("spanish-40" if self.name == "seises" else "squadratik")
+        return self.deck or find_kind(self.name).default_deck
 
     @classmethod
     def from_settings(cls, settings: Mapping[str, Any]) -> GameConfig:
@@ -131,7 +130,7 @@ def parse_config(text: str, source: str) -> Config:
 
 
 def _read_config(read: _Reader, source: str) -> Config:
-    name = read.choice("game.name", "seises", GAMES)
+    name = read.choice("game.name", DEFAULT_GAME, tuple(kinds()))
     deck = read.text("game.deck", "")
     if deck and deck not in BUILTIN_DECKS and not Path(deck).exists():
         read.fail("game.deck", f"{deck!r} is neither a built-in deck ({', '.join(BUILTIN_DECKS)}) nor a file")
@@ -146,18 +145,14 @@ def _read_config(read: _Reader, source: str) -> Config:
         seat_names=tuple(read.texts("game.seat_names")),
     )
     _check_game(read, game)
-    zones = {str(k): str(v) for k, v in read.table("zones").items()} or (
-        {"z1": "table"} if name == "seises" else {f"z{i}": "auto" for i in range(1, 9)}
-    )
-    for zone, role in zones.items():
-        if "game.name" in read.failed:  # a zone's role cannot be judged for a game that is not known
-            break
-        if name == "seises" and role != "table" and role not in SUITS:
-            read.fail(f"zones.{zone}", f'{role!r}: a Seises zone is "table" or a suit letter (O, C, E, B)')
-        if name == "sexto-set" and role != "auto" and not (len(role) == 3 and role[0] == "M"):
-            read.fail(f"zones.{zone}", f'{role!r}: a 6º SET zone is "auto" or a master card id such as M1R')
-    if name == "sexto-set" and len(zones) != 8 and "game.name" not in read.failed:
-        read.fail("zones", f"6º SET needs one zone per master card: 8 zones, not {len(zones)}")
+    kind = find_kind(name)
+    zones = {str(k): str(v) for k, v in read.table("zones").items()} or kind.default_zones()
+    if "game.name" not in read.failed:  # a zone's role cannot be judged for a game that is not known
+        for zone, role in zones.items():
+            if (problem := kind.zone_problem(role)) is not None:
+                read.fail(f"zones.{zone}", problem)
+        if (problem := kind.zones_problem(zones)) is not None:
+            read.fail("zones", problem)
     return Config(
         source=source,
         game=game,
@@ -178,33 +173,22 @@ def _read_config(read: _Reader, source: str) -> Config:
 
 def _check_game(read: _Reader, game: GameConfig) -> None:
     """The game must be playable as configured: its deck loads, the players fit it, its options exist."""
-    from companion.rules.base import SetupError, check_options
-    from companion.rules.seises import OPTIONS as SEISES_OPTIONS
-    from companion.rules.seises import RECOMMENDED_PLAYERS, player_counts
-    from companion.rules.sexto_set import OPTIONS as SEXTO_OPTIONS
-
+    kind = find_kind(game.name)
     try:
         deck = load_deck(game.deck_name)
     except DeckError as exc:
         read.fail("game.deck", str(exc))
         return
-    if game.name == "seises":
-        counts = player_counts(deck)
-        if game.players not in counts:
-            low, high = RECOMMENDED_PLAYERS
-            read.fail(
-                "game.players",
-                f"{game.players} cannot share {len(deck)} cards evenly: use {either(counts)} "
-                f"(the rule sheet recommends {low} to {high})",
-            )
-        if game.seat_names and len(game.seat_names) != game.players:
-            read.fail(
-                "game.seat_names",
-                f"{len(game.seat_names)} names for {game.players} players: give one name a player, in the order "
-                "they sit (counter-clockwise), or none",
-            )
+    if (problem := kind.players_problem(game.players, deck)) is not None:
+        read.fail("game.players", problem)
+    if kind.names_first_seat and game.seat_names and len(game.seat_names) != game.players:
+        read.fail(
+            "game.seat_names",
+            f"{len(game.seat_names)} names for {game.players} players: give one name a player, in the order "
+            "they sit (counter-clockwise), or none",
+        )
     try:
-        check_options(game.name, SEISES_OPTIONS if game.name == "seises" else SEXTO_OPTIONS, game.options)
+        kind.check_options(game.options)
     except SetupError as exc:
         read.fail("game.options", str(exc))
 

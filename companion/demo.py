@@ -3,7 +3,7 @@
 Robot players hold dealt hands and act as people at the table would: they lay each card on a pad of simulated
 MFRC522 readers (SPI-level chips read by our driver), press CONFIRM, PASS and UNDO on gpiozero's mock pins, and
 lift the card again. The real luma ssd1306 driver draws every screen onto a fake I2C bus, decoded back into a
-picture; the zone LEDs are gpiozero LEDs on mock pins (Seises) or LED commands for the hub (6º SET, 8 zones).
+picture; the zone LEDs are gpiozero LEDs on mock pins (a game of one zone) or LED commands for the hub (more zones).
 Every committed action goes to a real journal. The run includes read noise, one illegal attempt and one undo.
 
 Time is simulated, so a seed gives the same game and the same output every time. The readers are polled around
@@ -32,19 +32,19 @@ from PIL import Image
 import companion.sim
 from companion.config import GameConfig
 from companion.events import Button, CardArrived, CardLeft, Press, SameCardTwice, UnknownTag
+from companion.games import DEFAULT_GAME, Robots, find_kind
 from companion.hardware import load_pinmap
 from companion.journal import Journal
 from companion.nfc.backends import SimBackend
 from companion.nfc.registry import Registry
 from companion.nfc.tracking import TableTracker
 from companion.referee import Referee
-from companion.rules import Action, Play, Seises, SextoSet
-from companion.rules.robots import SeisesTable, SextoSetTable
+from companion.rules import Action, Pay, Play
 from companion.table import Table
 from companion.ui.buttons import Buttons
 from companion.ui.display import FakeI2CBus, Screen, frame_to_text, make_device
 from companion.ui.lights import LOOK, HubZoneLights, StatusLed, ZoneLights
-from companion.view import MessageKind, TableView, ZoneLight
+from companion.view import Message, MessageKind, TableView, ZoneLight
 
 __all__ = ["Demo"]
 
@@ -52,7 +52,8 @@ PI_4 = "c03111"  # the mock board: a Raspberry Pi 4 Model B, so a pin it lacks f
 POLL_S = 0.01  # the back-end's poll interval
 PRESS_S = 0.15  # how long a finger holds a button for a short press
 HOLD_S = 1.7  # ... and for a long one
-MASTERS_ZONES = tuple(f"z{i}" for i in range(1, 9))
+ILLEGAL_STEP = 6  # the action before which a player lays a card that does not fit
+UNDO_STEP = 10  # ... and after which a player takes a play back with a long UNDO, and makes it again
 PLAYS_TOLD = 6  # the plays the default story names one by one, at the start of each game
 SHOWN = {
     MessageKind.ILLEGAL,
@@ -72,7 +73,6 @@ WORDS: dict[str, tuple[str, str]] = {
     "lays_on": ("{who} pone {card} en {zone}", "{who} lays {card} on {zone}"),
     "pays": ("{who} paga una ficha", "{who} pays a chip"),
     "passes": ("{who} pasa", "{who} passes"),
-    "pair": ("Pareja {pair}", "Pair {pair}"),
     "more": ("… (--verbose muestra cada jugada)", "… (--verbose shows every play)"),
     "illegal": (
         "{who} pone {card} en {zone}: LED {colour}, pantalla «{title}»; la retira",
@@ -84,10 +84,6 @@ WORDS: dict[str, tuple[str, str]] = {
     "red": ("rojo intermitente", "blinking red"),
     "amber": ("ámbar intermitente", "blinking amber"),
     "standings": ("Clasificación", "Standings"),
-    "seat": ("Asiento", "Seat"),
-    "points": ("Puntos", "Points"),
-    "sets": ("Sets", "Sets"),
-    "masters": ("Maestras", "Masters"),
     "summary": (
         "{game}: {actions} acciones confirmadas, {rows} filas en el diario, {noise} lecturas con ruido, {s} s de mesa",
         "{game}: {actions} actions confirmed, {rows} journal rows, {noise} noisy reads, {s} s of table time",
@@ -99,7 +95,7 @@ TOLD = {MessageKind.END_OF_HAND, MessageKind.END_OF_SET, MessageKind.END_OF_GAME
 
 @dataclass
 class Demo:
-    game: str = "seises"
+    game: str = DEFAULT_GAME
     seed: int = 1
     frames: Path | None = None
     out: Callable[[str], None] = print
@@ -134,10 +130,9 @@ class Demo:
         own_factory = self.factory is None
         factory = self.factory or MockFactory(revision=PI_4, pin_class=MockPWMPin)
         pinmap = load_pinmap()
-        if self.game == "seises":
-            config, zones = GameConfig(name="seises", players=4, language=self.language), {"z1": "table"}
-        else:
-            config, zones = GameConfig(name="sexto-set", language=self.language), dict.fromkeys(MASTERS_ZONES, "auto")
+        kind = find_kind(self.game)
+        config, zones = GameConfig(name=kind.name, players=4, language=self.language), kind.default_zones()
+        self.zone_names = tuple(zones)
         registry = Registry.load(workdir / "registry.toml", deck=config.deck_name)
         self.backend = SimBackend(list(zones), registry)
         self.backend.init()
@@ -147,11 +142,11 @@ class Demo:
         self.journal = Journal(self.journal_path or workdir / "journal.db")
         self.referee = Referee(config, zones)
         status = StatusLed(pinmap.status_led, pin_factory=factory)
-        if self.game == "seises":
-            pins = {"z1": pinmap.zones["z1"]}
+        if len(zones) == 1:  # one zone: the Pi's own reader and LEDs; more zones go through the hub
+            pins = {zone: pinmap.zones[zone] for zone in zones}
             self.lights: ZoneLights | HubZoneLights = ZoneLights(pins, status, pin_factory=factory)
         else:
-            self.lights = HubZoneLights(MASTERS_ZONES, self._hub_led, status)
+            self.lights = HubZoneLights(self.zone_names, self._hub_led, status)
         self.bus = self.bus or FakeI2CBus()
         self.screen = Screen(self.display or make_device([], bus=self.bus))
         self.table = Table(
@@ -174,10 +169,7 @@ class Demo:
             self.out(self.say("journal", path=self.journal.path))
         try:
             self.table.start(self.now)
-            if self.game == "seises":
-                self._play_seises()
-            else:
-                self._play_sexto_set()
+            self._play()
             self.out("")
             for line in self._standings():
                 self.out(line)
@@ -259,34 +251,45 @@ class Demo:
         return True
 
     def _action(self, card: str, zone: str) -> Action:
-        return Play(card, self.referee.lines.get(zone)) if isinstance(self.referee.game, SextoSet) else Play(card)
+        meant = self.referee.meaning(card, zone)
+        return meant if not isinstance(meant, Message) else Play(card)
 
     def _committed(self, before: int) -> bool:
         return len(self.referee.game.actions) > before
 
-    # ---- the two games --------------------------------------------------------------------------------------
+    # ---- the game ---------------------------------------------------------------------------------------------
 
-    def _play_seises(self) -> None:
-        game = self.referee.game
-        assert isinstance(game, Seises)
-        robots = SeisesTable(game, self.rng, renege=0.02)
+    def _play(self) -> None:
+        """Zones learn their heads, if the game has any; then the robots play until they are done."""
+        referee = self.referee
+        game = referee.game
+        for where, head in zip(referee.zones.waiting(), referee.kind.heads(game), strict=False):
+            self._lay(head, where)
+            self._wait(0.4)
+            self._lift(head)
+        zone_of = {head: zone for zone, head in referee.zones.heads.items()}
+        robots: Robots = referee.kind.robots(game, self.rng)
         step, illegal_done, undo_done = 0, False, False
-        while game.winner is None:
-            action = robots.choose()
-            seat = game.turn
-            assert seat is not None
-            if not illegal_done and step >= 12:
-                illegal_done = self._illegal_attempt(robots.hands[seat], "z1")
+        while not robots.over():
+            action, hand = robots.choose()
+            if not illegal_done and step >= ILLEGAL_STEP and hand is not None:
+                zones = self.zone_names
+                illegal_done = self._illegal_attempt(hand, zones[0] if len(zones) == 1 else self.rng.choice(zones))
             before = len(game.actions)
-            self._perform(action, "z1")
+            zone: str | None = None
+            if isinstance(action, Play):
+                zone = zone_of[action.line] if action.line else self.zone_names[0]
+            self._perform(action, zone)
             assert self._committed(before), f"the table did not take {action}"
-            robots.played(seat, action)
-            if not undo_done and step >= 20 and isinstance(action, Play) and game.turn is not None:
+            drawn = robots.played(action, hand)
+            if not undo_done and step >= UNDO_STEP and isinstance(action, Play) and game.outcome() is None:
                 self._undo_and_redo(
-                    action, "z1", partial(robots.unplayed, seat, action), partial(robots.played, seat, action)
+                    action, zone, partial(robots.unplayed, action, hand, drawn), partial(robots.played, action, hand)
                 )
                 undo_done = True
             step += 1
+            if game.outcome() is not None and not robots.over():
+                self._wait(3.0)  # the players gather the cards for the next set
 
     def _undo_and_redo(
         self, action: Action, zone: str | None, unplay: Callable[[], Any], replay: Callable[[], Any]
@@ -302,37 +305,6 @@ class Demo:
         self._perform(action, zone)
         assert self._committed(before - 1)
         replay()
-
-    def _play_sexto_set(self) -> None:
-        game = self.referee.game
-        assert isinstance(game, SextoSet)
-        for zone, master in zip(MASTERS_ZONES, game.masters, strict=True):  # each zone learns its master card
-            self._lay(master, zone)
-            self._wait(0.4)
-            self._lift(master)
-        zone_of = {master: zone for zone, master in self.referee.lines.items()}
-        robots = SextoSetTable(game, self.rng)
-        step, illegal_done, undo_done = 0, False, False
-        while max(game.sets_won.values()) < 2 and game.set_number <= 5:
-            action, hand = robots.choose()
-            if not illegal_done and step >= 6 and hand is not None:
-                illegal_done = self._illegal_attempt(hand, self.rng.choice(MASTERS_ZONES))
-            before = len(game.actions)
-            line_zone = zone_of[action.line] if isinstance(action, Play) and action.line else None
-            self._perform(action, line_zone)
-            assert self._committed(before), f"the table did not take {action}"
-            drawn = robots.played(action, hand)
-            if not undo_done and step >= 10 and isinstance(action, Play) and game.result is None:
-                self._undo_and_redo(
-                    action,
-                    line_zone,
-                    partial(robots.unplayed, action, hand, drawn),
-                    partial(robots.played, action, hand),
-                )
-                undo_done = True
-            step += 1
-            if game.result is not None and max(game.sets_won.values()) < 2:
-                self._wait(3.0)  # the pairs gather the cards for the next set
 
     # ---- what the demo prints -------------------------------------------------------------------------------
 
@@ -360,12 +332,8 @@ class Demo:
         self.out(f"{self.now:9.2f}s  {text}")
 
     def _who(self) -> str:
-        """The seat (Seises) or pair (6º SET) whose turn it is, in the table's words."""
-        game = self.referee.game
-        if isinstance(game, SextoSet):
-            return self.say("pair", pair=game.turn)
-        assert isinstance(game, Seises) and game.turn is not None
-        return self.referee._seat_name(game.turn)
+        """Who plays now (a seat, a pair), in the table's words."""
+        return self.referee.kind.whose_turn(self.referee.game, self.referee)
 
     def _tell_play(self, action: Action, zone: str | None) -> None:
         """The first plays of a game, one line each, with the seat that made them; then one line says there is
@@ -378,24 +346,15 @@ class Demo:
             return
         who = self._who()
         if not isinstance(action, Play):
-            self._tell(self.say("pays" if isinstance(self.referee.game, Seises) else "passes", who=who))
-        elif isinstance(self.referee.game, SextoSet):
+            self._tell(self.say("pays" if isinstance(action, Pay) else "passes", who=who))
+        elif len(self.zone_names) > 1:
             self._tell(self.say("lays_on", who=who, card=self.referee.card_name(action.card), zone=zone))
         else:
             self._tell(self.say("lays", who=who, card=self.referee.card_name(action.card)))
 
     def _standings(self) -> list[str]:
-        """The final standings as a table: points per seat (Seises), sets and master cards per pair (6º SET)."""
-        game = self.referee.game
-        if isinstance(game, Seises):
-            head = [self.say("seat"), self.say("points")]
-            rows = [[self.referee._seat_name(seat), str(score)] for seat, score in enumerate(game.scores)]
-            rows.sort(key=lambda row: -int(row[1]))
-        else:
-            assert isinstance(game, SextoSet)
-            head = [self.say("pair", pair="").strip(), self.say("sets"), self.say("masters")]
-            rows = [[pair, str(game.sets_won[pair]), str(game.match_masters[pair])] for pair in game.sets_won]
-            rows.sort(key=lambda row: (-int(row[1]), -int(row[2])))
+        """The final standings as a table, as the game kind counts them (points per seat, sets per pair)."""
+        head, rows = self.referee.kind.standings(self.referee.game, self.referee)
         widths = [max(len(row[i]) for row in [head, *rows]) for i in range(len(head))]
 
         def line(cells: list[str]) -> str:
@@ -419,7 +378,7 @@ class Demo:
         self._last_lights = dict(view.zone_lights)
         message = view.message
         if message is not None and message != self._last_message:
-            text = message.title + (f" — {message.action}" if message.action else "")
+            text = message.title + (f" — {message.todo}" if message.todo else "")
             if message.kind in TOLD and not self.verbose:
                 self._tell(message.title)
             self._line(f"screen: {text}")

@@ -20,6 +20,7 @@ __all__ = [
     "SameCardTwice",
     "TableEvent",
     "UnknownTag",
+    "UnknownTagLeft",
     "ZoneScan",
     "hexuid",
 ]
@@ -81,6 +82,16 @@ class UnknownTag:
 
 
 @dataclass(frozen=True, slots=True)
+class UnknownTagLeft:
+    """An unknown tag is no longer on its zone unnamed: it left, or a later read of its memory named it (a
+    ``CardArrived`` follows)."""
+
+    zone: str
+    uid: bytes
+    t: float = 0.0
+
+
+@dataclass(frozen=True, slots=True)
 class SameCardTwice:
     """One card read on several zones at once: a card lying across two pads, or two tags bound to one card."""
 
@@ -89,7 +100,7 @@ class SameCardTwice:
     t: float = 0.0
 
 
-TableEvent = CardArrived | CardLeft | UnknownTag | SameCardTwice
+TableEvent = CardArrived | CardLeft | UnknownTag | UnknownTagLeft | SameCardTwice
 
 
 class Button(StrEnum):

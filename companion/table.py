@@ -16,11 +16,10 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from companion.config import GameConfig
-from companion.events import Press, UnknownTag, ZoneScan
+from companion.events import Press, ZoneScan
 from companion.journal import Entry, GameRecord, Journal, JournalError
 from companion.nfc.tracking import TableTracker
 from companion.referee import Event, JournalNotice, JournalStatus, ReaderStatus, Referee
-from companion.rules import Seises
 from companion.view import Output
 
 __all__ = ["Table"]
@@ -36,7 +35,6 @@ class Table:
     outputs: list[Output] = field(default_factory=list)
     on_event: Callable[[object, float], None] | None = None  # the demo prints what happens
     game_id: int = 0
-    _unknown: dict[str, set[bytes]] = field(default_factory=dict)  # zone -> unknown tags lying there
     _finished: bool = False  # the journal has the game's outcome
     _unsaved: dict[str, Any] | None = None  # a new game's settings, while the disk had no room for its row
     _held: list[Entry] = field(default_factory=list)  # that game's entries meanwhile
@@ -84,7 +82,6 @@ class Table:
         events: list[Event] = list(self.tracker.feed(scan))
         if scan.reader_down != (scan.zone in self.referee.readers_down):
             events.append(ReaderStatus(scan.zone, not scan.reader_down, scan.error or ""))
-        self._unknown_gone(scan, now)
         if events:
             self._handle(events, now)
 
@@ -94,20 +91,8 @@ class Table:
     def status(self, event: Event, now: float) -> None:
         self._handle([event], now)
 
-    def _unknown_gone(self, scan: ZoneScan, now: float) -> None:
-        """An unknown tag has no card to leave with: forget it once the tracker no longer holds it there unnamed
-        (it left, or a later read of its memory named it)."""
-        lying = self._unknown.get(scan.zone)
-        if lying:
-            for uid in lying - self.tracker.unknown_on(scan.zone):
-                lying.discard(uid)
-                self._record(self.referee.forget_uid(scan.zone, uid, now), now)
-                self.show(now)
-
     def _handle(self, events: Iterable[Event], now: float) -> None:
         for event in events:
-            if isinstance(event, UnknownTag):
-                self._unknown.setdefault(event.zone, set()).add(event.uid)
             if self.on_event is not None:
                 self.on_event(event, now)
             entries = self.referee.handle(event, now)
@@ -123,7 +108,7 @@ class Table:
             else:
                 self._append(entry, now)
         outcome = self.referee.game.outcome()
-        if entries and outcome is not None and isinstance(self.referee.game, Seises) and not self._finished:
+        if entries and outcome is not None and self.referee.kind.ends_at_outcome and not self._finished:
             self._close({"termination": outcome.termination, "winner": outcome.winner})
 
     def _open_game(self, settings: dict[str, Any], now: float) -> None:

@@ -5,10 +5,10 @@ Plain frozen values, no I/O and no clock. The daemon builds a :class:`TableView`
 (:mod:`companion.ui.lights`) switch only the zones whose light changed. Every text in a view (seat names, message
 titles) is already in the table's language::
 
-    >>> seats = (Seat("Ana", 10, 0), Seat("Luis", 9, 3), Seat("Eva", 10, 0), Seat("Pau", 10, 1))
-    >>> game = SeisesView(seats=seats, turn=2, mano=0, pot=4, reserve=46)
-    >>> TableView(game=game).status
+    >>> TableView(message=Message(MessageKind.INFO, "Bolsa vacía")).status
     <StatusLight.READY: 'ready'>
+
+Each game's scoreboard is a :class:`Scoreboard` its game kind defines (:mod:`companion.games`).
 """
 
 from __future__ import annotations
@@ -19,22 +19,20 @@ from enum import StrEnum
 from typing import Literal, Protocol
 
 __all__ = [
+    "LANGUAGES",
+    "STRINGS",
     "Language",
-    "Line",
     "MenuView",
     "Message",
     "MessageKind",
     "Output",
-    "Pair",
-    "Seat",
-    "SeisesView",
-    "SextoSetView",
+    "Scoreboard",
     "StatusLight",
     "TableView",
     "ZoneLight",
+    "tr",
 ]
 
-Pair = Literal["A", "B"]
 Language = Literal["es", "en"]
 
 
@@ -49,7 +47,7 @@ class MessageKind(StrEnum):
     END_OF_HAND = "end_of_hand"
     END_OF_SET = "end_of_set"
     END_OF_GAME = "end_of_game"
-    RENEGE = "renege"  # renuncio: a seat paid while it held a legal card
+    RENEGE = "renege"  # renuncio: a player claimed to have no legal card while holding one
     QUESTION = "question"  # the referee asks the players something the buttons answer
     INFO = "info"  # anything else worth a line ("bolsa vacía")
 
@@ -58,13 +56,13 @@ class MessageKind(StrEnum):
 class Message:
     """One message for the players, already in the table's language.
 
-    ``title`` says what happened ("Jugada ilegal: el 8 no sigue al 6"); ``action`` says what to do about it
+    ``title`` says what happened ("Jugada ilegal: el 8 no sigue al 6"); ``todo`` says what to do about it
     ("Retira la carta"), or is empty when there is nothing to do.
     """
 
     kind: MessageKind
     title: str
-    action: str = ""
+    todo: str = ""
 
 
 class ZoneLight(StrEnum):
@@ -86,71 +84,8 @@ class StatusLight(StrEnum):
 
 
 @dataclass(frozen=True, slots=True)
-class Seat:
-    """A Seises seat: its name as shown (``"1"`` or a player's name), cards still in hand, score so far."""
-
-    name: str
-    cards_left: int
-    score: int
-
-
-@dataclass(frozen=True, slots=True)
-class SeisesView:
-    """The Seises scoreboard.
-
-    ``turn``, ``mano`` and ``winner`` are indexes into ``seats`` (0 is the first seat in playing order).
-    ``pot`` is the chips in the bote, ``reserve`` the chips left in the reserve, ``owed`` the chips paid while
-    the reserve was empty (shown, never in the pot). ``hand`` counts hands from 1. ``winner`` is set once a
-    seat reached ``target`` points and the game is over.
-    """
-
-    seats: tuple[Seat, ...]
-    turn: int
-    mano: int
-    pot: int
-    reserve: int
-    owed: int = 0
-    hand: int = 1
-    target: int = 50
-    winner: int | None = None
-
-    @property
-    def game_over(self) -> bool:
-        return self.winner is not None
-
-
-@dataclass(frozen=True, slots=True)
-class Line:
-    """One of the 8 lines of 6º SET, headed by its master card.
-
-    ``count_a`` and ``count_b`` are the cards each pair placed on the line; ``leader`` is the pair the master
-    card would go to if the set ended now (more cards, then more points), or None on a tie.
-    """
-
-    master_id: str  # "M3B"
-    master_name: str  # "maestra 3 negra", as Card.name() gives it
-    count_a: int
-    count_b: int
-    leader: Pair | None
-
-
-@dataclass(frozen=True, slots=True)
-class SextoSetView:
-    """The 6º SET a dobles scoreboard.
-
-    ``masters_won``, ``sets_won`` and ``match_masters`` are (pair A, pair B). While the set runs ``masters_won``
-    counts the lines each pair leads; once it ended, the master cards each pair won. ``match_masters`` counts the
-    master cards won in the sets that ended (the sheet's objective). ``result`` is None while the set runs,
-    then the winning pair or ``"draw"``; ``turn`` is then the pair that leads the next set.
-    """
-
-    lines: tuple[Line, ...]
-    masters_won: tuple[int, int]
-    draw_pile: int
-    turn: Pair
-    sets_won: tuple[int, int] = (0, 0)
-    result: Pair | Literal["draw"] | None = None
-    match_masters: tuple[int, int] = (0, 0)
+class Scoreboard:
+    """A game's scoreboard: each game kind (:mod:`companion.games`) has its own, and draws it on the screen."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -172,7 +107,7 @@ class TableView:
     ``menu`` is set while the menu is open, and then covers everything else on the screen.
     """
 
-    game: SeisesView | SextoSetView | None = None
+    game: Scoreboard | None = None
     message: Message | None = None
     zone_lights: Mapping[str, ZoneLight] = field(default_factory=dict)
     status: StatusLight = StatusLight.READY
@@ -184,3 +119,48 @@ class Output(Protocol):
     """Anything that shows a view: the screen, the zone and status LEDs, the demo's printer."""
 
     def show(self, view: TableView, now: float) -> object: ...
+
+
+# ---- the few words the screens and the menu write themselves ------------------------------------------------
+# Everything else on the screen (seat names, message texts, game titles) comes already translated in the view.
+# Every string here is drawn by the screen tests in both languages, so one that is too long fails a test, not a game.
+
+LANGUAGES: tuple[Language, ...] = ("es", "en")
+
+# key -> (Spanish, English)
+STRINGS: dict[str, tuple[str, str]] = {
+    "pot": ("Bote", "Pot"),
+    "reserve": ("Reserva", "Reserve"),
+    "reserve_short": ("Res.", "Res."),
+    "owed": ("Debe", "Owed"),
+    "hand": ("Mano", "Hand"),  # the hand number: "Mano 3"
+    "turn": ("Turno", "Turn"),
+    "draw_pile": ("Mazo", "Pile"),
+    "masters": ("Maestras", "Masters"),
+    "masters_short": ("Maest.", "Mast."),
+    "leads_next": ("Sale", "Next"),  # the pair that leads the next set
+    "sets": ("Sets", "Sets"),
+    "winner": ("Gana", "Winner"),
+    "draw": ("Empate", "Draw"),
+    "menu": ("Menú", "Menu"),
+    "menu_hint": ("OK elige PASO baja", "OK pick PASS next"),
+    "game": ("Juego", "Game"),
+    "players": ("Jugadores", "Players"),
+    "deck": ("Baraja", "Deck"),
+    "language": ("Idioma", "Language"),
+    "new_game": ("Nueva partida", "New game"),
+    "close": ("Cerrar", "Close"),
+    "spanish-40": ("Española 40", "Spanish 40"),
+    "spanish-48": ("Española 48", "Spanish 48"),
+    "squadratik": ("Squadratik", "Squadratik"),
+    "es": ("Español", "Español"),
+    "en": ("English", "English"),
+    "no_game": ("Sin partida", "No game"),
+    "no_game_hint": ("Mantén OK: menú", "Hold OK: menu"),
+}
+
+
+def tr(key: str, language: str) -> str:
+    """The string ``key`` in ``language`` ("es" or "en"; anything else falls back to Spanish)."""
+    spanish, english = STRINGS[key]
+    return english if language == "en" else spanish

@@ -19,17 +19,10 @@ from companion.documents.layers import DOCS_DIR, LAYERS, layer_of, write_layers
 PACKAGE = Path(companion.__file__).parent
 
 # Imports that point up today, each to go: the list may only shrink (a test fails when an edge here is gone).
-PENDING = {
-    # moved by the game kind work
-    ("companion.referee", "companion.commands.play"),
-    ("companion.referee", "companion.ui.menu"),
-}
+PENDING: set[tuple[str, str]] = set()
 # What the core may not load, even through others: the hardware's libraries, the pictures', the command line's.
 NOT_IN_CORE = ("gpiozero", "lgpio", "spidev", "smbus2", "serial", "mfrc522", "luma", "PIL", "argparse")
-PENDING_LOADS = {
-    # moved by the game kind work: the referee imports commands.play, which parses the command line
-    ("companion.referee", "argparse"),
-}
+PENDING_LOADS: set[tuple[str, str]] = set()
 
 
 @cache

@@ -16,9 +16,10 @@ from typing import Any
 
 from companion.config import ConfigError, GameConfig, load_config
 from companion.decks import DeckError
+from companion.games import kinds
 from companion.journal import GameRecord, Journal, JournalError
 from companion.referee import Referee
-from companion.rules import Seises, SetupError, SextoSet
+from companion.rules import SetupError
 
 DEFAULT_CONFIG = Path("/etc/companion/config.toml")
 
@@ -127,7 +128,8 @@ def _refuse_out(args: argparse.Namespace) -> str:
 def play_arguments(settings: dict[str, Any]) -> list[str]:
     """The ``companion play`` arguments that set a game up as the journal recorded it."""
     args = [str(settings["game"])]
-    if settings["game"] == "seises":
+    kind = kinds().get(str(settings["game"]))  # a game no kind knows is said as it is; play refuses it
+    if kind is None or kind.has_player_choice():
         args += ["--players", str(settings.get("players", 4))]
     if settings.get("deck"):
         args += ["--deck", str(settings["deck"])]
@@ -176,19 +178,7 @@ def _score(game: GameRecord, journal: Journal) -> str:
         referee.replay(journal.entries(game.id))
     except (JournalError, SetupError, DeckError, ValueError, IndexError) as exc:
         return f"damaged: {exc}"
-    engine = referee.game
-    if isinstance(engine, Seises):
-        score = "points " + " ".join(f"{seat}:{points}" for seat, points in enumerate(engine.scores, start=1))
-        winner = None if engine.winner is None else f"seat {engine.winner + 1}"
-    elif isinstance(engine, SextoSet):
-        sets, masters = engine.sets_won, engine.match_masters
-        score = f"sets A {sets['A']} B {sets['B']}, master cards A {masters['A']} B {masters['B']}"
-        # The sheet's objective is the most master cards: the match's winner once the game has ended.
-        winner = None
-        if game.outcome is not None and masters["A"] != masters["B"]:
-            winner = f"pair {'A' if masters['A'] > masters['B'] else 'B'}"
-    else:
-        raise AssertionError(f"no score line for {engine.name}")
+    score, winner = referee.kind.score(referee.game, game.outcome is not None)
     if winner is not None:
         return f"{score}  won by {winner}"
     if game.outcome is None:

@@ -10,7 +10,7 @@ from PIL import Image
 
 from companion.ui.display import FakeI2CBus, Screen, make_device
 from companion.ui.examples import example_views
-from companion.ui.text import LANGUAGES
+from companion.view import LANGUAGES
 
 
 def register(subparsers: Any) -> None:

@@ -36,12 +36,23 @@ LAYERS = (
     Layer(
         "core",
         "the games, the table's state and the journal that keeps it: no device, no thread, no command line",
-        ("files.py", "decks/", "rules/", "games/", "events.py", "view.py", "journal.py", "config.py", "referee.py"),
+        (
+            "files.py",
+            "decks/",
+            "rules/",
+            "games/",
+            "events.py",
+            "view.py",
+            "journal.py",
+            "config.py",
+            "menu.py",
+            "referee/",
+        ),
     ),
     Layer(
         "devices",
         "what touches the hardware, or simulates it, and what it shows: readers, hub, buttons, LEDs, OLED",
-        ("pins.py", "hardware.py", "nfc/", "hub/", "sim/", "ui/"),
+        ("pins.py", "hardware.py", "nfc/", "hub/", "sim/", "ui/", "games/seises.py", "games/sexto_set.py"),
     ),
     Layer(
         "daemon",

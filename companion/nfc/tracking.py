@@ -3,7 +3,9 @@
 A card counts as there as soon as it is read, and as gone only after ``absences`` consecutive clean scans
 without it; a scan with ``error`` set is not clean (a garbled answer means something is there) and starts the
 count again. So a card that
-flickers out of range for fewer scans than that never produces an event.
+flickers out of range for fewer scans than that never produces an event. Unknown tags are followed the same way:
+``UnknownTag`` when one arrives, ``UnknownTagLeft`` when it leaves (or is named at last); the tracker is the one
+place that knows which tags lie where.
 """
 
 from __future__ import annotations
@@ -11,7 +13,16 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Protocol
 
-from companion.events import CardArrived, CardLeft, SameCardTwice, TableEvent, UnknownTag, ZoneScan, hexuid
+from companion.events import (
+    CardArrived,
+    CardLeft,
+    SameCardTwice,
+    TableEvent,
+    UnknownTag,
+    UnknownTagLeft,
+    ZoneScan,
+    hexuid,
+)
 
 
 class CardNames(Protocol):
@@ -81,6 +92,7 @@ class TableTracker:
     def feed(self, scan: ZoneScan) -> list[TableEvent]:
         present = self._zones.setdefault(scan.zone, {})
         events: list[TableEvent] = []
+        gone: list[TableEvent] = []  # unknown tags that left: said first, so a card laid in their place is alone
         for uid in scan.uids:
             presence = present.get(uid)
             if presence is not None:
@@ -94,6 +106,7 @@ class TableTracker:
                         events.append(UnknownTag(scan.zone, uid, scan.t, claims))
                     continue
                 presence.card = card
+                events.append(UnknownTagLeft(scan.zone, uid, scan.t))  # it is a card now
             else:
                 card, claims = self._name(uid, scan)
                 present[uid] = _Presence(card, claims)
@@ -118,4 +131,6 @@ class TableTracker:
                     del present[uid]
                     if presence.card is not None:
                         events.append(CardLeft(scan.zone, presence.card, scan.t))
-        return events
+                    else:
+                        gone.append(UnknownTagLeft(scan.zone, uid, scan.t))
+        return gone + events

@@ -2,7 +2,9 @@
 
 The engines never see hands; robots do. The demo, the benchmarks and the recorded games use them to play
 complete games whose every action goes through an engine's ``push``. All randomness comes from the
-``random.Random`` passed in, so a seed gives the same game every time.
+``random.Random`` passed in, so a seed gives the same game every time. Every game's robots answer the same calls
+(:class:`companion.games.Robots`): ``choose`` an action and the hand it comes from, then say it was ``played`` (or
+``unplayed`` after an undo).
 """
 
 from __future__ import annotations
@@ -15,11 +17,11 @@ from companion.rules.base import Action, Pass, Pay, Play
 from companion.rules.seises import FIRST_CARD, Seises
 from companion.rules.sexto_set import DEALT, PAIRS, SextoSet
 
-__all__ = ["SeisesTable", "SextoSetTable"]
+__all__ = ["SeisesRobots", "SextoSetRobots"]
 
 
 @dataclass
-class SeisesTable:
+class SeisesRobots:
     """Seises players around ``game``: hands dealt in seat order, seat 1 holding the 6 of oros.
 
     ``renege`` is the chance that a seat pays although it holds a legal card (to exercise the renuncio check).
@@ -41,8 +43,8 @@ class SeisesTable:
             self.hands = self.hands[holder:] + self.hands[:holder]  # seat 1 is whoever holds the 6 of oros
         self._dealt_hand = self.game.hand
 
-    def choose(self) -> Action:
-        """The action of the seat whose turn it is (dealing first when a new hand has begun)."""
+    def choose(self) -> tuple[Action, list[str] | None]:
+        """The action of the seat whose turn it is and its hand (dealing first when a new hand has begun)."""
         game = self.game
         if self._dealt_hand != game.hand:
             self.deal()
@@ -51,31 +53,39 @@ class SeisesTable:
         hand = self.hands[seat]
         playable = [card for card in game.legal_cards() if card in hand]
         if playable and not (self.renege and game.is_legal(Pay()) and self.rng.random() < self.renege):
-            return Play(self.rng.choice(playable))
-        return Pay()
+            return Play(self.rng.choice(playable)), hand
+        return Pay(), None
 
     def step(self) -> Action:
         """Choose, push, and update the hand that played."""
-        action = self.choose()
-        seat = self.game.turn
-        assert seat is not None
+        action, hand = self.choose()
         self.game.push(action)
-        self.played(seat, action)
+        self.played(action, hand)
         return action
 
-    def played(self, seat: int, action: Action) -> None:
-        """``action`` of ``seat`` was pushed: its card leaves the hand (unless that play ended the hand)."""
-        if isinstance(action, Play) and self._dealt_hand == self.game.hand:
-            self.hands[seat].remove(action.card)
+    def played(self, action: Action, hand: list[str] | None) -> str | None:
+        """``action`` from ``hand`` was pushed: its card leaves the hand (unless that play ended the hand, and
+        the next deal replaces it). Nobody draws in Seises."""
+        if hand is not None and isinstance(action, Play) and self._dealt_hand == self.game.hand:
+            hand.remove(action.card)
+        return None
 
-    def unplayed(self, seat: int, action: Action) -> None:
-        """``action`` of ``seat`` was taken back: its card returns to the hand."""
-        if isinstance(action, Play):
-            self.hands[seat].append(action.card)
+    def unplayed(self, action: Action, hand: list[str] | None, drawn: str | None = None) -> None:
+        """``action`` was taken back: its card returns to ``hand``."""
+        if hand is not None and isinstance(action, Play):
+            hand.append(action.card)
+
+    def over(self) -> bool:
+        return self.game.outcome() is not None
+
+    def hand(self) -> list[str]:
+        if self._dealt_hand != self.game.hand:
+            self.deal()
+        return self.hands[self.game.turn or 0]
 
 
 @dataclass
-class SextoSetTable:
+class SextoSetRobots:
     """Four players, A1 B1 A2 B2, four cards each, the rest a draw pile; 5 random empty cards set aside."""
 
     game: SextoSet
@@ -109,6 +119,7 @@ class SextoSetTable:
         return Play(card, line), hand
 
     def step(self) -> Action:
+        """Choose, push, and update the hand that played (and drew)."""
         action, hand = self.choose()
         self.game.push(action)
         self.played(action, hand)
@@ -128,7 +139,7 @@ class SextoSetTable:
         hand.append(drawn)
         return drawn
 
-    def unplayed(self, action: Action, hand: list[str] | None, drawn: str | None) -> None:
+    def unplayed(self, action: Action, hand: list[str] | None, drawn: str | None = None) -> None:
         """``action`` was taken back: its card returns to ``hand`` and the card drawn to the pile."""
         if hand is None or not isinstance(action, Play):
             return
@@ -136,3 +147,11 @@ class SextoSetTable:
             hand.remove(drawn)
             self.pile.append(drawn)
         hand.append(action.card)
+
+    def over(self) -> bool:
+        """The match the demo plays: best of three sets, or five sets at most."""
+        return max(self.game.sets_won.values()) >= 2 or self.game.set_number > 5
+
+    def hand(self) -> list[str]:
+        pair = self.game.turn or "A"
+        return self.hands[pair][0] if self.hands else []

@@ -1,11 +1,11 @@
 """The transcript format of ``companion play``: one action per line, ``#`` starts a comment.
 
-Seises: ``play <card>``, ``pay``, ``undo``. 6º SET: ``play <master-id> <card>``, ``pass``, ``undo``.
-Each line is read the same way in both games, so that an action of the other game (``pass`` in Seises) reaches
-the engine, which refuses it as ``wrong_action``. The acting seat or pair is always the one whose turn it is,
-so a line names only the action::
+``play <card>``, ``play <line> <card>``, ``pay``, ``pass``, ``undo``. Each line is read the same way in every game,
+so that an action of another game (a ``pass`` where one pays) reaches the engine, which refuses it as
+``wrong_action``; a game kind gives the words its own lines use (its ``grammar``), said when a line is no action.
+The acting seat or pair is always the one whose turn it is, so a line names only the action::
 
-    >>> parse_line("seises", "play 6O  # the first play")
+    >>> parse_line("play 6O  # the first play")
     Play(card='6O', line=None)
     >>> format_action(Play("N07", line="M2B"))
     'play M2B N07'
@@ -17,18 +17,19 @@ from typing import Final, Literal
 
 from companion.rules.base import Action, Pass, Pay, Play
 
-__all__ = ["UNDO", "TranscriptError", "format_action", "parse_line"]
+__all__ = ["ANY_ACTION", "UNDO", "TranscriptError", "format_action", "parse_line"]
 
 UNDO: Final = "undo"
 
-_GRAMMAR = {
-    "seises": ("play <card>, pay or undo", "play <carta>, pay o undo"),
-    "sexto-set": ("play <master-id> <card>, pass or undo", "play <id-maestra> <carta>, pass o undo"),
-}
+# What a line may say, in English and Spanish, when the game does not say it more exactly.
+ANY_ACTION = (
+    "play <card>, play <line> <card>, pay, pass or undo",
+    "play <carta>, play <línea> <carta>, pay, pass o undo",
+)
 
 
 class TranscriptError(ValueError):
-    """A line that is not an action of either game (a usage error, not an illegal play)."""
+    """A line that is not an action of any game (a usage error, not an illegal play)."""
 
     def __init__(self, english: str, spanish: str) -> None:
         super().__init__(english)
@@ -38,8 +39,9 @@ class TranscriptError(ValueError):
         return str(self) if lang == "en" else self.spanish
 
 
-def parse_line(game: str, line: str) -> Action | Literal["undo"] | None:
-    """The action on ``line``; ``None`` for a blank or comment line."""
+def parse_line(line: str, grammar: tuple[str, str] = ANY_ACTION) -> Action | Literal["undo"] | None:
+    """The action on ``line``; ``None`` for a blank or comment line. ``grammar`` (English, Spanish) says what the
+    game's lines look like, for the error a line that is no action raises."""
     words = line.split("#", 1)[0].split()
     if not words:
         return None
@@ -54,7 +56,7 @@ def parse_line(game: str, line: str) -> Action | Literal["undo"] | None:
         return Pay()
     if verb == "pass" and not args:
         return Pass()
-    english, spanish = _GRAMMAR[game]
+    english, spanish = grammar
     raise TranscriptError(
         f"not an action: {line.strip()!r} (write {english})", f"no es una acción: {line.strip()!r} (escribe {spanish})"
     )

@@ -26,28 +26,28 @@ from typing import Literal
 
 from PIL import Image, ImageDraw, ImageFont
 
+from companion.games import kind_of_view
 from companion.ui.fonts import ELLIPSIS, drawable
-from companion.ui.text import tr
-from companion.view import (
-    MenuView,
-    Message,
-    MessageKind,
-    SeisesView,
-    SextoSetView,
-    TableView,
-)
+from companion.view import MenuView, Message, MessageKind, TableView, tr
 
 __all__ = [
+    "CELL_W",
     "HEIGHT",
     "WIDTH",
+    "Slot",
     "TextOverflow",
+    "card_icon",
+    "cell",
     "covers_scoreboard",
     "draw_menu",
     "draw_message",
-    "draw_seises",
-    "draw_sexto_set",
     "draw_table",
+    "first_fitting",
+    "footer",
+    "header_footer",
+    "put_on",
     "render",
+    "shorten",
 ]
 
 WIDTH, HEIGHT = 128, 64
@@ -61,13 +61,13 @@ LINE_HEIGHT: dict[FontSize, int] = {"small": 8, "body": 10, "bold": 13, "big": 2
 
 # The scoreboards: a header line, a grid of two columns of up to four cells, a footer line.
 _HEADER_Y, _GRID_Y, _FOOTER_Y = 0, 12, 54
-_CELL_W = WIDTH // 2
+CELL_W = WIDTH // 2
 _GRID_H = _FOOTER_Y - 2 - _GRID_Y  # 40 px between the rules
 
 
 @dataclass(frozen=True, slots=True)
-class _Slot:
-    """A text of a Seises cell: its box (x and width from the cell's left) in a font, on a baseline (the row
+class Slot:
+    """A text of a scoreboard's cell: its box (x and width from the cell's left) in a font, on a baseline (the row
     of the cell where its digits end, so texts of two sizes line up)."""
 
     x: int
@@ -75,29 +75,6 @@ class _Slot:
     size: FontSize
     baseline: int
 
-
-@dataclass(frozen=True, slots=True)
-class _SeatCell:
-    """The layout of a Seises cell for one number of grid rows: the fewer the rows, the taller the cell and
-    the larger the cards left and the score, to be read across the table."""
-
-    name: _Slot
-    icon_x: int  # the card outline beside the cards left, as tall as their digits
-    cards: _Slot
-    score: _Slot
-
-
-# A 6º SET line's cell: its master card, the cards each pair placed (up to 12:12), the pair that leads it.
-_LINE_CELL = (_Slot(1, 16, "small", 7), _Slot(18, 30, "body", 7), _Slot(52, 10, "body", 7))
-
-# Grid rows -> cell layout. Each one is drawn by the tests with 8-character names, two-digit cards left and
-# three-character scores (-45), in both languages. Up to 4 seats the cell has room for a second line.
-_SEAT_CELLS: dict[int, _SeatCell] = {
-    1: _SeatCell(_Slot(1, 62, "bold", 11), 1, _Slot(9, 18, "bold", 34), _Slot(31, 31, "big", 34)),
-    2: _SeatCell(_Slot(1, 31, "body", 7), 1, _Slot(8, 18, "body", 16), _Slot(32, 30, "big", 16)),
-    3: _SeatCell(_Slot(1, 22, "small", 9), 25, _Slot(31, 12, "body", 9), _Slot(44, 18, "bold", 9)),
-    4: _SeatCell(_Slot(1, 22, "small", 7), 25, _Slot(31, 12, "body", 7), _Slot(44, 18, "body", 7)),
-}
 
 # Messages that need the players' attention cover the scoreboard; the others take its footer line.
 _COVERING = frozenset(MessageKind) - {MessageKind.INFO, MessageKind.RENEGE}
@@ -205,7 +182,7 @@ def wrap(text: str, size: FontSize, width: int) -> list[str]:
     return lines
 
 
-def _header_footer(draw: ImageDraw.ImageDraw, header: tuple[str, str], footer: tuple[str, str]) -> None:
+def header_footer(draw: ImageDraw.ImageDraw, header: tuple[str, str], footer: tuple[str, str]) -> None:
     """Two short texts left and right on the header line and on the footer line, with rules between."""
     for y, (left, right) in ((_HEADER_Y, header), (_FOOTER_Y, footer)):
         right_w = text_width(right, "body")
@@ -214,26 +191,24 @@ def _header_footer(draw: ImageDraw.ImageDraw, header: tuple[str, str], footer: t
             put(draw, (WIDTH - right_w, y), right, "body", right_w)
     draw.line((0, _GRID_Y - 2, WIDTH - 1, _GRID_Y - 2), fill=1)
     draw.line((0, _FOOTER_Y - 2, WIDTH - 1, _FOOTER_Y - 2), fill=1)
-    draw.line((_CELL_W - 1, _GRID_Y - 1, _CELL_W - 1, _FOOTER_Y - 3), fill=1)
+    draw.line((CELL_W - 1, _GRID_Y - 1, CELL_W - 1, _FOOTER_Y - 3), fill=1)
 
 
-def _cell(index: int, rows: int) -> tuple[int, int, int]:
+def cell(index: int, rows: int) -> tuple[int, int, int]:
     """The left, top and height of cell ``index``: cells fill the left column top to bottom, then the right one."""
     column, row = divmod(index, rows)
     height = _GRID_H // rows
-    return column * _CELL_W, _GRID_Y + row * height, height
+    return column * CELL_W, _GRID_Y + row * height, height
 
 
-def _card_icon(draw: ImageDraw.ImageDraw, x: int, baseline: int, size: FontSize, fill: int) -> None:
+def card_icon(draw: ImageDraw.ImageDraw, x: int, baseline: int, size: FontSize, fill: int) -> None:
     """A card outline as tall as the digits beside it, so that the number reads as 'cards in hand'."""
     top, bottom = digit_rows(size)
     height = bottom - top
     draw.rectangle((x, baseline - height, x + max(4, height * 2 // 3), baseline), outline=fill)
 
 
-def _put_on(
-    draw: ImageDraw.ImageDraw, origin: tuple[int, int], slot: _Slot, text: str, fill: int, align: Align
-) -> None:
+def put_on(draw: ImageDraw.ImageDraw, origin: tuple[int, int], slot: Slot, text: str, fill: int, align: Align) -> None:
     x, y = origin
     put(
         draw,
@@ -246,83 +221,9 @@ def _put_on(
     )
 
 
-def _footer(left: str, right: str, message: str) -> tuple[str, str]:
+def footer(left: str, right: str, message: str) -> tuple[str, str]:
     """The footer line: the scoreboard's own two texts, or the last message across the whole line."""
     return (shorten(message, "body", WIDTH), "") if message else (left, right)
-
-
-def draw_seises(draw: ImageDraw.ImageDraw, view: SeisesView, *, language: str = "es", message: str = "") -> None:
-    """The Seises scoreboard: bote and reserve, then one cell per seat, then whose turn (or the last message).
-
-    A seat's cell shows its name, its cards left and its score, with a bar under it that fills towards the
-    target (50). The seat whose turn it is is drawn inverted; the mano's name is followed by '*'. The fewer the
-    seats, the taller the cells and the larger the numbers (see ``_SEAT_CELLS``).
-    """
-    if not 2 <= len(view.seats) <= 8:
-        raise ValueError(f"a Seises table has 2 to 8 seats, this view has {len(view.seats)}")
-    pot = f"{tr('pot', language)} {view.pot}"
-    reserve = [f"{tr(key, language)} {view.reserve}" for key in ("reserve", "reserve_short")]
-    if view.owed:
-        owed = f"{tr('owed', language)} {view.owed}"
-        reserve = [*(f"{text} {owed}" for text in reserve), owed]
-    right = first_fitting(reserve, "body", WIDTH - text_width(pot, "body") - 4)
-    hand = f"{tr('hand', language)} {view.hand}"
-    seat = view.seats[view.turn if view.winner is None else view.winner]
-    label = tr("turn" if view.winner is None else "winner", language)
-    whose = shorten(f"{label}: {seat.name}", "body", WIDTH - text_width(hand, "body") - 4)
-    _header_footer(draw, (pot, right), _footer(whose, hand, message))
-
-    rows = (len(view.seats) + 1) // 2
-    cell = _SEAT_CELLS[rows]
-    highlighted = view.winner if view.winner is not None else view.turn
-    for index, seat in enumerate(view.seats):
-        x, y, height = _cell(index, rows)
-        fill = 1
-        if index == highlighted:
-            draw.rectangle((x, y, x + _CELL_W - 2, y + height - 1), fill=1)
-            fill = 0
-        name = seat.name + ("*" if index == view.mano else "")
-        _put_on(draw, (x, y), cell.name, shorten(name, cell.name.size, cell.name.width), fill, "left")
-        _card_icon(draw, x + cell.icon_x, y + cell.cards.baseline, cell.cards.size, fill)
-        _put_on(draw, (x, y), cell.cards, str(seat.cards_left), fill, "right" if rows > 2 else "left")
-        _put_on(draw, (x, y), cell.score, str(seat.score), fill, "right")
-        filled = round(min(max(seat.score, 0), view.target) / view.target * (_CELL_W - 4))
-        if filled:
-            draw.line((x + 1, y + height - 2, x + filled, y + height - 2), fill=fill)
-
-
-def draw_sexto_set(draw: ImageDraw.ImageDraw, view: SextoSetView, *, language: str = "es", message: str = "") -> None:
-    """The 6º SET scoreboard: whose turn and the draw pile (once a set ended: its result, master cards won, and
-    the pair that leads the next set), then the 8 lines, then the match: sets won and master cards won over
-    the match (pair A - pair B), or the last message.
-
-    A line's cell shows its master card, the cards each pair placed (A:B) and the pair that leads it; a
-    line led by pair A is drawn inverted, so the split of the table reads at a glance.
-    """
-    if len(view.lines) != 8:
-        raise ValueError(f"6º SET has 8 lines, this view has {len(view.lines)}")
-    header = (f"{tr('turn', language)}: {view.turn}", f"{tr('draw_pile', language)} {view.draw_pile}")
-    if view.result is not None:
-        result = tr("draw", language) if view.result == "draw" else f"{tr('winner', language)}: {view.result}"
-        header = (f"{result} {view.masters_won[0]}-{view.masters_won[1]}", f"{tr('leads_next', language)}: {view.turn}")
-    sets = f"{tr('sets', language)} {view.sets_won[0]}-{view.sets_won[1]}"
-    tally = f"{view.match_masters[0]}-{view.match_masters[1]}"
-    masters = first_fitting(
-        [f"{tr(label, language)} {tally}" for label in ("masters", "masters_short")],
-        "body",
-        WIDTH - text_width(sets, "body") - 4,
-    )
-    _header_footer(draw, header, _footer(sets, masters, message))
-
-    for index, line in enumerate(view.lines):
-        x, y, height = _cell(index, 4)
-        fill = 1
-        if line.leader == "A":
-            draw.rectangle((x, y, x + _CELL_W - 2, y + height - 1), fill=1)
-            fill = 0
-        _put_on(draw, (x, y), _LINE_CELL[0], line.master_id, fill, "left")
-        _put_on(draw, (x, y), _LINE_CELL[1], f"{line.count_a}:{line.count_b}", fill, "center")
-        _put_on(draw, (x, y), _LINE_CELL[2], line.leader or "-", fill, "right")
 
 
 def draw_message(draw: ImageDraw.ImageDraw, message: Message) -> None:
@@ -332,13 +233,13 @@ def draw_message(draw: ImageDraw.ImageDraw, message: Message) -> None:
     hand at a glance.
     """
     title = wrap(message.title, "bold", WIDTH - 2)
-    action = wrap(message.action, "body", WIDTH - 2) if message.action else []
-    height = len(title) * LINE_HEIGHT["bold"] + 2 + len(action) * LINE_HEIGHT["body"]
+    todo = wrap(message.todo, "body", WIDTH - 2) if message.todo else []
+    height = len(title) * LINE_HEIGHT["bold"] + 2 + len(todo) * LINE_HEIGHT["body"]
     if height > HEIGHT and _cutting.get():
-        title, action = _first_lines(title, action)
+        title, todo = _first_lines(title, todo)
     elif height > HEIGHT:
         raise TextOverflow(
-            f"the message {message.title!r} / {message.action!r} needs {height} px of the screen's {HEIGHT}: shorten it"
+            f"the message {message.title!r} / {message.todo!r} needs {height} px of the screen's {HEIGHT}: shorten it"
         )
     alarm = message.kind in {MessageKind.HUB_LOST, MessageKind.READER_DOWN, MessageKind.DISK_FULL}
     fill = 0 if alarm else 1
@@ -351,21 +252,21 @@ def draw_message(draw: ImageDraw.ImageDraw, message: Message) -> None:
     if not alarm:
         draw.line((0, y, WIDTH - 1, y), fill=1)
     y += 2
-    for text in action:
+    for text in todo:
         put(draw, (1, y), text, "body", WIDTH - 2, align="center")
         y += LINE_HEIGHT["body"]
 
 
-def _first_lines(title: list[str], action: list[str]) -> tuple[list[str], list[str]]:
+def _first_lines(title: list[str], todo: list[str]) -> tuple[list[str], list[str]]:
     """As much of a message as the screen holds: the title first; the last line kept ends with an ellipsis."""
     title_rows = min(len(title), HEIGHT // LINE_HEIGHT["bold"])
-    action_rows = min(len(action), (HEIGHT - title_rows * LINE_HEIGHT["bold"] - 2) // LINE_HEIGHT["body"])
-    kept_title, kept_action = title[:title_rows], action[:action_rows]
-    if kept_action:
-        kept_action[-1] = cut(kept_action[-1] + ELLIPSIS, "body", WIDTH - 2)
+    todo_rows = min(len(todo), (HEIGHT - title_rows * LINE_HEIGHT["bold"] - 2) // LINE_HEIGHT["body"])
+    kept_title, kept_todo = title[:title_rows], todo[:todo_rows]
+    if kept_todo:
+        kept_todo[-1] = cut(kept_todo[-1] + ELLIPSIS, "body", WIDTH - 2)
     else:
         kept_title[-1] = cut(kept_title[-1] + ELLIPSIS, "bold", WIDTH - 2)
-    return kept_title, kept_action
+    return kept_title, kept_todo
 
 
 def draw_menu(draw: ImageDraw.ImageDraw, menu: MenuView) -> None:
@@ -409,10 +310,8 @@ def _draw_table(draw: ImageDraw.ImageDraw, view: TableView) -> None:
         draw_menu(draw, view.menu)
     elif view.message is not None and covers_scoreboard(view.message):
         draw_message(draw, view.message)
-    elif isinstance(view.game, SeisesView):
-        draw_seises(draw, view.game, language=view.language, message=_title(view.message))
-    elif isinstance(view.game, SextoSetView):
-        draw_sexto_set(draw, view.game, language=view.language, message=_title(view.message))
+    elif view.game is not None:
+        kind_of_view(view.game).draw(draw, view.game, language=view.language, message=_title(view.message))
     else:
         title = view.message.title if view.message else tr("no_game", view.language)
         draw_message(draw, Message(MessageKind.INFO, title, tr("no_game_hint", view.language)))

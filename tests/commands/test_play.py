@@ -127,8 +127,8 @@ def test_seises_json_has_every_field(capsys: pytest.CaptureFixture[str]) -> None
         (["sexto-set", "--lang", "en"], "jump M1R\n", "line 1: not an action: 'jump M1R'"),
         (["sexto-set"], "jump M1R\n", "línea 1: no es una acción: 'jump M1R'"),
         (["seises", "--lang", "en"], "play\n", "(write play <card>, pay or undo)"),
-        (["sexto-set", "--players", "4"], "", "El 6º SET lo juegan dos parejas: --players es solo para el Seises"),
-        (["sexto-set", "--lang", "en", "--players", "4"], "", "--players is for Seises only"),
+        (["sexto-set", "--players", "4"], "", "--players es solo para los que lo admiten"),
+        (["sexto-set", "--lang", "en", "--players", "4"], "", "--players is only for a game that has one"),
     ],
 )
 def test_usage_and_file_errors_exit_2_with_a_message(

@@ -23,7 +23,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
 from companion.decks import load_deck
 from companion.rules import Action, Game, Pass, Pay, Play, Seises, SextoSet
-from companion.rules.robots import SeisesTable, SextoSetTable
+from companion.rules.robots import SeisesRobots, SextoSetRobots
 
 HERE = Path(__file__).parent
 # action, state before, state after (None: the action was refused and changed nothing)
@@ -35,7 +35,7 @@ def seises_game(
     seed: int, players: int, deck: str, renege: float, options: dict[str, str], cheat: Cheat | None = None
 ) -> tuple[Game, History]:
     game = Seises(players=players, deck=load_deck(deck), options=options)
-    table = SeisesTable(game, random.Random(seed), renege=renege)
+    table = SeisesRobots(game, random.Random(seed), renege=renege)
     history: History = []
     while game.outcome() is None:
         _try(game, cheat, history)
@@ -47,7 +47,7 @@ def seises_game(
 
 def sexto_match(seed: int, sets: int, options: dict[str, str], cheat: Cheat | None = None) -> tuple[Game, History]:
     game = SextoSet(load_deck("squadratik"), options=options)
-    table = SextoSetTable(game, random.Random(seed))
+    table = SextoSetRobots(game, random.Random(seed))
     history: History = []
     while game.set_number < sets or game.outcome() is None:
         _try(game, cheat, history)

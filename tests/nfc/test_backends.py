@@ -12,7 +12,7 @@ from gpiozero.pins.mock import MockFactory
 
 import companion.sim as sim
 from companion.decks import load_deck
-from companion.events import CardArrived, CardLeft, UnknownTag, ZoneScan
+from companion.events import CardArrived, CardLeft, UnknownTag, UnknownTagLeft, ZoneScan
 from companion.nfc.backends import (
     ScenarioError,
     SimBackend,
@@ -125,7 +125,7 @@ def test_a_tag_naming_a_card_enrolled_on_another_tag_is_two_tags_claiming_it(tmp
     referee = Referee(GameConfig(), {"O": "table"})
     referee.handle(events[0], 0.0)  # type: ignore[arg-type]
     message = referee.view().message
-    assert message is not None and (message.title, message.action) == (
+    assert message is not None and (message.title, message.todo) == (
         "Dos etiquetas dicen ser 6 de oros",
         "Retira la copia de O",
     )
@@ -140,7 +140,8 @@ def test_a_tag_that_slid_off_during_its_read_is_read_again_and_named(tmp_path: P
     tag.drop_next(1, after=5)  # ATQA, two anticollisions, two SAKs answered; the FAST_READ answer is lost
     sim.field(0, 0).add(tag)
     assert feed_polls(backend, tracker, 0, 1) == [UnknownTag("O", tag.uid, 0)]
-    assert feed_polls(backend, tracker, 1, 3) == [CardArrived("O", "6O", 1)]
+    # the tracker says the tag is no longer an unknown one, then what card it is
+    assert feed_polls(backend, tracker, 1, 3) == [UnknownTagLeft("O", tag.uid, 1), CardArrived("O", "6O", 1)]
     assert tracker.unknown_on("O") == set()
 
 
@@ -299,5 +300,5 @@ def test_at_the_table_a_tag_named_at_last_stops_being_an_unknown_card(tmp_path: 
     assert referee.view().zone_lights["z1"] is ZoneLight.UNKNOWN
     table.scan(backend.poll(2.0)[0], 2.0)
     assert referee.view().zone_lights["z1"] is not ZoneLight.UNKNOWN
-    assert referee.on_zone["z1"] == {"6O"}
+    assert referee.zones.lying["z1"] == {"6O"}
     assert [e.text for e in table.journal.entries(table.game_id)] == ["play 6O"]

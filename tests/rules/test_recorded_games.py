@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from companion.cli import main
-from companion.commands.play import new_game
+from companion.games import new_game
 from companion.rules import IllegalPlay
 from companion.rules.transcript import UNDO, parse_line
 
@@ -63,7 +63,7 @@ def test_a_recorded_game_shows_what_it_was_recorded_for(transcript: Path) -> Non
     game = new_game(args[0], players, deck, options)
     history: record.History = []
     for line in transcript.read_text("utf-8").splitlines():
-        action = parse_line(args[0], line)
+        action = parse_line(line)
         if action is None or action == UNDO:
             continue
         before = game.snapshot()

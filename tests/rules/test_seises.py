@@ -5,8 +5,9 @@ from __future__ import annotations
 import pytest
 
 from companion.decks import load_deck
+from companion.games.seises import news
 from companion.rules import IllegalPlay, Pass, Pay, Play, Reason, Seises, SetupError
-from companion.rules.news import SomebodyReneged, news
+from companion.rules.news import SomebodyReneged
 from companion.rules.seises import CHIPS
 
 

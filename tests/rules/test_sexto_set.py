@@ -9,7 +9,7 @@ import pytest
 
 from companion.decks import load_deck
 from companion.rules import IllegalPlay, Pass, Pay, Play, Reason, SetupError, SextoSet
-from companion.rules.robots import SextoSetTable
+from companion.rules.robots import SextoSetRobots
 
 
 def place(game: SextoSet, *moves: str) -> None:
@@ -33,7 +33,7 @@ def robots_until_they_pass(seed: int = 0, **options: str) -> SextoSet:
     """A robot set played until the pair whose turn it is holds no card that links (before its pass)."""
     for attempt in range(seed, seed + 100):
         game = SextoSet(options=options)
-        table = SextoSetTable(game, random.Random(attempt))
+        table = SextoSetRobots(game, random.Random(attempt))
         while game.result is None:
             action, hand = table.choose()
             if isinstance(action, Pass):
@@ -244,7 +244,7 @@ def test_each_pair_holds_four_cards_a_player_and_draws_while_the_pile_lasts() ->
 def test_robot_hands_are_what_the_engine_counts() -> None:
     for seed in range(20):
         game = SextoSet()
-        table = SextoSetTable(game, random.Random(seed))
+        table = SextoSetRobots(game, random.Random(seed))
         while game.set_number < 2 or game.result is None:
             action, hand = table.choose()
             game.push(action)
@@ -270,7 +270,7 @@ def test_the_next_set_starts_with_the_first_card_placed_led_by_the_other_pair() 
 
 def test_master_cards_won_are_counted_over_the_match() -> None:
     game = SextoSet()
-    table = SextoSetTable(game, random.Random(5))
+    table = SextoSetRobots(game, random.Random(5))
     tally = {"A": 0, "B": 0}
     for _ in range(3):
         table.step()  # the set's first card (after a set has ended, it starts the next)
@@ -285,7 +285,7 @@ def test_master_cards_won_are_counted_over_the_match() -> None:
 def test_the_set_ends_when_every_card_is_placed() -> None:
     for seed in range(200):
         game = SextoSet()
-        table = SextoSetTable(game, random.Random(seed))
+        table = SextoSetRobots(game, random.Random(seed))
         while game.outcome() is None:
             table.step()
         if game.result == {"winner": game.result["winner"], "reason": "all_placed"}:

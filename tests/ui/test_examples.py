@@ -6,11 +6,12 @@ import pytest
 from PIL import Image, ImageDraw
 
 from companion.events import Press
+from companion.games import kind_of_view
+from companion.games.seises import SeisesView
+from companion.menu import Menu, Settings
 from companion.ui.examples import example_views
-from companion.ui.menu import Menu, Settings
-from companion.ui.screens import covers_scoreboard, draw_menu, draw_message, draw_seises, draw_sexto_set
-from companion.ui.text import LANGUAGES
-from companion.view import Language, MenuView, SeisesView, SextoSetView, TableView
+from companion.ui.screens import covers_scoreboard, draw_menu, draw_message
+from companion.view import LANGUAGES, Language, MenuView, TableView
 
 
 def _menu_views(language: Language) -> set[MenuView]:
@@ -71,7 +72,6 @@ def _draw_strict(draw: ImageDraw.ImageDraw, view: TableView) -> None:
         draw_menu(draw, view.menu)
     elif view.message is not None and covers_scoreboard(view.message):
         draw_message(draw, view.message)
-    elif isinstance(view.game, SeisesView):
-        draw_seises(draw, view.game, language=view.language, message=view.message.title if view.message else "")
-    elif isinstance(view.game, SextoSetView):
-        draw_sexto_set(draw, view.game, language=view.language, message=view.message.title if view.message else "")
+    elif view.game is not None:
+        message = view.message.title if view.message else ""
+        kind_of_view(view.game).draw(draw, view.game, language=view.language, message=message)

@@ -6,7 +6,8 @@ import pytest
 from PIL import Image, ImageDraw
 
 from companion.events import Press
-from companion.ui.menu import GAMES, Choice, Menu, Settings, decks_for, players_for
+from companion.games import kinds
+from companion.menu import Choice, Menu, Settings, decks_for, players_for
 from companion.ui.screens import draw_menu
 
 
@@ -95,7 +96,7 @@ def test_settings_that_cannot_be_played_are_refused_with_the_choices() -> None:
 @pytest.mark.parametrize("language", ["es", "en"])
 def test_every_menu_screen_fits(language: str) -> None:
     draw = ImageDraw.Draw(Image.new("1", (128, 64)))
-    for game in GAMES:
+    for game in kinds():
         for deck in decks_for(game):
             for players in players_for(game, deck):
                 menu = Menu(Settings(game, players, deck, language))  # type: ignore[arg-type]

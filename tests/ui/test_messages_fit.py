@@ -7,7 +7,8 @@ import pytest
 from PIL import Image, ImageDraw
 
 from companion.decks import SUITS, load_deck
-from companion.referee import TEXT, TODO
+from companion.games import kinds
+from companion.referee import texts
 from companion.rules import IllegalPlay, Play, Reason
 from companion.ui.screens import HEIGHT, WIDTH, draw_message
 from companion.view import Message, MessageKind
@@ -53,8 +54,20 @@ def test_every_refusal_fits_the_screen(reason: Reason, lang: str) -> None:
     fits(Message(MessageKind.ILLEGAL, refusal.title(lang), refusal.todo(lang)))
 
 
+# The referee's words and every game kind's, as the referee looks them up.
+TEXT = {
+    key: text
+    for catalogue in (texts.TEXT, *(kind.texts for kind in kinds().values()))
+    for key, text in catalogue.items()
+}
+TODO = {
+    key: todo
+    for catalogue in (texts.TODO, *(kind.todo for kind in kinds().values()))
+    for key, todo in catalogue.items()
+}
+
 # Lines the referee puts together itself: a fragment, or a "what to do" line with another title than its own.
-PIECES = {"seat", "penalty", "renege_do", "renege_hand", "new_game_names_do"}
+PIECES = {"seat", "penalty", "renege_do", "renege_hand", "new_game_names_do", "renege_points"}
 TITLES = sorted(set(TEXT) - set(TODO.values()) - PIECES)
 BUILT = [("renege", "renege_hand"), ("new_game", "new_game_names_do"), ("game_won", "renege_points")]
 

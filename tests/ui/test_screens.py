@@ -16,11 +16,13 @@ from luma.core.interface.serial import i2c
 from PIL import Image, ImageChops, ImageDraw
 
 from companion.cli import main
+from companion.games.seises import KIND as SEISES
+from companion.games.seises import Seat, SeisesView
+from companion.games.sexto_set import SextoSetView
 from companion.ui.display import FakeI2CBus, Screen, frame_to_text, make_device
 from companion.ui.examples import example_views
-from companion.ui.screens import TextOverflow, draw_menu, draw_message, draw_seises, put, render
-from companion.ui.text import LANGUAGES
-from companion.view import MenuView, Message, MessageKind, Seat, SeisesView, SextoSetView, TableView
+from companion.ui.screens import TextOverflow, draw_menu, draw_message, put, render
+from companion.view import LANGUAGES, MenuView, Message, MessageKind, TableView
 
 REFERENCE = Path(__file__).parent / "reference"
 EXAMPLES = [(language, name) for language in LANGUAGES for name in example_views(language)]
@@ -109,14 +111,14 @@ def test_a_text_too_wide_for_its_box_is_refused() -> None:
 def test_long_player_names_are_shortened_not_spilled() -> None:
     seats = tuple(Seat(f"Maximiliano{i}", 10, 49) for i in range(8))
     image = Image.new("1", (128, 64))
-    draw_seises(ImageDraw.Draw(image), SeisesView(seats=seats, turn=7, mano=0, pot=50, reserve=0, owed=99))
+    SEISES.draw(ImageDraw.Draw(image), SeisesView(seats=seats, turn=7, mano=0, pot=50, reserve=0, owed=99))
     assert image.getbbox() is not None
 
 
 def test_a_seises_view_without_two_seats_is_refused() -> None:
     for seats in ((), (Seat("Ana", 40, 0),)):
         with pytest.raises(ValueError, match="2 to 8 seats"):
-            draw_seises(ImageDraw.Draw(Image.new("1", (128, 64))), SeisesView(seats, 0, 0, 0, 50))
+            SEISES.draw(ImageDraw.Draw(Image.new("1", (128, 64))), SeisesView(seats, 0, 0, 0, 50))
 
 
 def test_a_frame_is_sent_only_when_the_view_changes(screen: Screen, bus: FakeI2CBus) -> None:
@@ -230,8 +232,8 @@ def test_every_seises_layout_fits_the_longest_values(players: int, language: str
     for score in (-45, 99):
         seats = tuple(Seat(f"Maximiliano{i}", 24, score) for i in range(players))
         game = SeisesView(seats=seats, turn=players - 1, mano=0, pot=50, reserve=0, owed=99, hand=99)
-        draw_seises(ImageDraw.Draw(Image.new("1", (128, 64))), game, language=language)
-        draw_seises(ImageDraw.Draw(Image.new("1", (128, 64))), replace(game, winner=0), language=language)
+        SEISES.draw(ImageDraw.Draw(Image.new("1", (128, 64))), game, language=language)
+        SEISES.draw(ImageDraw.Draw(Image.new("1", (128, 64))), replace(game, winner=0), language=language)
 
 
 @pytest.mark.parametrize("controller", ["sh1106", "ssd1309"])

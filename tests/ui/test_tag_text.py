@@ -11,11 +11,13 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from PIL import Image, ImageChops, ImageDraw
 
+from companion.games.seises import Seat, SeisesView
+from companion.games.sexto_set import Line, SextoSetView
 from companion.ui.display import FakeI2CBus, Screen, make_device
 from companion.ui.examples import example_views
 from companion.ui.fonts import ELLIPSIS, drawable
 from companion.ui.screens import FontSize, draw_table, font, render, wrap
-from companion.view import Line, MenuView, Message, MessageKind, Seat, SeisesView, SextoSetView, TableView
+from companion.view import MenuView, Message, MessageKind, TableView
 
 VIEWS = example_views("es")
 ANY_TEXT = st.text(max_size=300)  # every code point but surrogates: emoji, RTL marks, controls, CJK, combining marks

@@ -12,54 +12,57 @@ picking a value returns it as a :class:`Choice` and goes back to the settings::
     >>> menu.settings.players
     5
 
-Only values that make a playable game are offered: Seises deals every card, so the number of players must
-divide the deck (40 cards: 2, 4, 5 or 8 players; 48: 2, 3, 4, 6 or 8; counts below the sheet's ideal 4 to 8 say
-so), and 6º SET is played by two pairs. Seises seat names come from the config (``seat_names``), in the order
-the players sit; they are not set here: at a new game's first play the referee asks which of them laid the 6 of
-oros, and numbers the seats from that player.
+Only values that make a playable game are offered: each game kind (:mod:`companion.games`) says which decks it
+plays and which player counts each deck deals to (counts below the rule sheet's ideal say so). Seat names come from
+the config (``seat_names``), in the order the players sit; they are not set here. The menu is core logic: it takes
+input events and gives a :class:`~companion.view.MenuView`, which the screen draws (``ui.screens.draw_menu``).
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass, replace
+from functools import cache
 from typing import Literal
 
+from companion.decks import Deck, load_deck
 from companion.events import Button, Press
-from companion.ui.text import LANGUAGES, tr
-from companion.view import Language, MenuView
+from companion.games import DEFAULT_GAME, find_kind, kinds
+from companion.view import LANGUAGES, Language, MenuView, tr
 
-__all__ = ["GAMES", "Choice", "Menu", "Settings", "decks_for", "players_for"]
+__all__ = ["Choice", "Menu", "Settings", "decks_for", "players_for"]
 
-GAMES = ("seises", "sexto-set")
-_DECK_SIZES = {"spanish-40": 40, "spanish-48": 48, "squadratik": 0}
 _SETTINGS = ("game", "players", "deck", "language")
-_IDEAL_PLAYERS = 4  # "Lo ideal es que intervengan de cuatro a ocho jugadores" (Seises §2)
 _ACTIONS = ("new_game", "close")
 Key = Literal["game", "players", "deck", "language", "new_game", "close"]
 
 
 def decks_for(game: str) -> tuple[str, ...]:
-    return ("spanish-40", "spanish-48") if game == "seises" else ("squadratik",)
+    return find_kind(game).decks
 
 
 def players_for(game: str, deck: str) -> tuple[int, ...]:
-    if game == "seises":  # as companion.rules.seises.player_counts, without loading the deck
-        return tuple(count for count in range(2, 9) if _DECK_SIZES[deck] % count == 0)
-    return (4,)
+    return find_kind(game).player_counts(_deck(deck))
+
+
+@cache
+def _deck(name: str) -> Deck:
+    return load_deck(name)
 
 
 @dataclass(frozen=True, slots=True)
 class Settings:
     """What the next game will be, and the table's language."""
 
-    game: str = "seises"
+    game: str = DEFAULT_GAME
     players: int = 4
-    deck: str = "spanish-40"
+    deck: str = ""  # empty: the game's own deck
     language: Language = "es"
 
     def __post_init__(self) -> None:
-        if self.game not in GAMES:
-            raise ValueError(f"game {self.game!r}: choose {' or '.join(GAMES)}")
+        if self.game not in kinds():
+            raise ValueError(f"game {self.game!r}: choose {' or '.join(kinds())}")
+        if not self.deck:
+            object.__setattr__(self, "deck", decks_for(self.game)[0])
         if self.deck not in decks_for(self.game):
             raise ValueError(f"deck {self.deck!r} does not play {self.game}: use {', '.join(decks_for(self.game))}")
         counts = players_for(self.game, self.deck)
@@ -119,7 +122,7 @@ class Menu:
 
     def _values(self, key: str) -> tuple[str | int, ...]:
         if key == "game":
-            return GAMES
+            return tuple(kinds())
         if key == "deck":
             return decks_for(self.settings.game)
         if key == "players":
@@ -127,11 +130,14 @@ class Menu:
         return LANGUAGES
 
     def _label(self, key: str, value: str | int, *, note: bool = True) -> str:
-        """A value as listed; a Seises player count below the sheet's ideal says so where there is room."""
+        """A value as listed; a player count below the rule sheet's ideal says so where there is room."""
+        if key == "game":
+            return find_kind(str(value)).title(self.settings.language)
         if key != "players":
             return tr(str(value), self.settings.language)
-        below_ideal = note and self.settings.game == "seises" and int(value) < _IDEAL_PLAYERS
-        return f"{value} ({tr('ideal_players', self.settings.language)})" if below_ideal else str(value)
+        ideal = find_kind(self.settings.game).ideal_players
+        below_ideal = note and ideal is not None and int(value) < ideal[0]
+        return f"{value} (ideal {ideal[0]}-{ideal[1]})" if below_ideal and ideal else str(value)
 
     def _pick(self) -> Choice | None:
         if self.editing is None:

@@ -1,0 +1,267 @@
+"""Game kinds: everything the table knows about one game, in one module, registered once by name.
+
+The referee, the config, the menu, ``companion play``, the table, the screens, the demo and the robots ask this
+registry and never name a game. A game is a rules engine (:mod:`companion.rules`) plus a :class:`GameKind` that
+glues it to the table: its decks and player counts, its options, its transcript grammar, what its zones are for
+and what a card laid on one means, what its news say, its scoreboard and how the screen draws it, and its robot
+players. Modelled on python-chess's ``VARIANTS`` (a variant is one class plus one entry) and Mopidy's extensions
+(registered once; the core never names one)::
+
+    >>> kind = find_kind("seises")
+    >>> kind.default_deck, kind.player_counts(load_deck(kind.default_deck))
+    ('spanish-40', (2, 4, 5, 8))
+
+The built-in kinds are the modules in :data:`BUILTIN`, each of which calls :func:`register` when imported; they are
+imported at the first look-up, so that a kind module may use the screen's drawing helpers, which ask this registry
+in turn. A game added by a user or a test registers its kind the same way (see docs/RULES.md, "Adding a game").
+"""
+
+from __future__ import annotations
+
+import importlib
+import random
+from abc import ABC, abstractmethod
+from collections.abc import Iterable, Mapping
+from typing import TYPE_CHECKING, Any, ClassVar, Protocol
+
+from companion.decks import Deck, load_deck
+from companion.rules.base import Action, Game, SetupError, check_options, either
+from companion.view import Language, Message, Scoreboard, TableView
+
+if TYPE_CHECKING:
+    from PIL import ImageDraw
+
+__all__ = [
+    "BUILTIN",
+    "DEFAULT_GAME",
+    "GameKind",
+    "Robots",
+    "Voice",
+    "find_kind",
+    "kind_of",
+    "kind_of_view",
+    "kinds",
+    "new_game",
+    "register",
+    "unregister",
+]
+
+BUILTIN = ("companion.games.seises", "companion.games.sexto_set")  # each registers its kind when imported
+DEFAULT_GAME = "seises"  # what an empty config plays
+
+_KINDS: dict[str, GameKind] = {}
+_loaded = False
+
+
+class Voice(Protocol):
+    """How the table says things now: its language, its texts, and the names of cards and seats."""
+
+    @property
+    def language(self) -> str: ...
+
+    def text(self, key: str, **fields: Any) -> str:
+        """The table's text ``key`` (the referee's own or the game kind's ``texts``), filled with ``fields``."""
+
+    def card_name(self, card_id: str) -> str:
+        """A card's name in the deck, or its id when the deck has no such card."""
+
+    def seat_name(self, seat: int) -> str:
+        """Seat ``seat`` (from 0, in playing order) as the table names it."""
+
+
+class Robots(Protocol):
+    """Robot players around one game: they hold dealt hands and choose actions as people at the table would."""
+
+    def choose(self) -> tuple[Action, list[str] | None]:
+        """The action of whoever's turn it is, and the hand its card comes from (None for a pay or a pass)."""
+
+    def played(self, action: Action, hand: list[str] | None) -> str | None:
+        """``action`` from ``hand`` was pushed: its card leaves the hand; returns the card drawn instead, if any."""
+
+    def unplayed(self, action: Action, hand: list[str] | None, drawn: str | None) -> None:
+        """``action`` was taken back: its card returns to ``hand`` (and ``drawn`` to wherever it came from)."""
+
+    def over(self) -> bool:
+        """Whether the robots have played enough: the game, or the match the demo plays, is over."""
+
+    def hand(self) -> list[str]:
+        """The cards of whoever's turn it is (the first partner's, when partners share the turn)."""
+
+
+class GameKind(ABC):
+    """One game as the table knows it. Subclass it in one module, and :func:`register` an instance."""
+
+    name: ClassVar[str]  # in the config, on the command line, in the journal
+    titles: ClassVar[tuple[str, str]]  # as players write it, in Spanish and English
+    engine: ClassVar[type[Game]]
+    decks: ClassVar[tuple[str, ...]]  # the built-in decks it is played with; the first is its default
+    options: ClassVar[Mapping[str, tuple[tuple[str, ...], str]]]  # option -> (allowed values, default)
+    grammar: ClassVar[tuple[str, str]]  # its transcript lines, in English and Spanish
+    scoreboard: ClassVar[type[Scoreboard]]  # the view its screen draws
+    ends_at_outcome: ClassVar[bool]  # the engine's outcome ends the game (else it ends a set; the match goes on)
+    ideal_players: ClassVar[tuple[int, int] | None] = None  # what the rule sheet recommends, when it says
+    names_first_seat: ClassVar[bool] = False  # seat names go round from whoever makes the first play: ask who
+    texts: ClassVar[Mapping[str, tuple[str, str]]] = {}  # its own table texts: key -> (Spanish, English)
+    todo: ClassVar[Mapping[str, str]] = {}  # a text's key -> the key of its "what to do" line
+    confirm_pass_key: ClassVar[str]  # the text that asks to confirm what the PASS button does
+
+    @property
+    def default_deck(self) -> str:
+        return self.decks[0]
+
+    def title(self, language: str) -> str:
+        return self.titles[1] if language == "en" else self.titles[0]
+
+    # ---- setting a game up ------------------------------------------------------------------------------------
+
+    @abstractmethod
+    def player_counts(self, deck: Deck) -> tuple[int, ...]:
+        """The numbers of players that can play with ``deck``."""
+
+    @abstractmethod
+    def new_game(self, players: int, deck: Deck, options: Mapping[str, str]) -> Game:
+        """A new game; raises SetupError when it cannot be set up so."""
+
+    def check_options(self, options: Mapping[str, str]) -> dict[str, str]:
+        return check_options(self.name, self.options, options)
+
+    def has_player_choice(self) -> bool:
+        """Whether players may be more or fewer (with its default deck): ``--players`` means something."""
+        return len(self.player_counts(load_deck(self.default_deck))) > 1
+
+    def players_problem(self, players: int, deck: Deck) -> str | None:
+        """Why ``players`` cannot play with ``deck`` (for the config), or None."""
+        counts = self.player_counts(deck)
+        if players in counts:
+            return None
+        said = f"{players} cannot play {self.engine.title} with {len(deck)} cards: use {either(counts)}"
+        if self.ideal_players is not None:
+            said += f" (the rule sheet recommends {self.ideal_players[0]} to {self.ideal_players[1]})"
+        return said
+
+    # ---- zones ------------------------------------------------------------------------------------------------
+
+    @abstractmethod
+    def default_zones(self) -> dict[str, str]:
+        """The zones and their roles when the config gives none."""
+
+    @abstractmethod
+    def zone_problem(self, role: str) -> str | None:
+        """Why ``role`` is no role of this game's zones (for the config), or None."""
+
+    def zones_problem(self, zones: Mapping[str, str]) -> str | None:
+        """Why this set of zones cannot play the game (for the config), or None."""
+        return None
+
+    def zone_head(self, role: str) -> str | None:
+        """The card that heads a zone of ``role`` from the start (a line's master card), or None."""
+        return None
+
+    def heads(self, game: Game) -> list[str]:
+        """The cards that head zones; zones without one learn theirs from the first such card laid on them."""
+        return []
+
+    @abstractmethod
+    def card_on_zone(self, game: Game, card: str, role: str, head: str | None, voice: Voice) -> Action | Message:
+        """What laying ``card`` on a zone of ``role`` (headed by ``head``) means, or the message that refuses it."""
+
+    @abstractmethod
+    def pass_action(self) -> Action:
+        """What the PASS button offers to commit."""
+
+    # ---- what the table says and shows ------------------------------------------------------------------------
+
+    @abstractmethod
+    def said(self, before: Mapping[str, Any], after: Mapping[str, Any], voice: Voice) -> tuple[Message | None, bool]:
+        """What the screen says about an action beyond laying its card (from the snapshots around it), and
+        whether it is a renuncio (the status LED shows it)."""
+
+    @abstractmethod
+    def notes(self, before: Mapping[str, Any], after: Mapping[str, Any], lang: str) -> Iterable[str]:
+        """The same news as ``companion play`` writes them after an action's verdict."""
+
+    @abstractmethod
+    def who(self, turn: int | str | None, lang: str) -> str:
+        """Whose turn a snapshot's ``turn`` is, in words: ``asiento 2``, ``pareja A``."""
+
+    @abstractmethod
+    def whose_turn(self, game: Game, voice: Voice) -> str:
+        """Who plays now, as the table names them: a seat's name, ``Pareja A``."""
+
+    @abstractmethod
+    def view(self, game: Game, voice: Voice) -> Scoreboard:
+        """The scoreboard of ``game``."""
+
+    @abstractmethod
+    def draw(self, draw: ImageDraw.ImageDraw, view: Any, *, language: str, message: str) -> None:
+        """Draw the scoreboard ``view`` (this kind's :attr:`scoreboard`) on the 128x64 screen; ``message`` takes
+        its footer line when set."""
+
+    @abstractmethod
+    def score(self, game: Game, finished: bool) -> tuple[str, str | None]:
+        """The score in words for ``companion history``, and who won (None while nobody has)."""
+
+    @abstractmethod
+    def standings(self, game: Game, voice: Voice) -> tuple[list[str], list[list[str]]]:
+        """The final standings as a table (head, rows, best first), for the demo."""
+
+    @abstractmethod
+    def robots(self, game: Game, rng: random.Random) -> Robots:
+        """Robot players for ``game``; all their randomness comes from ``rng``."""
+
+    @abstractmethod
+    def examples(self, language: Language) -> dict[str, TableView]:
+        """Named moments of robot games in ``language``, for the screen's docs and tests (every scoreboard layout,
+        every message the game says); see :mod:`companion.ui.examples`."""
+
+
+def register(kind: GameKind) -> GameKind:
+    """Make ``kind`` known by its name; a second kind of the same name is refused."""
+    if kind.name in _KINDS and _KINDS[kind.name] is not kind:
+        raise ValueError(f"a game named {kind.name!r} is already registered")
+    _KINDS[kind.name] = kind
+    return kind
+
+
+def unregister(name: str) -> None:
+    _KINDS.pop(name, None)
+
+
+def kinds() -> Mapping[str, GameKind]:
+    """Every registered kind by name, the built-in ones first."""
+    global _loaded
+    if not _loaded:
+        _loaded = True
+        for module in BUILTIN:
+            importlib.import_module(module)
+    return _KINDS
+
+
+def find_kind(name: str) -> GameKind:
+    """The kind named ``name``; an unknown name is refused with the names there are."""
+    try:
+        return kinds()[name]
+    except KeyError:
+        names = list(kinds())
+        english = f"Unknown game {name!r}: choose {either(names)}."
+        raise SetupError(english, f"Juego desconocido {name!r}: elige {either(names, 'es')}.") from None
+
+
+def new_game(name: str, players: int, deck: str | None, options: Mapping[str, str]) -> Game:
+    """A game as the config and the command line name it (``deck`` None: the game's own); raises SetupError or
+    DeckError."""
+    kind = find_kind(name)
+    return kind.new_game(players, load_deck(deck or kind.default_deck), options)
+
+
+def kind_of(game: Game) -> GameKind:
+    """The kind of a running game."""
+    return find_kind(game.name)
+
+
+def kind_of_view(scoreboard: Scoreboard) -> GameKind:
+    """The kind whose screen draws ``scoreboard``."""
+    for kind in kinds().values():
+        if isinstance(scoreboard, kind.scoreboard):
+            return kind
+    raise LookupError(f"no game kind draws a {type(scoreboard).__name__}")

@@ -1,0 +1,285 @@
+"""6º SET a dobles at the table: the kind that glues the rules engine (:mod:`companion.rules.sexto_set`) to the
+referee, the screen and the robots.
+
+Each of the 8 zones is a line, headed by its master card: the config names it (``"M1R"``) or the zone learns it
+(``"auto"``) from the first master card laid on it when a game starts. A card laid on a zone is
+``Play(card, line)``; the PASS button says the pair cannot link (and loses the set). A set's end is the engine's
+outcome, but the match goes on: the journal's game stays open.
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+from typing import Any, Literal
+
+from PIL import ImageDraw
+
+from companion.config import GameConfig
+from companion.decks import Deck
+from companion.events import Button
+from companion.games import GameKind, Voice, register
+from companion.rules.base import Action, Game, Pass, Play
+from companion.rules.news import News, SetEnded, SetStarted
+from companion.rules.robots import SextoSetRobots
+from companion.rules.sexto_set import OPTIONS, SextoSet
+from companion.ui.screens import CELL_W, WIDTH, Slot, cell, first_fitting, footer, header_footer, put_on, text_width
+from companion.view import Language, Message, MessageKind, Scoreboard, TableView, tr
+
+__all__ = ["KIND", "Line", "Pair", "SextoSetKind", "SextoSetView", "news"]
+
+Pair = Literal["A", "B"]
+LINES = 8  # one zone per master card
+
+
+@dataclass(frozen=True, slots=True)
+class Line:
+    """One of the 8 lines, headed by its master card.
+
+    ``count_a`` and ``count_b`` are the cards each pair placed on the line; ``leader`` is the pair the master
+    card would go to if the set ended now (more cards, then more points), or None on a tie.
+    """
+
+    master_id: str  # "M3B"
+    master_name: str  # "maestra 3 negra", as Card.name() gives it
+    count_a: int
+    count_b: int
+    leader: Pair | None
+
+
+@dataclass(frozen=True, slots=True)
+class SextoSetView(Scoreboard):
+    """The 6º SET a dobles scoreboard.
+
+    ``masters_won``, ``sets_won`` and ``match_masters`` are (pair A, pair B). While the set runs ``masters_won``
+    counts the lines each pair leads; once it ended, the master cards each pair won. ``match_masters`` counts the
+    master cards won in the sets that ended (the sheet's objective). ``result`` is None while the set runs,
+    then the winning pair or ``"draw"``; ``turn`` is then the pair that leads the next set.
+    """
+
+    lines: tuple[Line, ...]
+    masters_won: tuple[int, int]
+    draw_pile: int
+    turn: Pair
+    sets_won: tuple[int, int] = (0, 0)
+    result: Pair | Literal["draw"] | None = None
+    match_masters: tuple[int, int] = (0, 0)
+
+
+# A line's cell: its master card, the cards each pair placed (up to 12:12), the pair that leads it.
+_LINE_CELL = (Slot(1, 16, "small", 7), Slot(18, 30, "body", 7), Slot(52, 10, "body", 7))
+
+# The referee's words for 6º SET: key -> (Spanish, English), filled with str.format.
+TEXTS: dict[str, tuple[str, str]] = {
+    "confirm_pass": ("¿No podéis enlazar? Perdéis el set", "Cannot link? You lose the set"),
+    "set_won": ("Pareja {pair} gana el set", "Pair {pair} wins the set"),
+    "set_drawn": ("Set empatado", "Drawn set"),
+    "next_set": ("Recoged: empieza la pareja {leads}", "Gather: pair {leads} leads next"),
+    "register": ("Maestra en cada zona: faltan {left}", "A master on each zone: {left} left"),
+    "register_do": ("Pon la carta maestra en {zone}", "Lay the master card on {zone}"),
+    "registered": ("{master} en {zone}", "{master} on {zone}"),
+    "head_twice": ("{master} ya está en {zone}", "{master} is already on {zone}"),
+    "ready": ("Listo: empieza la pareja A", "Ready: pair A starts"),
+    "pair": ("Pareja {pair}", "Pair {pair}"),
+    "pair_head": ("Pareja", "Pair"),
+    "sets_head": ("Sets", "Sets"),
+    "masters_head": ("Maestras", "Masters"),
+}
+
+TODO: dict[str, str] = {
+    "confirm_pass": "confirm_do",
+    "register": "register_do",
+    "set_won": "next_set",
+    "set_drawn": "next_set",
+}
+
+
+def news(before: Mapping[str, Any], after: Mapping[str, Any]) -> list[News]:
+    """A set that started (the first card after a set ended) or ended (its winner, and who leads the next)."""
+    found: list[News] = []
+    if after["set"] != before["set"]:
+        found.append(SetStarted(after["set"]))
+    if after["result"] is not None and before["result"] is None:
+        found.append(SetEnded(after["result"]["winner"], after["turn"]))
+    return found
+
+
+class SextoSetKind(GameKind):
+    name = SextoSet.name
+    titles = ("6º SET", "6º SET")
+    engine = SextoSet
+    decks = ("squadratik",)
+    options = OPTIONS
+    grammar = ("play <master-id> <card>, pass or undo", "play <id-maestra> <carta>, pass o undo")
+    scoreboard = SextoSetView
+    ends_at_outcome = False
+    texts = TEXTS
+    todo = TODO
+    confirm_pass_key = "confirm_pass"
+
+    def player_counts(self, deck: Deck) -> tuple[int, ...]:
+        return (4,)  # two pairs
+
+    def new_game(self, players: int, deck: Deck, options: Mapping[str, str]) -> Game:
+        return SextoSet(deck=deck, options=dict(options))
+
+    # ---- zones ------------------------------------------------------------------------------------------------
+
+    def default_zones(self) -> dict[str, str]:
+        return {f"z{i}": "auto" for i in range(1, LINES + 1)}
+
+    def zone_problem(self, role: str) -> str | None:
+        if role == "auto" or (len(role) == 3 and role[0] == "M"):
+            return None
+        return f'{role!r}: a 6º SET zone is "auto" or a master card id such as M1R'
+
+    def zones_problem(self, zones: Mapping[str, str]) -> str | None:
+        if len(zones) == LINES:
+            return None
+        return f"6º SET needs one zone per master card: {LINES} zones, not {len(zones)}"
+
+    def zone_head(self, role: str) -> str | None:
+        return None if role == "auto" else role
+
+    def heads(self, game: Game) -> list[str]:
+        assert isinstance(game, SextoSet)
+        return list(game.masters)
+
+    def card_on_zone(self, game: Game, card: str, role: str, head: str | None, voice: Voice) -> Action | Message:
+        return Play(card, head)
+
+    def pass_action(self) -> Action:
+        return Pass()
+
+    # ---- what the table says and shows ------------------------------------------------------------------------
+
+    def said(self, before: Mapping[str, Any], after: Mapping[str, Any], voice: Voice) -> tuple[Message | None, bool]:
+        for item in news(before, after):
+            if isinstance(item, SetEnded):
+                title = voice.text("set_drawn") if item.winner is None else voice.text("set_won", pair=item.winner)
+                return Message(MessageKind.END_OF_SET, title, voice.text("next_set", leads=item.leads_next)), False
+        return None, False
+
+    def notes(self, before: Mapping[str, Any], after: Mapping[str, Any], lang: str) -> Iterable[str]:
+        es = lang != "en"
+        for item in news(before, after):
+            if isinstance(item, SetStarted):
+                yield f"empieza el set {item.number}" if es else f"set {item.number} begins"
+            elif isinstance(item, SetEnded):
+                if item.winner is None:
+                    yield "set empatado" if es else "drawn set"
+                else:
+                    yield f"la pareja {item.winner} gana el set" if es else f"pair {item.winner} wins the set"
+                yield (
+                    f"la pareja {item.leads_next} empieza el siguiente"
+                    if es
+                    else f"pair {item.leads_next} leads the next one"
+                )
+
+    def who(self, turn: int | str | None, lang: str) -> str:
+        return f"{'pareja' if lang != 'en' else 'pair'} {turn}"
+
+    def whose_turn(self, game: Game, voice: Voice) -> str:
+        assert isinstance(game, SextoSet)
+        return voice.text("pair", pair=game.turn)
+
+    def view(self, game: Game, voice: Voice) -> SextoSetView:
+        assert isinstance(game, SextoSet)
+        lines = []
+        for master in game.masters:
+            count_a, count_b = game.counts(master)
+            lines.append(Line(master, voice.card_name(master), count_a, count_b, _pair(game.leader(master))))
+        won = game.masters_won()
+        result: Pair | Literal["draw"] | None = None
+        if game.result is not None:
+            result = _pair(game.result["winner"]) or "draw"
+        return SextoSetView(
+            lines=tuple(lines),
+            masters_won=(won["A"], won["B"]),
+            draw_pile=game.draw_pile,
+            turn=_pair(game.turn) or "A",
+            sets_won=(game.sets_won["A"], game.sets_won["B"]),
+            result=result,
+            match_masters=(game.match_masters["A"], game.match_masters["B"]),
+        )
+
+    def draw(self, draw: ImageDraw.ImageDraw, view: Any, *, language: str = "es", message: str = "") -> None:
+        """Whose turn and the draw pile (once a set ended: its result, master cards won, and the pair that leads
+        the next set), then the 8 lines, then the match: sets won and master cards won over the match (pair A -
+        pair B), or the last message.
+
+        A line's cell shows its master card, the cards each pair placed (A:B) and the pair that leads it; a
+        line led by pair A is drawn inverted, so the split of the table reads at a glance.
+        """
+        assert isinstance(view, SextoSetView)
+        if len(view.lines) != LINES:
+            raise ValueError(f"6º SET has {LINES} lines, this view has {len(view.lines)}")
+        header = (f"{tr('turn', language)}: {view.turn}", f"{tr('draw_pile', language)} {view.draw_pile}")
+        if view.result is not None:
+            result = tr("draw", language) if view.result == "draw" else f"{tr('winner', language)}: {view.result}"
+            won = f"{view.masters_won[0]}-{view.masters_won[1]}"
+            header = (f"{result} {won}", f"{tr('leads_next', language)}: {view.turn}")
+        sets = f"{tr('sets', language)} {view.sets_won[0]}-{view.sets_won[1]}"
+        tally = f"{view.match_masters[0]}-{view.match_masters[1]}"
+        masters = first_fitting(
+            [f"{tr(label, language)} {tally}" for label in ("masters", "masters_short")],
+            "body",
+            WIDTH - text_width(sets, "body") - 4,
+        )
+        header_footer(draw, header, footer(sets, masters, message))
+
+        for index, line in enumerate(view.lines):
+            x, y, height = cell(index, 4)
+            fill = 1
+            if line.leader == "A":
+                draw.rectangle((x, y, x + CELL_W - 2, y + height - 1), fill=1)
+                fill = 0
+            put_on(draw, (x, y), _LINE_CELL[0], line.master_id, fill, "left")
+            put_on(draw, (x, y), _LINE_CELL[1], f"{line.count_a}:{line.count_b}", fill, "center")
+            put_on(draw, (x, y), _LINE_CELL[2], line.leader or "-", fill, "right")
+
+    def score(self, game: Game, finished: bool) -> tuple[str, str | None]:
+        assert isinstance(game, SextoSet)
+        sets, masters = game.sets_won, game.match_masters
+        score = f"sets A {sets['A']} B {sets['B']}, master cards A {masters['A']} B {masters['B']}"
+        # The sheet's objective is the most master cards: the match's winner once the game has ended.
+        if not finished or masters["A"] == masters["B"]:
+            return score, None
+        return score, f"pair {'A' if masters['A'] > masters['B'] else 'B'}"
+
+    def standings(self, game: Game, voice: Voice) -> tuple[list[str], list[list[str]]]:
+        assert isinstance(game, SextoSet)
+        head = [voice.text("pair_head"), voice.text("sets_head"), voice.text("masters_head")]
+        rows = [[pair, str(game.sets_won[pair]), str(game.match_masters[pair])] for pair in game.sets_won]
+        rows.sort(key=lambda row: (-int(row[1]), -int(row[2])))
+        return head, rows
+
+    def robots(self, game: Game, rng: random.Random) -> SextoSetRobots:
+        assert isinstance(game, SextoSet)
+        return SextoSetRobots(game, rng)
+
+    def examples(self, language: Language) -> dict[str, TableView]:
+        """A set under way after one has ended, a set's end, and its result."""
+        from companion.ui.examples import ExampleTable, message_is  # a whole referee: only when drawn
+
+        table = ExampleTable(GameConfig(self.name, language=language))
+        views = {"sexto-set": table.until(_second_set)}
+        views["message-end-of-set"] = table.until(message_is(MessageKind.END_OF_SET))
+        table.press(Button.UNDO)
+        views["sexto-set-result"] = table.view()
+        return views
+
+
+def _second_set(view: TableView) -> bool:
+    """A set under way after one has ended, so the match's tallies count, with cards left on the pile."""
+    game = view.game
+    assert isinstance(game, SextoSetView)
+    return view.message is None and sum(game.sets_won) == 1 and game.result is None and 0 < game.draw_pile < 10
+
+
+def _pair(value: str | None) -> Pair | None:
+    return "A" if value == "A" else "B" if value == "B" else None
+
+
+KIND = register(SextoSetKind())

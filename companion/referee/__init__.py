@@ -1,0 +1,456 @@
+"""The referee: the turn flow around a rules engine. Pure: events and time in, journal entries and a view out.
+
+A legal card arriving on a zone becomes a *pending* play (its LED steady green); CONFIRM commits it. An illegal
+card lights its zone red and the screen says why and what to do; nothing changes, and the warning clears when
+the card leaves the zone. PASS makes the game's pending pass (a pay, "we cannot link": its kind says which);
+CONFIRM commits it. A short UNDO cancels what is pending; a long UNDO takes back the last committed action. A long
+CONFIRM opens the menu.
+
+``handle(event, now)`` returns the journal entries the event committed; the daemon writes them to disk
+*before* it shows the new ``view()``, so what the table shows as done is always on disk (or the screen says the
+disk is full). The parts: :mod:`~companion.referee.texts` (its words), :mod:`~companion.referee.zones` (what lies
+on each zone), :mod:`~companion.referee.health` (hub, readers, disk); each game's part is its kind
+(:mod:`companion.games`)::
+
+    >>> referee = Referee(GameConfig(), zones={"z1": "table"})
+    >>> referee.handle(CardArrived("z1", "6O"), 0.0)
+    []
+    >>> referee.view().zone_lights["z1"]
+    <ZoneLight.PENDING_OK: 'pending_ok'>
+    >>> referee.handle(Press(Button.CONFIRM, "short", 0.5), 0.5)
+    [Entry(kind='action', text='play 6O', t=0.5)]
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from companion.config import GameConfig
+from companion.events import Button, CardArrived, CardLeft, Press, SameCardTwice, UnknownTag, UnknownTagLeft, hexuid
+from companion.games import find_kind, new_game
+from companion.journal import Entry
+from companion.menu import Menu, Settings
+from companion.referee.health import Health, HealthEvent, HubStatus, JournalNotice, JournalStatus, ReaderStatus
+from companion.referee.texts import TEXT, TODO
+from companion.referee.zones import Zones
+from companion.rules import Action, Game, IllegalPlay, Reason
+from companion.rules.transcript import UNDO, TranscriptError, parse_line
+from companion.rules.words import card_name, undone_words
+from companion.view import Language, Message, MessageKind, StatusLight, TableView, ZoneLight
+
+__all__ = ["HubStatus", "JournalNotice", "JournalStatus", "Pending", "ReaderStatus", "Referee"]
+
+
+@dataclass(frozen=True, slots=True)
+class Pending:
+    """An action waiting for CONFIRM; ``zone`` is where its card lies (None for a pay or a pass)."""
+
+    action: Action
+    zone: str | None
+
+
+Event = CardArrived | CardLeft | UnknownTag | UnknownTagLeft | SameCardTwice | Press | HealthEvent
+
+
+class Referee:
+    """One table: the game, what lies on each zone, what waits for CONFIRM, and what the players see.
+
+    It is the table's :class:`~companion.games.Voice`: game kinds word their news through it."""
+
+    def __init__(self, config: GameConfig, zones: Mapping[str, str]) -> None:
+        self.config = config
+        self.kind = find_kind(config.name)
+        self.game: Game = self._new_engine(config)
+        self.zones = Zones(zones, self._heads_from_roles(zones))
+        self.pending: Pending | None = None
+        self.message: Message | None = None
+        self.menu: Menu | None = None
+        self.health = Health()
+        self.language = config.language
+        # Seat names are given in sitting order; when the kind names seats from whoever makes the first play,
+        # the players say who did: first_seat is that name's index, asking the one offered meanwhile.
+        self.first_seat: int | None = None
+        self.asking: int | None = None
+        self._renege_message: Message | None = None  # the message that gives the status LED its renuncio look
+
+    # ---- set-up ---------------------------------------------------------------------------------------------
+
+    @staticmethod
+    def _new_engine(config: GameConfig) -> Game:
+        return new_game(config.name, config.players, config.deck_name, dict(config.options))
+
+    def _heads_from_roles(self, roles: Mapping[str, str]) -> dict[str, str]:
+        return {zone: head for zone, role in roles.items() if (head := self.kind.zone_head(role)) is not None}
+
+    @property
+    def registering(self) -> bool:
+        """Some zone still waits for the card that heads it (a line's master card)."""
+        return bool(self.kind.heads(self.game)) and bool(self.zones.waiting())
+
+    @property
+    def hub_online(self) -> bool:
+        return self.health.hub_online
+
+    @property
+    def readers_down(self) -> set[str]:
+        return self.health.readers_down
+
+    @property
+    def journal_ok(self) -> bool:
+        return self.health.journal_ok
+
+    def replay(self, entries: list[Entry]) -> None:
+        """Rebuild the game from its journal entries (on start, after a power cut).
+
+        A damaged entry raises ValueError (IllegalPlay, TranscriptError) or IndexError (an undo too many).
+        """
+        for entry in entries:
+            if entry.kind == "zone":
+                zone, head = entry.text.split()
+                self.zones.heads[zone] = head
+            elif entry.kind == "undo":
+                self.game.pop()
+                self._forget_first_seat()
+            else:
+                action = parse_line(entry.text, self.kind.grammar)
+                if action is None or action == UNDO:
+                    raise TranscriptError(f"not an action: {entry.text!r}", f"no es una acción: {entry.text!r}")
+                self.game.push(action)
+                named = _FIRST_SEAT.search(entry.text)
+                if named and len(self.game.actions) == 1:
+                    self.first_seat = int(named.group(1)) - 1
+
+    # ---- events ---------------------------------------------------------------------------------------------
+
+    def handle(self, event: Event, now: float) -> list[Entry]:
+        """Apply one event; return the journal entries it committed (write them before showing the view)."""
+        if isinstance(event, Press):
+            return self._press(event, now)
+        if isinstance(event, CardArrived):
+            return self._arrived(event.zone, event.card, now)
+        if isinstance(event, CardLeft):
+            return self._left(event.zone, event.card, now)
+        if isinstance(event, UnknownTagLeft):
+            return self._left(event.zone, hexuid(event.uid), now)
+        if isinstance(event, UnknownTag):
+            self.zones.lay(event.zone, hexuid(event.uid))
+            self.zones.warnings[event.zone] = ZoneLight.UNKNOWN
+            if event.claims is None:
+                self._say(MessageKind.UNKNOWN_CARD, "unknown_card", zone=event.zone)
+            else:
+                self._say(MessageKind.UNKNOWN_CARD, "two_tags", card=self.card_name(event.claims), zone=event.zone)
+        elif isinstance(event, SameCardTwice):
+            for zone in event.zones:
+                self.zones.warnings[zone] = ZoneLight.ILLEGAL
+            self._say(MessageKind.ILLEGAL, "same_card", card=self.card_name(event.card), zones=", ".join(event.zones))
+        elif isinstance(event, JournalNotice):
+            self._say(MessageKind.DISK_FULL, event.key, game=event.game)
+        else:
+            self._health(event)
+        return []
+
+    def _health(self, event: HubStatus | ReaderStatus | JournalStatus) -> None:
+        kind = _HEALTH_MESSAGES["hub_lost" if isinstance(event, HubStatus) else "reader_down"]
+        if isinstance(event, JournalStatus):
+            kind = MessageKind.DISK_FULL
+        if self.health.apply(event):
+            if self.message is not None and self.message.kind is kind:
+                self.message = None
+        elif isinstance(event, ReaderStatus):
+            self._say(kind, "reader_down", zone=event.zone)
+        else:
+            self._say(kind, "hub_lost" if isinstance(event, HubStatus) else self.health.journal_problem)
+
+    def _arrived(self, zone: str, card: str, now: float) -> list[Entry]:
+        if self.zones.lay(zone, card):
+            if self.pending is not None and self.pending.zone == zone:
+                self.pending = None
+            self._warn(zone, ZoneLight.ILLEGAL, MessageKind.ILLEGAL, "two_cards", zone=zone)
+            return []
+        if self.menu is not None:
+            return []
+        if self.registering:
+            return self._register(zone, card, now)
+        meant = self.meaning(card, zone)
+        if isinstance(meant, Message):
+            self.zones.warnings[zone] = ZoneLight.ILLEGAL
+            self.message = meant
+            return []
+        reason = self.game.reason(meant)
+        if reason is Reason.ON_TABLE:
+            self._say(MessageKind.INFO, "on_table", card=self.card_name(card))  # a card tapped again: ignored
+            return []
+        if reason is not None:
+            refusal = self.game.refusal(meant)
+            assert refusal is not None
+            self.zones.warnings[zone] = ZoneLight.ILLEGAL
+            self.message = self._illegal_message(refusal)
+            return []
+        self.pending = Pending(meant, zone)
+        self.message = None
+        if not self.config.confirm_turns:
+            return self._commit(now)
+        return []
+
+    def meaning(self, card: str, zone: str) -> Action | Message:
+        """What ``card`` laid on ``zone`` means in this game, or the message that refuses it there."""
+        role = self.zones.roles.get(zone, "")
+        return self.kind.card_on_zone(self.game, card, role, self.zones.heads.get(zone), self)
+
+    def _left(self, zone: str, item: str, now: float = 0.0) -> list[Entry]:
+        remaining, cleared = self.zones.lift(zone, item)
+        if remaining is not None:  # the card left behind on a crowded zone is the one meant
+            self.message = None
+            if remaining in self.game.deck:
+                self.zones.lying[zone].discard(remaining)
+                return self._arrived(zone, remaining, now)
+        warned = (MessageKind.ILLEGAL, MessageKind.UNKNOWN_CARD)
+        if cleared and self.message is not None and self.message.kind in warned:
+            self.message = None
+        return []
+
+    def _register(self, zone: str, card: str, now: float) -> list[Entry]:
+        """A zone learns the card that heads it: the first such card laid on it."""
+        waiting = self.zones.waiting()
+        if zone not in waiting:
+            return []
+        if card not in self.kind.heads(self.game):
+            self._warn(zone, ZoneLight.ILLEGAL, MessageKind.INFO, "register", left=len(waiting), zone=waiting[0])
+            return []
+        owner = self.zones.head_of(card)
+        if owner is not None:
+            master = self.card_name(card)
+            self._warn(zone, ZoneLight.ILLEGAL, MessageKind.ILLEGAL, "head_twice", master=master, zone=owner)
+            return []
+        self.zones.heads[zone] = card
+        if self.registering:
+            self._say(MessageKind.INFO, "registered", master=self.card_name(card), zone=zone)
+        else:
+            self._say(MessageKind.INFO, "ready")
+        return [Entry("zone", f"{zone} {card}", now)]
+
+    def _press(self, press: Press, now: float) -> list[Entry]:
+        if self.menu is not None:
+            return self._menu_press(press, now)
+        if self.asking is not None:
+            return self._answer(press, now)
+        if press.button == Button.CONFIRM:
+            if press.kind == "long":
+                self.menu = Menu(self._menu_settings())
+                return []
+            if self.pending is None:
+                self._say(MessageKind.INFO, "nothing_pending")
+                return []
+            return self._commit(now)
+        if press.button == Button.PASS:
+            action = self.kind.pass_action()
+            refusal = self.game.refusal(action)
+            if refusal is not None:
+                self.message = self._illegal_message(refusal)
+                return []
+            self.pending = Pending(action, None)
+            self._say(MessageKind.INFO, self.kind.confirm_pass_key)
+            return []
+        if press.kind == "long":  # UNDO held: take back the last committed action
+            self.pending = None
+            try:
+                undone = self.game.pop()
+            except IndexError:
+                self._say(MessageKind.INFO, "nothing_to_undo")
+                return []
+            self._forget_first_seat()
+            self._say(MessageKind.INFO, "undone", action=undone_words(self.game, undone, self.language))
+            return [Entry("undo", "", now)]
+        self.pending = None  # short UNDO: cancel what is pending and clear the warnings
+        self.zones.warnings.clear()
+        self.message = None
+        return []
+
+    def _commit(self, now: float) -> list[Entry]:
+        assert self.pending is not None
+        if self._names_wait_for_first_seat(self.pending.action):
+            self.asking = 0
+            self._ask_first_seat()
+            return []
+        return self._push_pending(now)
+
+    def _names_wait_for_first_seat(self, action: Action) -> bool:
+        """Seat names, and ``action`` the game's first play: who made it (seat 1) is not known yet."""
+        return (
+            bool(self.seat_names) and self.first_seat is None and not self.game.actions and self.game.is_legal(action)
+        )
+
+    def _ask_first_seat(self) -> None:
+        assert self.asking is not None
+        self._say(MessageKind.QUESTION, "ask_first_seat", name=self.seat_names[self.asking])
+
+    def _answer(self, press: Press, now: float) -> list[Entry]:
+        """While asking who made the first play: PASS offers the next name, CONFIRM picks it, UNDO gives up."""
+        assert self.asking is not None
+        if press.button == Button.PASS:
+            self.asking = (self.asking + 1) % len(self.seat_names)
+            self._ask_first_seat()
+            return []
+        if press.button == Button.CONFIRM and press.kind == "short":
+            self.first_seat, self.asking = self.asking, None
+            return self._push_pending(now)
+        if press.button == Button.UNDO:
+            self.asking = self.pending = None
+            self.message = None
+        return []
+
+    @property
+    def seat_names(self) -> tuple[str, ...]:
+        """The seat names in sitting order, when the kind names seats from the first play and there is one a
+        player (a new game from the menu may have another number of players than the config's names); else
+        none, and seats are numbered."""
+        names = self.config.seat_names
+        fits = self.kind.names_first_seat and len(names) == self.config.players
+        return names if fits else ()
+
+    def _forget_first_seat(self) -> None:
+        if not self.game.actions:
+            self.first_seat = None
+
+    def _push_pending(self, now: float) -> list[Entry]:
+        assert self.pending is not None
+        action = self.pending.action
+        before = self.game.snapshot()
+        try:
+            self.game.push(action)
+        except IllegalPlay as refusal:  # the table moved on since the card was laid (an undo in between)
+            self.pending = None
+            self.message = self._illegal_message(refusal)
+            return []
+        self.pending = None
+        self.message, renege = self.kind.said(before, self.game.snapshot(), self)
+        self._renege_message = self.message if renege else None
+        text = str(action)
+        if self.first_seat is not None and len(self.game.actions) == 1:
+            # a transcript comment, so that replaying the journal (or companion play) reads the line as it is
+            text += f"  # seat 1: name {self.first_seat + 1} ({self.seat_names[self.first_seat]})"
+        return [Entry("action", text, now)]
+
+    def _menu_press(self, press: Press, now: float) -> list[Entry]:
+        assert self.menu is not None
+        choice = self.menu.press(press)
+        if choice is None:
+            return []
+        settings = self.menu.settings
+        self.language = settings.language
+        if choice.key == "close":
+            self.menu = None
+        elif choice.key == "new_game":
+            self.menu = None
+            self.start(
+                GameConfig(
+                    name=settings.game,
+                    players=settings.players,
+                    deck=settings.deck,
+                    options=self.config.options if settings.game == self.config.name else {},
+                    language=settings.language,
+                    confirm_turns=self.config.confirm_turns,
+                    seat_names=self.config.seat_names,
+                )
+            )
+            todo = self.text("new_game_names_do") if self.seat_names else ""  # the referee will ask who is seat 1
+            self.message = Message(MessageKind.INFO, self.text("new_game", game=settings.game), todo)
+            return [Entry("new_game", json.dumps(self.config.settings()), now)]
+        return []
+
+    def start(self, config: GameConfig) -> None:
+        """Start a new game with ``config`` (the daemon opens a new game in the journal for it)."""
+        same_game = config.name == self.config.name  # the zones keep the heads they learnt
+        self.config = config
+        self.kind = find_kind(config.name)
+        self.language = config.language
+        self.game = self._new_engine(config)
+        if not same_game:
+            self.zones.heads = self._heads_from_roles(self.zones.roles)
+        self.first_seat = self.asking = None
+        self.pending = None
+        self.zones.warnings.clear()
+        self.message = None
+
+    def _menu_settings(self) -> Settings:
+        counts = self.kind.player_counts(self.game.deck)
+        players = self.config.players if self.config.players in counts else counts[0]
+        language: Language = "en" if self.language == "en" else "es"
+        return Settings(game=self.kind.name, players=players, deck=self.config.deck_name, language=language)
+
+    # ---- messages: the table's voice ------------------------------------------------------------------------
+
+    def text(self, key: str, **fields: Any) -> str:
+        """The text ``key`` in the table's language: the game kind's own, else the referee's."""
+        spanish, english = self.kind.texts.get(key) or TEXT[key]
+        return (english if self.language == "en" else spanish).format(**fields)
+
+    def _say(self, kind: MessageKind, key: str, **fields: Any) -> None:
+        todo_key = self.kind.todo.get(key) or TODO.get(key)
+        title = self.text(key, **fields)
+        todo = self.text(todo_key, **fields) if todo_key else ""
+        self.message = Message(kind, title[:1].upper() + title[1:], todo)
+
+    def _warn(self, where: str, light: ZoneLight, kind: MessageKind, key: str, **fields: Any) -> None:
+        self.zones.warnings[where] = light
+        self._say(kind, key, **fields)
+
+    def _illegal_message(self, refusal: IllegalPlay) -> Message:
+        return Message(MessageKind.ILLEGAL, refusal.title(self.language), refusal.todo(self.language))
+
+    def card_name(self, card_id: str) -> str:
+        return card_name(self.game, card_id, self.language)
+
+    def seat_name(self, seat: int) -> str:
+        """Seat ``seat`` (from 0, in playing order): its player's name once the players said who is seat 1."""
+        names = self.seat_names
+        if not names or self.first_seat is None:
+            return self.text("seat", n=seat + 1)
+        return names[(self.first_seat + seat) % len(names)]
+
+    # ---- the view -------------------------------------------------------------------------------------------
+
+    def view(self) -> TableView:
+        lights = {zone: ZoneLight.OFF for zone in self.zones.roles}
+        if self.pending is not None and self.pending.zone is not None:
+            lights[self.pending.zone] = ZoneLight.PENDING_OK
+        lights.update(self.zones.warnings)
+        if not self.health.journal_ok or self.health.readers_down:
+            status = StatusLight.ERROR
+        elif not self.health.hub_online:
+            status = StatusLight.HUB_LOST
+        elif self.message is not None and self.message is self._renege_message:
+            status = StatusLight.RENEGE
+        else:
+            status = StatusLight.READY
+        return TableView(
+            game=self.kind.view(self.game, self),
+            message=self.message or self._standing_message(),
+            zone_lights=lights,
+            status=status,
+            language="en" if self.language == "en" else "es",
+            menu=None if self.menu is None else self.menu.view(),
+        )
+
+    def stopped_view(self) -> TableView:
+        """What the screen is left showing when the service stops."""
+        view = self.view()
+        message = Message(MessageKind.INFO, self.text("stopped"), self.text("stopped_do"))
+        return TableView(view.game, message, {}, view.status, view.language)
+
+    def _standing_message(self) -> Message | None:
+        """A problem a person must fix stays on the screen while nothing newer is said."""
+        problem = self.health.problem()
+        if problem is None:
+            return None
+        key, fields = problem
+        kind = _HEALTH_MESSAGES.get(key, MessageKind.DISK_FULL)
+        return Message(kind, self.text(key, **fields), self.text(TODO[key], **fields))
+
+
+_HEALTH_MESSAGES = {"hub_lost": MessageKind.HUB_LOST, "reader_down": MessageKind.READER_DOWN}  # else DISK_FULL
+_FIRST_SEAT = re.compile(r"#\s*seat 1: name (\d+)")  # who made the first play, in its journal entry
