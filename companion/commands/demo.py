@@ -11,6 +11,7 @@ from typing import Any
 from PIL import Image
 
 from companion.demo import Demo, save_gif
+from companion.games import kinds
 
 
 def register(subparsers: Any) -> None:
@@ -21,7 +22,9 @@ def register(subparsers: Any) -> None:
         "tells the story (the first plays, the illegal attempt, the undo, each hand or set won, the standings and "
         "the final screen); --verbose prints every event as it happens.",
     )
-    parser.add_argument("--game", choices=["seises", "sexto-set", "both"], default="both")
+    parser.add_argument(
+        "--game", choices=[*kinds(), "all"], default="all", help="one game, or every game in turn (the default)"
+    )
     parser.add_argument("--seed", type=int, default=1, help="the same seed plays the same game")
     parser.add_argument("--frames", type=Path, help="also write every screen as a PNG into this folder")
     parser.add_argument(
@@ -35,7 +38,7 @@ def register(subparsers: Any) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    games = ["seises", "sexto-set"] if args.game == "both" else [args.game]
+    games = list(kinds()) if args.game == "all" else [args.game]
     try:
         if args.frames is not None:  # said before the game, not after it
             args.frames.mkdir(parents=True, exist_ok=True)

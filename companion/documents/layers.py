@@ -5,7 +5,7 @@ modules import each other, even through others (``tests/test_layers.py`` reads e
 Each layer is a list of files and folders of ``companion/``; a module belongs to the layer that names its file
 or the nearest folder around it, and the root package (``companion/__init__.py``, its version) is core::
 
-    >>> layer_of("companion.rules.seises").name, layer_of("companion.nfc.rc522").name
+    >>> layer_of("companion.rules.base").name, layer_of("companion.nfc.rc522").name
     ('core', 'devices')
     >>> layer_of("companion.commands.play").name
     'commands'

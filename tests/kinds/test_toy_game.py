@@ -1,0 +1,149 @@
+"""A third game added by one module and one registration (``toy_game.py``), played through the config, the referee,
+the table (journal and tracker), the real screen drawer on the fake I2C bus and ``companion play``; and the check
+that the code outside the game kinds never names a game."""
+
+from __future__ import annotations
+
+import random
+import re
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from toy_game import KIND, EscaleraKind, EscaleraView
+
+import companion
+from companion.cli import main
+from companion.config import ConfigError, parse_config
+from companion.events import Button, Press, ZoneScan
+from companion.games import find_kind, kinds, register, unregister
+from companion.journal import Journal
+from companion.menu import Menu, Settings
+from companion.nfc.registry import Registry
+from companion.nfc.tracking import TableTracker
+from companion.referee import Referee
+from companion.rules import Pass, Play
+from companion.table import Table
+from companion.ui.display import FakeI2CBus, Screen, make_device
+from companion.ui.screens import render
+from companion.view import MessageKind, ZoneLight
+
+
+@pytest.fixture
+def toy() -> Iterator[EscaleraKind]:
+    register(KIND)
+    yield KIND
+    unregister(KIND.name)
+
+
+class _Hands:
+    """Fingers at the table: each card laid is read on the zone by the tracker, each button pressed."""
+
+    def __init__(self, table: Table, registry: Registry) -> None:
+        self.table, self.now = table, 0.0
+        self.uids = {
+            card.id: bytes([4, i, 0x10, 0x20, 0x30, 0x40, 0x50]) for i, card in enumerate(table.referee.game.deck)
+        }
+        for card, uid in self.uids.items():
+            registry.bind(uid, card)
+
+    def lay(self, card: str) -> None:
+        self.now += 0.5
+        self.table.scan(ZoneScan("z1", (self.uids[card],), self.now), self.now)
+
+    def lift(self) -> None:
+        for _ in range(self.table.tracker.absences):
+            self.now += 0.1
+            self.table.scan(ZoneScan("z1", (), self.now), self.now)
+
+    def press(self, button: Button) -> None:
+        self.now += 0.5
+        self.table.press(Press(button, "short", self.now), self.now)
+
+
+def test_a_game_registered_once_plays_through_the_referee_the_table_and_the_screen(
+    toy: EscaleraKind, tmp_path: Path
+) -> None:
+    config = parse_config('[game]\nname = "escalera"\nplayers = 2\nlanguage = "en"', "toy.toml")
+    assert config.zones == {"z1": "table"} and find_kind("escalera") is toy
+    registry = Registry.load(tmp_path / "registry.toml", deck=toy.default_deck)
+    bus = FakeI2CBus()
+    referee = Referee(config.game, config.zones)
+    table = Table(referee, TableTracker(registry), Journal(tmp_path / "journal.db"), [Screen(make_device([], bus=bus))])
+    hands = _Hands(table, registry)
+    table.start(0.0)
+    robots = toy.robots(referee.game, random.Random(4))
+    hands.lay("5O"), hands.press(Button.CONFIRM), hands.lift()
+    hands.lay("3C")  # lower than the 5: refused, its zone red, and the screen says why
+    view = referee.view()
+    assert view.zone_lights["z1"] is ZoneLight.ILLEGAL and view.message is not None
+    assert view.message.kind is MessageKind.ILLEGAL and "does not follow" in view.message.title
+    hands.lift()
+    assert referee.view().zone_lights["z1"] is ZoneLight.OFF
+    while not robots.over():
+        action, hand = robots.choose()
+        if isinstance(action, Play):
+            hands.lay(action.card), hands.press(Button.CONFIRM), hands.lift()
+        else:
+            hands.press(Button.PASS)
+            assert referee.view().message.title == "Cannot climb? You lose"  # type: ignore[union-attr]
+            hands.press(Button.CONFIRM)
+        robots.played(action, hand)
+    game = referee.game
+    outcome = game.outcome()
+    assert outcome is not None
+    view = referee.view()
+    assert isinstance(view.game, EscaleraView) and view.game.winner == outcome.winner - 1  # type: ignore[operator]
+    assert view.message is not None and view.message.title == f"Seat {outcome.winner} wins"
+    # the real ssd1306 driver drew the last view, pixel for pixel, with the kind's own drawer
+    assert bus.last_image().tobytes() == render(view).convert("1").tobytes()
+    # the journal holds every action, and the kind's outcome closed the game
+    record = table.journal.game(table.game_id)
+    assert record is not None and record.outcome == {"termination": outcome.termination, "winner": outcome.winner}
+    entries = table.journal.entries(table.game_id)
+    assert [entry.text for entry in entries] == [str(action) for action in game.actions]
+    assert any(isinstance(action, Pass) for action in game.actions) or outcome.termination == "climbed"
+
+
+def test_companion_play_reads_the_toy_games_transcripts(
+    toy: EscaleraKind, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    transcript = tmp_path / "escalera.txt"
+    transcript.write_text("# escalera\nplay 5O\nplay 7C\nplay 12B\n", "utf-8")
+    assert main(["play", "escalera", str(transcript), "--lang", "en"]) == 0
+    assert capsys.readouterr().out.splitlines()[-1] == "4: seat 1 plays the king of clubs; seat 1 wins"
+    assert main(["play", "escalera", str(transcript), "--players", "3"]) == 2
+
+
+def test_the_menu_and_the_config_offer_the_registered_games(toy: EscaleraKind) -> None:
+    assert list(kinds()) == ["seises", "sexto-set", "escalera"]
+    with pytest.raises(ConfigError, match=r"game\.players: 4 cannot play Escalera with 40 cards: use 2"):
+        parse_config('[game]\nname = "escalera"\nplayers = 4', "toy.toml")
+    menu = Menu(Settings(game="escalera", players=2))
+    assert menu.view().items[:3] == ("Juego: Escalera", "Jugadores: 2", "Baraja: Española 40")
+    assert menu.press(Press(Button.CONFIRM, "short", 0.0)) is None
+    assert menu.view().items == ("Seises", "6º SET", "Escalera")
+
+
+# The files that may name a game: the kinds, the registry, the rules engines (and their robots), and data files.
+NAMING = re.compile(r"seises|sexto|Seises|SextoSet")
+MAY_NAME = (
+    "games/",  # the registry and the kind modules, and sample transcripts
+    "rules/",  # the rules engines, their reasons and their robot players
+    "decks/",  # the decks are data
+    "documents/layers.py",  # the layers table places each kind module in its layer
+)
+
+
+def test_no_game_is_named_outside_its_kind_the_registry_the_rules_and_data() -> None:
+    package = Path(companion.__file__).parent
+    named = [
+        f"{path.relative_to(package)}:{number}: {line.strip()}"
+        for path in sorted(package.rglob("*"))
+        if path.is_file()
+        and path.suffix in (".py", ".toml", ".txt", ".md")
+        and not str(path.relative_to(package)).startswith(MAY_NAME)
+        for number, line in enumerate(path.read_text("utf-8").splitlines(), start=1)
+        if NAMING.search(line)
+    ]
+    assert named == [], "a game named outside its kind module:\n" + "\n".join(named)
