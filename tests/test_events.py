@@ -59,7 +59,7 @@ def test_one_spelling_of_a_uid() -> None:
     assert hexuid(uid) == uid_key(uid) == uid_key("04:a1:b2:c3:d4:e5:f6") == "04A1B2C3D4E5F6"
     referee = Referee(GameConfig(), zones={"z1": "table"})
     referee.handle(UnknownTag("z1", uid), 0.0)
-    assert referee.on_zone["z1"] == {"04A1B2C3D4E5F6"}
+    assert referee.zones.lying["z1"] == {"04A1B2C3D4E5F6"}
 
 
 def test_only_the_events_module_spells_a_uid() -> None:

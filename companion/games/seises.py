@@ -16,13 +16,13 @@ from typing import Any
 from PIL import ImageDraw
 
 from companion.config import GameConfig
-from companion.decks import SUITS, Deck
+from companion.decks import SUITS, Deck, load_deck
 from companion.events import Button, CardLeft, UnknownTag, UnknownTagLeft
 from companion.games import GameKind, Voice, register
 from companion.rules.base import Action, Game, Pay, Play, either
 from companion.rules.news import ChipOwed, GameWon, HandWon, News, Reneged, SomebodyReneged
 from companion.rules.robots import SeisesRobots
-from companion.rules.seises import FIRST_CARD, OPTIONS, RECOMMENDED_PLAYERS, Seises, player_counts
+from companion.rules.seises import DECKS, FIRST_CARD, OPTIONS, RECOMMENDED_PLAYERS, Seises, player_counts
 from companion.ui.screens import (
     CELL_W,
     WIDTH,
@@ -168,7 +168,7 @@ class SeisesKind(GameKind):
     name = Seises.name
     titles = ("Seises", "Seises")
     engine = Seises
-    decks = ("spanish-40", "spanish-48")
+    decks = DECKS
     options = OPTIONS
     grammar = ("play <card>, pay or undo", "play <carta>, pay o undo")
     scoreboard = SeisesView
@@ -363,7 +363,7 @@ class SeisesKind(GameKind):
         from companion.ui.examples import NAMES, ExampleTable, message_is
 
         def table(players: int, renege: float = 0.05) -> ExampleTable:
-            deck = "spanish-40" if 40 % players == 0 else "spanish-48"
+            deck = next(name for name in DECKS if len(load_deck(name)) % players == 0)
             names = NAMES[:players]
             config = GameConfig(self.name, players, deck, language=language, seat_names=names)
             return ExampleTable(config, lambda game, rng: self.robots(game, rng, renege=renege))

@@ -23,7 +23,7 @@ from companion.games import GameKind, Voice, register
 from companion.rules.base import Action, Game, Pass, Play
 from companion.rules.news import News, SetEnded, SetStarted
 from companion.rules.robots import SextoSetRobots
-from companion.rules.sexto_set import OPTIONS, SextoSet
+from companion.rules.sexto_set import DECK, OPTIONS, SextoSet
 from companion.ui.screens import CELL_W, WIDTH, Slot, cell, first_fitting, footer, header_footer, put_on, text_width
 from companion.view import Language, Message, MessageKind, Scoreboard, TableView, tr
 
@@ -109,7 +109,7 @@ class SextoSetKind(GameKind):
     name = SextoSet.name
     titles = ("6º SET", "6º SET")
     engine = SextoSet
-    decks = ("squadratik",)
+    decks = (DECK,)
     options = OPTIONS
     grammar = ("play <master-id> <card>, pass or undo", "play <id-maestra> <carta>, pass o undo")
     scoreboard = SextoSetView

@@ -31,12 +31,13 @@ from companion.rules.base import (
     either,
 )
 
-__all__ = ["CHIPS", "GOAL", "OPTIONS", "Seises"]
+__all__ = ["CHIPS", "DECKS", "GOAL", "OPTIONS", "Seises"]
 
 CHIPS = 50  # the reserve holds 50 chips at the start of every hand (§3)
 GOAL = 50  # the game is won at 50 points or more (§1, §5)
 FIRST_CARD = "6O"  # the first hand opens with the 6 of oros (§4)
 
+DECKS = ("spanish-40", "spanish-48")  # the built-in decks it is played with; the first is its default
 RECOMMENDED_PLAYERS = (4, 8)  # "Lo ideal es que intervengan de cuatro a ocho jugadores" (§2)
 
 # option -> (allowed values, default); see docs/RULES.md
@@ -65,9 +66,7 @@ class Seises(Game):
     title: ClassVar[str] = "Seises"
     turn_hint: ClassVar[tuple[str, str]] = ("Juega una carta o paga una ficha", "Play a card or pay one chip")
 
-    def __init__(
-        self, players: int = 4, deck: Deck | str = "spanish-40", options: Mapping[str, str] | None = None
-    ) -> None:
+    def __init__(self, players: int = 4, deck: Deck | str = DECKS[0], options: Mapping[str, str] | None = None) -> None:
         super().__init__()
         self.deck = load_deck(deck) if isinstance(deck, str) else deck
         self.options = check_options("Seises", OPTIONS, options or {})

@@ -37,8 +37,9 @@ from companion.rules.base import (
     check_options,
 )
 
-__all__ = ["ANY", "DEALT", "OPTIONS", "PAIRS", "REMOVED_EMPTIES", "SextoSet"]
+__all__ = ["ANY", "DEALT", "DECK", "OPTIONS", "PAIRS", "REMOVED_EMPTIES", "SextoSet"]
 
+DECK = "squadratik"  # its built-in deck (a user's copy may differ: see docs/RULES.md)
 PAIRS = ("A", "B")
 DEALT = 16  # 4 players, 4 cards each (§4)
 REMOVED_EMPTIES = 5  # with the central card, 5 empty cards leave the game ("Cartas que se eliminan")
@@ -61,7 +62,7 @@ class SextoSet(Game):
         "Place a card, or pass if you cannot link",
     )
 
-    def __init__(self, deck: Deck | str = "squadratik", options: Mapping[str, str] | None = None) -> None:
+    def __init__(self, deck: Deck | str = DECK, options: Mapping[str, str] | None = None) -> None:
         super().__init__()
         self.options = check_options("6º SET", OPTIONS, options or {})
         self._first_on_master = self.options["first_turn_on_master"] == "true"
