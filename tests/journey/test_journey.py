@@ -47,6 +47,7 @@ from companion.rules import Pay, Play, Seises
 ROOT = Path(__file__).resolve().parents[2]
 GREEN = (COLOURS.index("green"), MODES.index("steady"))
 PAYS_AT = 2  # the seat of the second turn says it cannot play: PASS, then CONFIRM
+UNDONE_AT = 3  # the third action is taken back (UNDO held) and played again
 
 
 def at_the_table(readme: str) -> tuple[list[str], dict[str, Any]]:
@@ -139,6 +140,7 @@ class Journey:
         self.log: list[str] = []  # the service's stderr: what journalctl -u companion shows
         self.tags: dict[str, bytes] = {}  # each card's tag UID, as enrolled
         self.game = Seises(players=keys["game"]["players"])  # what the players did, through the engine
+        self.entries: list[str] = []  # what the journal should hold, as the service logs it: "action play 6O"
         self.printed: dict[str, str] = {}
 
     def inside(self, path: str) -> Path:
@@ -276,8 +278,13 @@ class Journey:
         with self.presses.open("w") as pipe:
             pipe.write("".join(f"{button}\n" for button in buttons))
 
-    def await_log(self, text: str) -> None:
-        await_true(lambda: any(text in line for line in self.log), lambda: f"no {text!r}:\n{''.join(self.log[-20:])}")
+    def logged(self) -> list[str]:
+        """The journal entries the service has logged as written (``game 1: action play 6O``), in order."""
+        return [line.split("game 1: ", 1)[1].strip() for line in self.log if "game 1: " in line]
+
+    def await_entry(self, entry: str) -> None:
+        self.entries.append(entry)
+        await_true(lambda: self.logged() == self.entries, lambda: f"no {entry!r}:\n{''.join(self.log[-20:])}")
 
     def await_zone(self, zone: int, check: Callable[[HubStatus], bool], what: str) -> None:
         await_true(lambda: check(self.hub.status()), lambda: f"zone z{zone + 1}: {what}")
@@ -285,12 +292,13 @@ class Journey:
     def play_a_hand(self) -> None:
         """The first hand of Seises: the seat of turn ``PAYS_AT`` pays (PASS, CONFIRM); every other turn lays the
         lowest legal card on its suit's zone, waits for the zone's LED to turn green, presses CONFIRM and takes the
-        card off the reader once the service has logged the play; until a seat has laid its last card."""
+        card off the reader once the service has logged the play; until a seat has laid its last card. The action
+        of turn ``UNDONE_AT`` is taken back once (UNDO held) and made again."""
         game = self.game
         while game.hand == 1:
             if len(game.actions) + 1 == PAYS_AT:
                 self.press("pass", "confirm")
-                self.await_log(f"game 1: action {Pay()}")
+                self.await_entry(f"action {Pay()}")
                 game.push(Pay())
                 continue
             card = min(game.legal_cards(), key=lambda card: (card[-1], int(card[:-1])))
@@ -298,10 +306,14 @@ class Journey:
             self.hub.put(zone, self.tags[card])
             self.await_zone(zone, lambda hub, zone=zone: hub.leds[zone] == GREEN, f"{card} laid, no green LED")
             self.press("confirm")
-            self.await_log(f"game 1: action {Play(card)}")
+            self.await_entry(f"action {Play(card)}")
             self.hub.take(zone, self.tags[card])
             self.await_zone(zone, lambda hub, zone=zone: not hub.zones[zone], f"{card} taken off, still seen")
             game.push(Play(card))
+            if len(game.actions) == UNDONE_AT and "undo" not in self.entries:
+                self.press("undo long")
+                self.await_entry("undo")
+                game.pop()
 
 
 @pytest.fixture
@@ -331,16 +343,17 @@ def test_the_readme_journey_from_install_to_history(journey: Journey) -> None:
         journey.hub.put(0, uid)
         assert card_id_from_ndef(journey.hub.memory(uid)[16:160]) == card
         journey.hub.take(0, uid)
-    # the hand: every action committed, in order; the first seat to lay its last card took the pot
+    # the hand: every action committed once, in order, the undo too; the first seat to lay its last card took the pot
     game = journey.game
     assert game.hand == 2 and len(game.actions) == 37
-    logged = [line.split(": action ", 1)[1].strip() for line in journey.log if ": action " in line]
-    assert logged == [str(action) for action in game.actions]
+    taken_back = f"action {game.actions[UNDONE_AT - 1]}"
+    actions = [f"action {action}" for action in game.actions]
+    assert journey.logged() == [*actions[:UNDONE_AT], "undo", taken_back, *actions[UNDONE_AT:]]
     points = " ".join(f"{seat}:{score}" for seat, score in enumerate(game.scores, start=1))
     assert points == "1:1 2:0 3:0 4:0"  # seat 1 laid its tenth card first, and took the one chip paid
     assert any("stopped: " in line for line in journey.log)
     (line,) = printed["history"].splitlines()
-    assert re.fullmatch(rf"\s+1  \S+ \S+  seises\s+37 entries  points {points}  in play", line), line
+    assert re.fullmatch(rf"\s+1  \S+ \S+  seises\s+39 entries  points {points}  in play", line), line
 
 
 def test_the_config_is_edited_as_a_person_edits_it() -> None:
