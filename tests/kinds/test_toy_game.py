@@ -10,19 +10,22 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from gpiozero.pins.mock import MockFactory, MockPWMPin
 from toy_game import KIND, EscaleraKind, EscaleraView
 
 import companion
 from companion.cli import main
 from companion.config import ConfigError, parse_config
+from companion.demo import PI_4, Demo
 from companion.events import Button, Press, ZoneScan
-from companion.games import find_kind, kinds, register, unregister
+from companion.games import find_kind, kind_of_view, kinds, register, unregister
 from companion.journal import Journal
 from companion.menu import Menu, Settings
 from companion.nfc.registry import Registry
 from companion.nfc.tracking import TableTracker
 from companion.referee import Referee
 from companion.rules import Pass, Play
+from companion.rules.base import SetupError
 from companion.table import Table
 from companion.ui.display import FakeI2CBus, Screen, make_device
 from companion.ui.screens import render
@@ -123,6 +126,27 @@ def test_the_menu_and_the_config_offer_the_registered_games(toy: EscaleraKind) -
     assert menu.view().items[:3] == ("Juego: Escalera", "Jugadores: 2", "Baraja: Española 40")
     assert menu.press(Press(Button.CONFIRM, "short", 0.0)) is None
     assert menu.view().items == ("Seises", "6º SET", "Escalera")
+
+
+def test_the_demo_plays_the_toy_game_with_its_robots(toy: EscaleraKind, tmp_path: Path) -> None:
+    lines: list[str] = []
+    factory = MockFactory(revision=PI_4, pin_class=MockPWMPin)
+    demo = Demo(
+        game="escalera", seed=3, out=lines.append, factory=factory, language="en", journal_path=tmp_path / "j.db"
+    )
+    assert demo.run() == 0
+    outcome = demo.referee.game.outcome()
+    assert outcome is not None and f"Seat {outcome.winner} wins" in "\n".join(lines)
+    assert lines[-2].startswith(f"escalera: {len(demo.referee.game.actions)} actions confirmed")
+
+
+def test_a_game_is_registered_once_and_an_unknown_one_is_named_with_those_there_are(toy: EscaleraKind) -> None:
+    register(toy)  # the same kind again: nothing changes
+    with pytest.raises(ValueError, match="already registered"):
+        register(EscaleraKind())
+    with pytest.raises(SetupError, match="choose seises, sexto-set or escalera"):
+        find_kind("poker")
+    assert kind_of_view(EscaleraView(top="", turn=0)) is toy
 
 
 # The files that may name a game: the kinds, the registry, the rules engines (and their robots), and data files.
