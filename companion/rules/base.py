@@ -23,7 +23,9 @@ __all__ = [
     "Pay",
     "Play",
     "Reason",
+    "Sentences",
     "SetupError",
+    "add_sentences",
     "check_options",
     "either",
 ]
@@ -60,38 +62,23 @@ Action = Play | Pay | Pass
 
 
 class Reason(StrEnum):
-    """Why a play is refused. Each has a sentence in Spanish and English in ``SENTENCES``."""
+    """Why a play is refused, in every game. Each has a sentence in Spanish and English in ``SENTENCES``.
+
+    A game adds the reasons of its own rules as a ``StrEnum`` of its own (``SeisesReason``), and their sentences
+    with :func:`add_sentences`; a refusal's ``reason`` is any of them, and its value is the code ``companion play``
+    and the recorded games write."""
 
     GAME_OVER = "game_over"
-    SET_OVER = "set_over"
     WRONG_ACTION = "wrong_action"
     UNKNOWN_CARD = "unknown_card"
     ON_TABLE = "on_table"
-    # Seises
-    FIRST_PLAY_SIX_OF_OROS = "first_play_six_of_oros"
-    FIRST_PLAY_NO_PAY = "first_play_no_pay"
-    HAND_OPENS_WITH_SIX = "hand_opens_with_six"
-    SUIT_NOT_STARTED = "suit_not_started"
-    NOT_NEXT_IN_ROW = "not_next_in_row"
-    HOLDS_A_PLAYABLE_CARD = "holds_a_playable_card"  # a pay the cards off the table prove false
-    # 6º SET
-    UNKNOWN_LINE = "unknown_line"
-    MASTER_CARD = "master_card"
-    CENTRAL_CARD = "central_card"
-    NO_EMPTY_LEFT = "no_empty_left"
-    NO_LINK = "no_link"
-    FIRST_ON_MASTER = "first_on_master"
-    HOLDS_A_LINKING_CARD = "holds_a_linking_card"  # a pass the unplaced cards prove false
 
 
 # What happened (a title) and what to do, in Spanish and English, short enough for the 128x64 screen
 # (a test draws every one). Fields come from IllegalPlay.details.
-SENTENCES: dict[Reason, tuple[tuple[str, str], tuple[str, str]]] = {
+Sentences = tuple[tuple[str, str], tuple[str, str]]  # (Spanish title, todo), (English title, todo)
+SENTENCES: dict[StrEnum, Sentences] = {
     Reason.GAME_OVER: (("Partida terminada", "Empezad una nueva"), ("Game over", "Start a new one")),
-    Reason.SET_OVER: (
-        ("Set terminado", "Recoged: la próxima carta empieza otro"),
-        ("Set over", "Gather: the next card starts a set"),
-    ),
     Reason.WRONG_ACTION: (("{game}: no hay «{verb}»", "{hint_es}"), ("{game} has no «{verb}»", "{hint_en}")),
     Reason.UNKNOWN_CARD: (
         ("La carta «{card}» no es de {deck}", "Retírala; revisa la baraja o el registro"),
@@ -101,59 +88,12 @@ SENTENCES: dict[Reason, tuple[tuple[str, str], tuple[str, str]]] = {
         ("{name_es}: ya en la mesa", "Retírala y juega otra"),
         ("{name_en}: already on the table", "Take it back and play another"),
     ),
-    Reason.FIRST_PLAY_SIX_OF_OROS: (
-        ("Se abre con el 6 de oros", "Retira {name_es}; juega el 6 de oros"),
-        ("Opens with the 6 of coins", "Take back the {name_en}; play the 6 of coins"),
-    ),
-    Reason.FIRST_PLAY_NO_PAY: (
-        ("Aún no se paga", "Quien tenga el 6 de oros, que lo juegue"),
-        ("No paying yet", "Whoever holds the 6 of coins plays it"),
-    ),
-    Reason.HAND_OPENS_WITH_SIX: (
-        ("La mano abre con un seis", "Retira {name_es}; juega un seis o paga"),
-        ("A hand opens with a six", "Take back the {name_en}; play a six or pay"),
-    ),
-    Reason.SUIT_NOT_STARTED: (
-        ("Sin hilera de {suit_es}", "Retira {name_es}; la abre el 6 de {suit_es}"),
-        ("No row of {suit_en} yet", "Take back the {name_en}; the 6 of {suit_en} starts it"),
-    ),
-    Reason.NOT_NEXT_IN_ROW: (
-        ("{name_es} no sigue a {row}", "Retírala; vale {needed_es}, o paga"),
-        ("{name_en} does not follow {row}", "Take it back; {needed_en} fits, or pay"),
-    ),
-    Reason.HOLDS_A_PLAYABLE_CARD: (
-        ("Tienes carta que vale", "Cartas fuera de la mesa que no valen: {idle}; tienes {held}"),
-        ("You can play a card", "Cards off the table that cannot be played: {idle}; you hold {held}"),
-    ),
-    Reason.UNKNOWN_LINE: (
-        ("No hay línea {line}", "Usa una de las 8 líneas"),
-        ("No line {line}", "Use one of the 8 lines"),
-    ),
-    Reason.MASTER_CARD: (
-        ("{name_es}: no se juega", "Encabeza su línea; retírala"),
-        ("{name_en}: not played", "It heads its line; take it back"),
-    ),
-    Reason.CENTRAL_CARD: (
-        ("La carta central no se juega", "Retírala"),
-        ("The central card is not played", "Take it back"),
-    ),
-    Reason.NO_EMPTY_LEFT: (
-        ("Ya van {allowed} vacías", "No quedan más en el set; retírala"),
-        ("{allowed} empty cards played", "No more in this set; take it back"),
-    ),
-    Reason.NO_LINK: (
-        ("{name_es} no enlaza con {open}", "Otra carta o línea: pasar pierde el set"),
-        ("{name_en} does not link with {open}", "Another card or line: passing loses the set"),
-    ),
-    Reason.FIRST_ON_MASTER: (
-        ("Primer turno: sobre maestra", "Pon {name_es} en una línea sin cartas"),
-        ("First turn: on a master", "Put the {name_en} on a line with no cards"),
-    ),
-    Reason.HOLDS_A_LINKING_CARD: (
-        ("Podéis enlazar", "Cartas sin colocar que no enlazan: {idle}; tenéis {held}"),
-        ("You can link a card", "Unplaced cards that cannot link: {idle}; you hold {held}"),
-    ),
 }
+
+
+def add_sentences(sentences: Mapping[StrEnum, Sentences]) -> None:
+    """A game's own refusal reasons, with their sentences (its module calls it once, when imported)."""
+    SENTENCES.update(sentences)
 
 
 class SetupError(ValueError):
@@ -173,7 +113,7 @@ class SetupError(ValueError):
 class IllegalPlay(ValueError):
     """A refused action: ``reason`` (a :class:`Reason`) and a sentence in Spanish and in English."""
 
-    def __init__(self, action: Action, reason: Reason, **details: Any) -> None:
+    def __init__(self, action: Action, reason: StrEnum, **details: Any) -> None:
         super().__init__(action, reason)
         self.action = action
         self.reason = reason
@@ -221,11 +161,11 @@ class Game(ABC):
         self._undo: list[Any] = []
 
     @abstractmethod
-    def reason(self, action: Action) -> Reason | None:
+    def reason(self, action: Action) -> StrEnum | None:
         """Why ``action`` is not legal now, or None when it is. Fast: no sentence is built."""
 
     @abstractmethod
-    def _details(self, action: Action, reason: Reason) -> dict[str, Any]:
+    def _details(self, action: Action, reason: StrEnum) -> dict[str, Any]:
         """What the sentence of ``reason`` needs to say about ``action``."""
 
     @abstractmethod
@@ -266,7 +206,7 @@ class Game(ABC):
         if reason is not None:
             raise IllegalPlay(action, reason, **self._sentence_fields(action, reason))
 
-    def _sentence_fields(self, action: Action, reason: Reason) -> dict[str, Any]:
+    def _sentence_fields(self, action: Action, reason: StrEnum) -> dict[str, Any]:
         if reason is Reason.WRONG_ACTION:
             hint_es, hint_en = self.turn_hint
             return {"game": self.title, "verb": str(action), "hint_es": hint_es, "hint_en": hint_en}

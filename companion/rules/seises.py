@@ -16,6 +16,7 @@ from 0 (``turn``, ``mano``, list indexes); ``snapshot()`` and ``outcome()`` coun
 from __future__ import annotations
 
 from collections.abc import Iterator, Mapping
+from enum import StrEnum
 from typing import Any, ClassVar
 
 from companion.decks import SUITS, Deck, Kind, load_deck
@@ -27,11 +28,12 @@ from companion.rules.base import (
     Play,
     Reason,
     SetupError,
+    add_sentences,
     check_options,
     either,
 )
 
-__all__ = ["CHIPS", "DECKS", "GOAL", "OPTIONS", "Seises"]
+__all__ = ["CHIPS", "DECKS", "GOAL", "OPTIONS", "Seises", "SeisesReason"]
 
 CHIPS = 50  # the reserve holds 50 chips at the start of every hand (§3)
 GOAL = 50  # the game is won at 50 points or more (§1, §5)
@@ -48,6 +50,47 @@ OPTIONS: dict[str, tuple[tuple[str, ...], str]] = {
     "renege_points": (tuple(str(points) for points in range(1, 51)), "5"),
     "reserve_exhausted": (("cap", "unlimited"), "cap"),
 }
+
+
+class SeisesReason(StrEnum):
+    """Why Seises refuses a play, beyond the reasons of every game."""
+
+    FIRST_PLAY_SIX_OF_OROS = "first_play_six_of_oros"
+    FIRST_PLAY_NO_PAY = "first_play_no_pay"
+    HAND_OPENS_WITH_SIX = "hand_opens_with_six"
+    SUIT_NOT_STARTED = "suit_not_started"
+    NOT_NEXT_IN_ROW = "not_next_in_row"
+    HOLDS_A_PLAYABLE_CARD = "holds_a_playable_card"  # a pay the cards off the table prove false
+
+
+add_sentences(
+    {
+        SeisesReason.FIRST_PLAY_SIX_OF_OROS: (
+            ("Se abre con el 6 de oros", "Retira {name_es}; juega el 6 de oros"),
+            ("Opens with the 6 of coins", "Take back the {name_en}; play the 6 of coins"),
+        ),
+        SeisesReason.FIRST_PLAY_NO_PAY: (
+            ("Aún no se paga", "Quien tenga el 6 de oros, que lo juegue"),
+            ("No paying yet", "Whoever holds the 6 of coins plays it"),
+        ),
+        SeisesReason.HAND_OPENS_WITH_SIX: (
+            ("La mano abre con un seis", "Retira {name_es}; juega un seis o paga"),
+            ("A hand opens with a six", "Take back the {name_en}; play a six or pay"),
+        ),
+        SeisesReason.SUIT_NOT_STARTED: (
+            ("Sin hilera de {suit_es}", "Retira {name_es}; la abre el 6 de {suit_es}"),
+            ("No row of {suit_en} yet", "Take back the {name_en}; the 6 of {suit_en} starts it"),
+        ),
+        SeisesReason.NOT_NEXT_IN_ROW: (
+            ("{name_es} no sigue a {row}", "Retírala; vale {needed_es}, o paga"),
+            ("{name_en} does not follow {row}", "Take it back; {needed_en} fits, or pay"),
+        ),
+        SeisesReason.HOLDS_A_PLAYABLE_CARD: (
+            ("Tienes carta que vale", "Cartas fuera de la mesa que no valen: {idle}; tienes {held}"),
+            ("You can play a card", "Cards off the table that cannot be played: {idle}; you hold {held}"),
+        ),
+    }
+)
 
 
 class _Payment:
@@ -112,16 +155,16 @@ class Seises(Game):
 
     # ---- legality -------------------------------------------------------------------------------------
 
-    def reason(self, action: Action) -> Reason | None:
+    def reason(self, action: Action) -> StrEnum | None:
         if self.winner is not None:
             return Reason.GAME_OVER
         if type(action) is Play:
             return self._card_reason(action) if action.line is None else Reason.WRONG_ACTION
         if type(action) is Pay:
             if self.hand == 1 and self.rows["O"] is None:
-                return Reason.FIRST_PLAY_NO_PAY
+                return SeisesReason.FIRST_PLAY_NO_PAY
             if self._idle_cards() < self.hand_sizes[self.turn or 0]:
-                return Reason.HOLDS_A_PLAYABLE_CARD
+                return SeisesReason.HOLDS_A_PLAYABLE_CARD
             return None
         return Reason.WRONG_ACTION
 
@@ -130,31 +173,31 @@ class Seises(Game):
         exactly those not on the table, and the legal ones are all among them."""
         return sum(self.hand_sizes) - len(self.legal_cards())
 
-    def _card_reason(self, action: Play) -> Reason | None:
+    def _card_reason(self, action: Play) -> StrEnum | None:
         key = self._cards.get(action.card)
         if key is None:
             return Reason.UNKNOWN_CARD
         suit, position = key
         rows = self.rows
         if self.hand == 1 and rows["O"] is None and action.card != FIRST_CARD:
-            return Reason.FIRST_PLAY_SIX_OF_OROS
+            return SeisesReason.FIRST_PLAY_SIX_OF_OROS
         row = rows[suit]
         if row is None:
             if position == self._six:
                 return None
             if not any(rows.values()):
-                return Reason.HAND_OPENS_WITH_SIX
-            return Reason.SUIT_NOT_STARTED
+                return SeisesReason.HAND_OPENS_WITH_SIX
+            return SeisesReason.SUIT_NOT_STARTED
         low, high = row
         if position == high + 1 or position == low - 1:
             return None
         if low <= position <= high:
             return Reason.ON_TABLE
-        return Reason.NOT_NEXT_IN_ROW
+        return SeisesReason.NOT_NEXT_IN_ROW
 
-    def _details(self, action: Action, reason: Reason) -> dict[str, Any]:
+    def _details(self, action: Action, reason: StrEnum) -> dict[str, Any]:
         if not isinstance(action, Play):
-            if reason is Reason.HOLDS_A_PLAYABLE_CARD:
+            if reason is SeisesReason.HOLDS_A_PLAYABLE_CARD:
                 return {"held": self.hand_sizes[self.turn or 0], "idle": self._idle_cards()}
             return {}
         card = self.deck.get(action.card)

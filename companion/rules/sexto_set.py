@@ -23,6 +23,7 @@ next one: the first card placed starts that set. Master cards won are also count
 from __future__ import annotations
 
 from collections.abc import Iterable, Iterator, Mapping
+from enum import StrEnum
 from typing import Any, ClassVar
 
 from companion.decks import Card, Deck, Kind, load_deck
@@ -34,10 +35,11 @@ from companion.rules.base import (
     Play,
     Reason,
     SetupError,
+    add_sentences,
     check_options,
 )
 
-__all__ = ["ANY", "DEALT", "DECK", "OPTIONS", "PAIRS", "REMOVED_EMPTIES", "SextoSet"]
+__all__ = ["ANY", "DEALT", "DECK", "OPTIONS", "PAIRS", "REMOVED_EMPTIES", "SextoSet", "SextoSetReason"]
 
 DECK = "squadratik"  # its built-in deck (a user's copy may differ: see docs/RULES.md)
 PAIRS = ("A", "B")
@@ -52,6 +54,57 @@ OPTIONS: dict[str, tuple[tuple[str, ...], str]] = {
     # §6: in its first turn of a set, a pair lays its card on a master card, not on the other pair's card.
     "first_turn_on_master": (("true", "false"), "true"),
 }
+
+
+class SextoSetReason(StrEnum):
+    """Why 6º SET refuses a play, beyond the reasons of every game."""
+
+    SET_OVER = "set_over"
+    UNKNOWN_LINE = "unknown_line"
+    MASTER_CARD = "master_card"
+    CENTRAL_CARD = "central_card"
+    NO_EMPTY_LEFT = "no_empty_left"
+    NO_LINK = "no_link"
+    FIRST_ON_MASTER = "first_on_master"
+    HOLDS_A_LINKING_CARD = "holds_a_linking_card"  # a pass the unplaced cards prove false
+
+
+add_sentences(
+    {
+        SextoSetReason.SET_OVER: (
+            ("Set terminado", "Recoged: la próxima carta empieza otro"),
+            ("Set over", "Gather: the next card starts a set"),
+        ),
+        SextoSetReason.UNKNOWN_LINE: (
+            ("No hay línea {line}", "Usa una de las 8 líneas"),
+            ("No line {line}", "Use one of the 8 lines"),
+        ),
+        SextoSetReason.MASTER_CARD: (
+            ("{name_es}: no se juega", "Encabeza su línea; retírala"),
+            ("{name_en}: not played", "It heads its line; take it back"),
+        ),
+        SextoSetReason.CENTRAL_CARD: (
+            ("La carta central no se juega", "Retírala"),
+            ("The central card is not played", "Take it back"),
+        ),
+        SextoSetReason.NO_EMPTY_LEFT: (
+            ("Ya van {allowed} vacías", "No quedan más en el set; retírala"),
+            ("{allowed} empty cards played", "No more in this set; take it back"),
+        ),
+        SextoSetReason.NO_LINK: (
+            ("{name_es} no enlaza con {open}", "Otra carta o línea: pasar pierde el set"),
+            ("{name_en} does not link with {open}", "Another card or line: passing loses the set"),
+        ),
+        SextoSetReason.FIRST_ON_MASTER: (
+            ("Primer turno: sobre maestra", "Pon {name_es} en una línea sin cartas"),
+            ("First turn: on a master", "Put the {name_en} on a line with no cards"),
+        ),
+        SextoSetReason.HOLDS_A_LINKING_CARD: (
+            ("Podéis enlazar", "Cartas sin colocar que no enlazan: {idle}; tenéis {held}"),
+            ("You can link a card", "Unplaced cards that cannot link: {idle}; you hold {held}"),
+        ),
+    }
+)
 
 
 class SextoSet(Game):
@@ -137,24 +190,24 @@ class SextoSet(Game):
 
     # ---- legality -------------------------------------------------------------------------------------
 
-    def reason(self, action: Action) -> Reason | None:
+    def reason(self, action: Action) -> StrEnum | None:
         if type(action) is Play:
             return self._placement_reason(action)
         if type(action) is Pass:
             if self.result is not None:
-                return Reason.SET_OVER
+                return SextoSetReason.SET_OVER
             if self.held(self.turn) > self._idle_cards():  # it must hold a card that links
-                return Reason.HOLDS_A_LINKING_CARD
+                return SextoSetReason.HOLDS_A_LINKING_CARD
             return None
         return Reason.WRONG_ACTION
 
-    def _placement_reason(self, action: Play) -> Reason | None:
+    def _placement_reason(self, action: Play) -> StrEnum | None:
         card = self.deck.get(action.card)
         if card is None:
             return Reason.UNKNOWN_CARD
         line = action.line
         if line not in self._master_end:
-            return Reason.UNKNOWN_LINE
+            return SextoSetReason.UNKNOWN_LINE
         kind = card.kind
         fresh = self.result is not None  # this card would start the next set
         if kind is Kind.NORMAL:
@@ -164,31 +217,31 @@ class SextoSet(Game):
                 if action.card in self.placed:
                     return Reason.ON_TABLE
                 if self._first_on_master and self.lines[line] and not self._placements[self.turn]:
-                    return Reason.FIRST_ON_MASTER
+                    return SextoSetReason.FIRST_ON_MASTER
                 opens = self.open_ends[line]
             first, second = card.ends or ("", "")
             if ANY in opens or first in opens or second in opens:
                 return None
-            return Reason.NO_LINK
+            return SextoSetReason.NO_LINK
         if kind is Kind.EMPTY:
             if fresh:
-                return Reason.NO_EMPTY_LEFT if self.empty_allowance == 0 else None
+                return SextoSetReason.NO_EMPTY_LEFT if self.empty_allowance == 0 else None
             if action.card in self.placed:
                 return Reason.ON_TABLE
             if self.empties_played >= self.empty_allowance:
-                return Reason.NO_EMPTY_LEFT
+                return SextoSetReason.NO_EMPTY_LEFT
             if self._first_on_master and self.lines[line] and not self._placements[self.turn]:
-                return Reason.FIRST_ON_MASTER
+                return SextoSetReason.FIRST_ON_MASTER
             return None
         if kind is Kind.MASTER:
-            return Reason.MASTER_CARD
+            return SextoSetReason.MASTER_CARD
         if kind is Kind.CENTRAL:
-            return Reason.CENTRAL_CARD
+            return SextoSetReason.CENTRAL_CARD
         return Reason.UNKNOWN_CARD  # a Spanish card in a Squadratik game
 
-    def _details(self, action: Action, reason: Reason) -> dict[str, Any]:
+    def _details(self, action: Action, reason: StrEnum) -> dict[str, Any]:
         if not isinstance(action, Play):
-            if reason is Reason.HOLDS_A_LINKING_CARD:
+            if reason is SextoSetReason.HOLDS_A_LINKING_CARD:
                 return {"held": self.held(self.turn), "idle": self._idle_cards()}
             return {}
         card = self.deck.get(action.card)

@@ -11,17 +11,32 @@ from __future__ import annotations
 import random
 from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass
+from enum import StrEnum
 from typing import Any, ClassVar
 
 from PIL import ImageDraw
 
 from companion.decks import Deck
 from companion.games import GameKind, Voice
-from companion.rules.base import Action, Game, Outcome, Pass, Play, Reason
+from companion.rules.base import Action, Game, Outcome, Pass, Play, Reason, add_sentences
 from companion.ui.screens import WIDTH, header_footer, put
 from companion.view import Language, Message, MessageKind, Scoreboard, TableView
 
 TOP = 12  # a king wins at once
+
+
+class EscaleraReason(StrEnum):
+    NOT_HIGHER = "not_higher"
+
+
+add_sentences(
+    {
+        EscaleraReason.NOT_HIGHER: (
+            ("{name_es} no supera {top_es}", "Retírala; pon una más alta o pasa"),
+            ("{name_en} is not above {top_en}", "Take it back; lay a higher one or pass"),
+        )
+    }
+)
 
 
 class Escalera(Game):
@@ -41,7 +56,7 @@ class Escalera(Game):
         assert rank is not None
         return rank
 
-    def reason(self, action: Action) -> Reason | None:
+    def reason(self, action: Action) -> StrEnum | None:
         if self.winner is not None:
             return Reason.GAME_OVER
         if isinstance(action, Pass):
@@ -53,16 +68,16 @@ class Escalera(Game):
         if action.card in self.laid:
             return Reason.ON_TABLE
         if self.laid and self._rank(action.card) <= self._rank(self.laid[-1]):
-            return Reason.NOT_NEXT_IN_ROW
+            return EscaleraReason.NOT_HIGHER
         return None
 
-    def _details(self, action: Action, reason: Reason) -> dict[str, Any]:
+    def _details(self, action: Action, reason: StrEnum) -> dict[str, Any]:
         card = action.card if isinstance(action, Play) else ""
         if reason is Reason.UNKNOWN_CARD:
             return {"card": card, "deck": self.deck.name}
         names = {f"name_{lang}": self.deck[card].name(lang) if card in self.deck else card for lang in ("es", "en")}
-        top = self._rank(self.laid[-1]) if self.laid else 0
-        return {**names, "row": str(top), "needed_es": f"más de {top}", "needed_en": f"above {top}"}
+        top = {f"top_{lang}": self.deck[self.laid[-1]].name(lang) if self.laid else "-" for lang in ("es", "en")}
+        return {**names, **top}
 
     def _apply(self, action: Action) -> Any:
         undo = (self.turn, self.winner)

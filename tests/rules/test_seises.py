@@ -8,7 +8,7 @@ from companion.decks import load_deck
 from companion.games.seises import news
 from companion.rules import IllegalPlay, Pass, Pay, Play, Reason, Seises, SetupError
 from companion.rules.news import SomebodyReneged
-from companion.rules.seises import CHIPS
+from companion.rules.seises import CHIPS, SeisesReason
 
 
 def play(game: Seises, *moves: str) -> None:
@@ -74,8 +74,8 @@ def test_unknown_option_and_value_are_refused_by_name() -> None:
 def test_the_game_opens_with_the_six_of_oros() -> None:
     game = Seises()
     assert list(game.legal_actions()) == [Play("6O")]
-    assert refused(game, "6C") is Reason.FIRST_PLAY_SIX_OF_OROS
-    assert refused(game, "pay") is Reason.FIRST_PLAY_NO_PAY
+    assert refused(game, "6C") is SeisesReason.FIRST_PLAY_SIX_OF_OROS
+    assert refused(game, "pay") is SeisesReason.FIRST_PLAY_NO_PAY
     play(game, "6O")
     assert game.snapshot()["rows"]["O"] == [6, 6]
     assert game.snapshot()["turn"] == 2
@@ -85,8 +85,8 @@ def test_after_the_six_of_oros_its_neighbours_and_other_sixes_are_legal() -> Non
     game = Seises()
     play(game, "6O")
     assert sorted(a.card for a in game.legal_actions() if isinstance(a, Play)) == sorted(["5O", "7O", "6C", "6E", "6B"])
-    assert refused(game, "5C") is Reason.SUIT_NOT_STARTED
-    assert refused(game, "4O") is Reason.NOT_NEXT_IN_ROW
+    assert refused(game, "5C") is SeisesReason.SUIT_NOT_STARTED
+    assert refused(game, "4O") is SeisesReason.NOT_NEXT_IN_ROW
     assert refused(game, "6O") is Reason.ON_TABLE
 
 
@@ -102,7 +102,7 @@ def test_seven_and_ten_are_neighbours_in_the_40_card_deck() -> None:
 def test_eight_follows_seven_in_the_48_card_deck() -> None:
     game = Seises(deck="spanish-48")
     play(game, "6O", "7O")
-    assert refused(game, "10O") is Reason.NOT_NEXT_IN_ROW
+    assert refused(game, "10O") is SeisesReason.NOT_NEXT_IN_ROW
     play(game, "8O", "9O", "10O")
     assert game.snapshot()["rows"]["O"] == [6, 10]
 
@@ -133,7 +133,7 @@ def test_a_pay_the_cards_off_the_table_prove_false_is_refused() -> None:
     with pytest.raises(IllegalPlay) as info:
         game.push(Pay())
     refusal = info.value
-    assert refusal.reason is Reason.HOLDS_A_PLAYABLE_CARD
+    assert refusal.reason is SeisesReason.HOLDS_A_PLAYABLE_CARD
     assert refusal.sentence("es") == ("Tienes carta que vale. Cartas fuera de la mesa que no valen: 0; tienes 2.")
     assert refusal.sentence("en") == ("You can play a card. Cards off the table that cannot be played: 0; you hold 2.")
     assert Pay() not in list(game.legal_actions())
@@ -195,10 +195,10 @@ def test_the_seat_that_lays_its_last_card_wins_the_hand_and_the_pot() -> None:
 def test_a_later_hand_opens_with_any_six_or_the_mano_pays() -> None:
     game = Seises(players=4)
     seat_one_wins_a_hand(game)
-    assert refused(game, "7C") is Reason.HAND_OPENS_WITH_SIX
+    assert refused(game, "7C") is SeisesReason.HAND_OPENS_WITH_SIX
     assert game.is_legal(Play("6E"))
     play(game, "pay")  # a mano without a six pays...
-    assert refused(game, "5B") is Reason.HAND_OPENS_WITH_SIX  # ...and the next seat must open with a six
+    assert refused(game, "5B") is SeisesReason.HAND_OPENS_WITH_SIX  # ...and the next seat must open with a six
     play(game, "6B")
     assert game.snapshot()["rows"]["B"] == [6, 6]
 

@@ -10,6 +10,7 @@ import pytest
 from companion.decks import load_deck
 from companion.rules import IllegalPlay, Pass, Pay, Play, Reason, SetupError, SextoSet
 from companion.rules.robots import SextoSetRobots
+from companion.rules.sexto_set import SextoSetReason
 
 
 def place(game: SextoSet, *moves: str) -> None:
@@ -101,8 +102,8 @@ def test_pairs_alternate_a_first_and_the_pile_shrinks_per_placement() -> None:
 
 def test_a_card_links_by_dots_and_colour() -> None:
     game = SextoSet()
-    assert refused(game, f"M1R {R23}") is Reason.NO_LINK  # 2R|3R has no 1R end
-    assert refused(game, f"M1B {R12}") is Reason.NO_LINK  # right dots, wrong colour
+    assert refused(game, f"M1R {R23}") is SextoSetReason.NO_LINK  # 2R|3R has no 1R end
+    assert refused(game, f"M1B {R12}") is SextoSetReason.NO_LINK  # right dots, wrong colour
     place(game, f"M1R {R12}")
     assert sorted(game.open_ends["M1R"]) == ["2R"]
 
@@ -111,7 +112,7 @@ def test_a_blank_end_links_only_to_blank_and_is_the_way_to_change_colour() -> No
     game = SextoSet(options={"first_turn_on_master": "false"})
     place(game, f"M1R {BLANK_R1}")  # 0|1R on 1R: the blank end is open
     assert sorted(game.open_ends["M1R"]) == ["0"]
-    assert refused(game, f"M1R {B13}") is Reason.NO_LINK
+    assert refused(game, f"M1R {B13}") is SextoSetReason.NO_LINK
     place(game, f"M1R {BLANK_B1}")  # 0|1B on the blank: the line is black now
     assert sorted(game.open_ends["M1R"]) == ["1B"]
     place(game, f"M1R {B13}")
@@ -147,7 +148,7 @@ def test_a_card_laid_either_way_keeps_both_open_ends_until_a_later_card_settles_
 def test_each_pairs_first_card_goes_on_a_master_card() -> None:
     game = SextoSet()
     place(game, f"M1R {R12}")
-    assert refused(game, f"M1R {R22}") is Reason.FIRST_ON_MASTER
+    assert refused(game, f"M1R {R22}") is SextoSetReason.FIRST_ON_MASTER
     place(game, f"M2R {R22}")
     place(game, f"M1R {R23}")  # from then on, any line
     assert game.lines["M1R"] == [(R12, "A"), (R23, "A")]
@@ -158,14 +159,14 @@ def test_each_pairs_first_card_goes_on_a_master_card() -> None:
 
 def test_masters_central_tabled_unknown_and_extra_empties_are_refused_with_their_reason() -> None:
     game = SextoSet(options={"first_turn_on_master": "false"})
-    assert refused(game, "M1R M2R") is Reason.MASTER_CARD
-    assert refused(game, "M1R CENTRAL") is Reason.CENTRAL_CARD
-    assert refused(game, "M9X V1") is Reason.UNKNOWN_LINE
+    assert refused(game, "M1R M2R") is SextoSetReason.MASTER_CARD
+    assert refused(game, "M1R CENTRAL") is SextoSetReason.CENTRAL_CARD
+    assert refused(game, "M9X V1") is SextoSetReason.UNKNOWN_LINE
     assert refused(game, "M1R 6O") is Reason.UNKNOWN_CARD
     place(game, f"M1R {R12}")
     assert refused(game, f"M2R {R12}") is Reason.ON_TABLE
     place(game, "M2R V1", "M3R V2")
-    assert refused(game, "M4R V3") is Reason.NO_EMPTY_LEFT
+    assert refused(game, "M4R V3") is SextoSetReason.NO_EMPTY_LEFT
     with pytest.raises(IllegalPlay) as info:
         game.push(Pay())
     assert info.value.reason is Reason.WRONG_ACTION
@@ -212,21 +213,21 @@ def test_a_pair_that_cannot_link_passes_and_loses_the_set() -> None:
     outcome = game.outcome()
     assert outcome is not None and (outcome.termination, outcome.winner) == ("pass", winner)
     assert game.snapshot()["masters"] == masters  # the master cards are still shown
-    assert refused(game, "pass") is Reason.SET_OVER
+    assert refused(game, "pass") is SextoSetReason.SET_OVER
 
 
 def test_a_pass_the_unplaced_cards_prove_false_is_refused() -> None:
     game = SextoSet()
     # the very first turn: pair A holds 8 cards, and only the 4 blank-blank cards link to no master card
     assert (game.held("A"), game.snapshot()["held"]) == (8, {"A": 8, "B": 8})
-    assert refused(game, "pass") is Reason.HOLDS_A_LINKING_CARD
+    assert refused(game, "pass") is SextoSetReason.HOLDS_A_LINKING_CARD
     assert Pass() not in list(game.legal_actions())
     refusal = game.refusal(Pass())
     assert refusal is not None
     assert refusal.sentence("en") == "You can link a card. Unplaced cards that cannot link: 4; you hold 8."
     # a line ending in an empty card takes anything: no pair holding a card may pass
     place(game, f"M1R {R12}", "M2R V1", f"M3R {R23}")
-    assert refused(game, "pass") is Reason.HOLDS_A_LINKING_CARD
+    assert refused(game, "pass") is SextoSetReason.HOLDS_A_LINKING_CARD
 
 
 def test_a_pass_stands_when_the_pair_may_hold_only_cards_that_cannot_link() -> None:
