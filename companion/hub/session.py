@@ -148,6 +148,11 @@ class HubSession:
         self._uids = [() for _ in self.zones]
         self._down = [None for _ in self.zones]
 
+    @property
+    def unacknowledged(self) -> int:
+        """LED commands the hub has not acknowledged yet (each is sent again until it is, ``LED_TRIES`` times)."""
+        return len(self._pending)
+
     # -- driven by the back-end ------------------------------------------------------------------------------
 
     def open(self, now: float) -> None:

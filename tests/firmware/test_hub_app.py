@@ -13,6 +13,7 @@ from typing import Any
 
 import pytest
 
+import companion.sim as sim
 from companion.events import ZoneScan
 from companion.hub.protocol import ACK_OK, Ack, FrameDecoder, Maintenance, Sync, encode_frame
 from companion.hub.session import HubOffline, HubOnline, HubSession
@@ -47,7 +48,7 @@ def config(**changes: Any) -> types.SimpleNamespace:
 
 
 @pytest.fixture
-def firmware(board: Path, sim: Any, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Any:
+def firmware(board: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Any:
     import hub_app
     import machine
     import micropython
@@ -108,7 +109,7 @@ def test_a_bad_pin_is_reported_over_the_link_not_a_crash(firmware: Any) -> None:
     assert "pin 40: not a GPIO on the Pico's header" in events[0].reason
 
 
-def test_scanning_reporting_and_leds(firmware: Any, sim: Any) -> None:
+def test_scanning_reporting_and_leds(firmware: Any) -> None:
     import machine
     import micropython
 
@@ -141,12 +142,12 @@ def test_scanning_reporting_and_leds(firmware: Any, sim: Any) -> None:
     assert any(e.zone == "c" and e.error for e in scans)  # the dead reader, named to the daemon
     assert hub.leds.state == [(0, 0), (1, 0), (2, 1)]
     assert hub.leds.pixels.shown[1] == (0, 64, 0)  # GRB order: green
-    assert not session._pending  # both commands acknowledged
+    assert session.unacknowledged == 0  # both commands acknowledged
     assert machine.watchdogs[-1].feeds > 0  # the scan loop keeps the hardware watchdog fed
     assert hub.interrupts == 0
 
 
-def test_a_dead_reader_is_retried_and_reported_back(firmware: Any, sim: Any) -> None:
+def test_a_dead_reader_is_retried_and_reported_back(firmware: Any) -> None:
     import scanner
 
     port = MemoryPort()
@@ -162,7 +163,7 @@ def test_a_dead_reader_is_retried_and_reported_back(firmware: Any, sim: Any) -> 
 
 
 @pytest.mark.parametrize(("kind", "uid"), [("Ntag213", "00000000000000"), ("MifareClassic1K", "FFFFFFFF")])
-def test_a_uid_no_tag_has_is_a_damaged_read_not_a_card(firmware: Any, sim: Any, kind: str, uid: str) -> None:
+def test_a_uid_no_tag_has_is_a_damaged_read_not_a_card(firmware: Any, kind: str, uid: str) -> None:
     hub = firmware.build(config(ZONES=1, CHIP_SELECTS=(0,)), MemoryPort())
     assert hub.scanner.start() == []
     sim.field(0, 0).add(getattr(sim, kind)(uid))
@@ -268,7 +269,7 @@ def test_a_pin_held_to_ground_at_power_up_chooses_maintenance_mode(firmware: Any
     assert len(machine.watchdogs) == 1
 
 
-def test_a_lift_is_reported_once_lift_scans_clean_scans_missed_the_card(firmware: Any, sim: Any) -> None:
+def test_a_lift_is_reported_once_lift_scans_clean_scans_missed_the_card(firmware: Any) -> None:
     """A card is there from its first read and gone after LIFT_SCANS clean misses in a row: a tag at the edge of
     range, or a burst of interference, makes no phantom lift; a card really lifted is reported a few scans on."""
     import hub_config

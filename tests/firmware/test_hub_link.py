@@ -96,7 +96,7 @@ async def play_and_pull_the_cable(host: Host) -> None:
 
     host.backend.set_led("b", "red", "blink")
     await host.until(lambda: host.hub.status().leds[1] == (2, 1), "the LED command")
-    await host.until(lambda: not host.backend.session._pending, "the hub's ACK")
+    await host.until(lambda: host.backend.session.unacknowledged == 0, "the hub's ACK")
 
     host.hub.unplug()
     await host.until(lambda: host.count(HubOffline) == 1, "the host to notice the pulled cable")
