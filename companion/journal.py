@@ -46,6 +46,7 @@ COLUMNS = {"games": ("id", "started", "settings", "outcome"), "entries": ("game"
 VERSION = 1
 
 DURABLE = ("action", "undo")  # the entries a power cut must never lose
+SYNC_LEVELS = ("off", "normal", "full", "extra")  # PRAGMA synchronous's numbers, by name
 
 
 class JournalError(OSError):
@@ -111,6 +112,14 @@ class Journal:
     @property
     def is_open(self) -> bool:
         return self._db is not None
+
+    def durability(self) -> tuple[str, str]:
+        """SQLite's journal mode and sync level on the open file: ``("wal", "full")`` between writes."""
+        with self._read():
+            db = self._connection()
+            mode = str(db.execute("PRAGMA journal_mode").fetchone()[0])
+            level = int(db.execute("PRAGMA synchronous").fetchone()[0])
+        return mode, SYNC_LEVELS[level]
 
     def connect(self) -> None:
         """Open the file for writing (made if missing, migrated if older); JournalDamaged if it is not a journal."""

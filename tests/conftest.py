@@ -1,6 +1,166 @@
-"""Suite-wide settings. Hypothesis runs without a deadline: a busy CI machine must not fail a property."""
+"""The suite's fixtures, written once for every folder.
 
+* ``bench``: the simulated bench (:mod:`companion.sim`: readers, tags, the Pico's pins) is emptied before and
+  after every test, whichever part of it the test touches.
+* ``mock_factory``: gpiozero's mock pins, as the service takes them off a Pi (a Pi 4's header, PWM pins for the
+  dimming LEDs), installed as gpiozero's default for the test and reset afterwards, as in gpiozero's own tests.
+* ``spidev``: ``import spidev`` gives the simulated SPI bus, as it gives the Pi's on a Pi.
+* ``disk``: the SQLite connections the code opens during the test, taken at :func:`sqlite3.connect`, so a test
+  can make SQLite's own "database or disk is full" happen or watch the statements the journal runs.
+* ``until`` and ``running``: the daemon on the test's event loop, and waiting there for what it does.
+
+Hypothesis runs without a deadline: a busy CI machine must not fail a property.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import sqlite3
+import sys
+import time
+import types
+from collections.abc import AsyncIterator, Callable, Iterator
+from typing import Any
+
+import pytest
+from gpiozero import Device
+from gpiozero.pins.mock import MockFactory, MockPWMPin
 from hypothesis import HealthCheck, settings
+
+import companion.sim as sim
+from companion.nfc.backends import SimBackend
+from companion.pins import MOCK_REVISION
 
 settings.register_profile("default", deadline=None, suppress_health_check=[HealthCheck.too_slow], print_blob=True)
 settings.load_profile("default")
+
+
+@pytest.fixture(autouse=True)
+def bench() -> Iterator[types.ModuleType]:
+    sim.reset()
+    yield sim
+    sim.reset()
+
+
+@pytest.fixture
+def mock_factory() -> Iterator[MockFactory]:
+    saved = Device.pin_factory
+    Device.pin_factory = factory = MockFactory(revision=MOCK_REVISION, pin_class=MockPWMPin)
+    try:
+        yield factory
+    finally:
+        factory.reset()
+        Device.pin_factory = saved
+
+
+@pytest.fixture
+def spidev(monkeypatch: pytest.MonkeyPatch) -> types.ModuleType:
+    monkeypatch.setitem(sys.modules, "spidev", sim.spidev)
+    return sim.spidev
+
+
+class Disk:
+    """The disk under the SQLite files the code opens: :meth:`fill` makes every further write fail with SQLite's
+    own "database or disk is full" (``max_page_count``, with the free room in the last pages used up), and
+    :meth:`free` gives room again. ``connections`` are the connections the code opened, oldest first."""
+
+    FILLER = -1  # the entries of no game: what takes up the free room
+
+    def __init__(self) -> None:
+        self.connections: list[sqlite3.Connection] = []
+
+    def open(self) -> list[sqlite3.Connection]:
+        """The connections the code has not closed."""
+        return [db for db in self.connections if _is_open(db)]
+
+    def fill(self, room_pages: int = 0) -> None:
+        """No more room on the disk; ``room_pages`` pages of SQLite's are left free."""
+        for db in self.open():
+            pages = db.execute("PRAGMA page_count").fetchone()[0]
+            db.execute(f"PRAGMA max_page_count = {pages}")
+            seq = 0
+            for size in (4096, 512, 64, 8, 1):  # whatever a row of this size still fits in
+                with contextlib.suppress(sqlite3.OperationalError):
+                    while True:
+                        seq += 1
+                        db.execute(
+                            "INSERT INTO entries (game, seq, t, kind, text) VALUES (?, ?, 0, 'action', ?)",
+                            (self.FILLER, seq, "x" * size),
+                        )
+            db.execute(f"PRAGMA max_page_count = {pages + room_pages}")
+
+    def free(self) -> None:
+        for db in self.open():
+            db.execute("DELETE FROM entries WHERE game = ?", (self.FILLER,))
+            db.execute("PRAGMA max_page_count = 1000000000")
+
+
+def _is_open(db: sqlite3.Connection) -> bool:
+    try:
+        db.total_changes  # noqa: B018 (raises on a closed connection)
+    except sqlite3.ProgrammingError:
+        return False
+    return True
+
+
+@pytest.fixture
+def disk(monkeypatch: pytest.MonkeyPatch) -> Disk:
+    disk = Disk()
+    connect = sqlite3.connect
+
+    def connect_and_keep(*args: Any, **kwargs: Any) -> sqlite3.Connection:
+        db = connect(*args, **kwargs)
+        disk.connections.append(db)
+        return db
+
+    monkeypatch.setattr(sqlite3, "connect", connect_and_keep)
+    return disk
+
+
+async def _until(condition: Callable[[], bool], timeout: float = 10.0) -> None:
+    end = time.monotonic() + timeout
+    while not condition():
+        assert time.monotonic() < end, "timed out"
+        await asyncio.sleep(0.002)
+
+
+@pytest.fixture
+def until() -> Callable[..., Any]:
+    """``await until(condition, timeout=10.0)``: let the event loop run until ``condition()`` holds."""
+    return _until
+
+
+@contextlib.asynccontextmanager
+async def _running(daemon: Any) -> AsyncIterator[Any]:
+    started = asyncio.Event()
+    daemon.on_started = lambda _: started.set()
+    stop = asyncio.Event()
+    service = asyncio.create_task(daemon.run(stop))
+    up = asyncio.create_task(started.wait())
+    await asyncio.wait({service, up}, return_when=asyncio.FIRST_COMPLETED)
+    if service.done():  # it could not start: its StartError is the test's failure
+        up.cancel()
+        service.result()
+        raise AssertionError("the daemon stopped before it started")
+    try:
+        yield daemon
+    finally:
+        stop.set()
+        status = await service
+    assert status == 0, f"the daemon exited {status}"
+
+
+@pytest.fixture
+def running() -> Callable[[Any], contextlib.AbstractAsyncContextManager[Any]]:
+    """``async with running(daemon):`` the daemon's ``run()`` on the test's loop, entered once every part has
+    started (its ``on_started``), stopped on leaving, and its exit status checked."""
+    return _running
+
+
+@pytest.fixture
+def hand(bench: types.ModuleType) -> SimBackend:
+    """A player's hand over the simulated readers: ``hand.put(card, zone)`` lays the card's tag on the zone's
+    reader, ``hand.take(card)`` lifts it. Zones ``z1`` to ``z8`` are the readers of SPI bus 0 in order, as the
+    sim back-end numbers the zones of the config."""
+    return SimBackend([f"z{n}" for n in range(1, 9)])

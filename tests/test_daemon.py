@@ -9,23 +9,26 @@ import os
 import signal
 import subprocess
 import sys
-import time
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
+from contextlib import AbstractAsyncContextManager
 from pathlib import Path
 
 import pytest
-from gpiozero.pins.mock import MockFactory, MockPWMPin
+from gpiozero.pins.mock import MockFactory
 
 import companion.sim as sim
 from companion.config import parse_config
 from companion.daemon import Daemon
 from companion.hardware import load_pinmap
 from companion.journal import Entry, Journal
+from companion.nfc.backends import SimBackend
 from companion.ui.display import FakeI2CBus, make_device
 from companion.ui.screens import render
 from companion.view import MessageKind, StatusLight
 
 PINS = load_pinmap()
+Running = Callable[[Daemon], AbstractAsyncContextManager[Daemon]]
+Until = Callable[..., Awaitable[None]]
 
 
 def config_text(tmp_path: Path, extra: str = "") -> str:
@@ -33,13 +36,6 @@ def config_text(tmp_path: Path, extra: str = "") -> str:
         f'[readers]\nbackend = "sim"\nregistry = "{tmp_path / "registry.toml"}"\npoll_interval_ms = 5\n'
         f'[journal]\npath = "{tmp_path / "journal.db"}"\n{extra}'
     )
-
-
-async def until(condition: Callable[[], bool], timeout: float = 5.0) -> None:
-    end = time.monotonic() + timeout
-    while not condition():
-        assert time.monotonic() < end, "timed out"
-        await asyncio.sleep(0.005)
 
 
 async def tap_button(factory: MockFactory, name: str) -> None:
@@ -50,37 +46,25 @@ async def tap_button(factory: MockFactory, name: str) -> None:
     await asyncio.sleep(0.06)
 
 
-@pytest.fixture(autouse=True)
-def fresh_sim() -> None:
-    sim.reset()
-
-
-@pytest.fixture
-def factory() -> MockFactory:
-    return MockFactory(revision="c03111", pin_class=MockPWMPin)
-
-
 def test_a_play_goes_through_the_service_to_the_journal_and_the_screen_says_it_stopped(
-    tmp_path: Path, factory: MockFactory
+    tmp_path: Path, mock_factory: MockFactory, running: Running, until: Until, hand: SimBackend
 ) -> None:
     bus = FakeI2CBus()
-    daemon = Daemon(parse_config(config_text(tmp_path), "test"), pin_factory=factory, display=make_device([], bus=bus))
+    config = parse_config(config_text(tmp_path), "test")
+    daemon = Daemon(config, pin_factory=mock_factory, display=make_device([], bus=bus))
+    green = mock_factory.pin(PINS.zones["z1"].green)
 
     async def play() -> None:
-        stop = asyncio.Event()
-        task = asyncio.create_task(daemon.run(stop))
-        await until(lambda: daemon._readers is not None)
-        readers = daemon._readers
-        assert isinstance(readers, sim_backend_type())
-        readers.put("6O", "z1")
-        await until(lambda: daemon.table is not None and daemon.table.referee.pending is not None)
-        assert factory.pin(PINS.zones["z1"].green).state, "the zone is green while the play waits"
-        await tap_button(factory, "confirm")
-        await until(lambda: len(daemon.table.journal.entries(daemon.table.game_id)) == 1)  # type: ignore[union-attr]
-        readers.take("6O")
-        await until(lambda: not factory.pin(PINS.zones["z1"].green).state)
-        stop.set()
-        assert await task == 0
+        async with running(daemon):
+            table = daemon.table
+            assert table is not None
+            hand.put("6O", "z1")
+            await until(lambda: table.referee.pending is not None)
+            assert green.state, "the zone is green while the play waits"
+            await tap_button(mock_factory, "confirm")
+            await until(lambda: len(table.journal.entries(table.game_id)) == 1)
+            hand.take("6O")
+            await until(lambda: not green.state)
 
     asyncio.run(play())
     stopped = daemon.stopped_view
@@ -90,74 +74,65 @@ def test_a_play_goes_through_the_service_to_the_journal_and_the_screen_says_it_s
     assert [e.text for e in journal.entries(1)] == ["play 6O"]
 
 
-def sim_backend_type() -> type:
-    from companion.nfc.backends import SimBackend
+def test_the_service_resumes_the_game_from_the_journal(
+    tmp_path: Path, mock_factory: MockFactory, running: Running, until: Until, hand: SimBackend
+) -> None:
+    config = parse_config(config_text(tmp_path, "[game]\nconfirm_turns = false\n"), "t")
 
-    return SimBackend
-
-
-def test_the_service_resumes_the_game_from_the_journal(tmp_path: Path, factory: MockFactory) -> None:
-    async def session(actions: Callable[[Daemon], object] | None) -> Daemon:
-        daemon = Daemon(
-            parse_config(config_text(tmp_path, "[game]\nconfirm_turns = false\n"), "t"),
-            pin_factory=factory,
-            display=make_device([], bus=FakeI2CBus()),
-        )
-        stop = asyncio.Event()
-        task = asyncio.create_task(daemon.run(stop))
-        await until(lambda: daemon._readers is not None)
-        if actions is not None:
-            for card in ("6O", "7O", "5O"):
-                daemon._readers.put(card, "z1")  # type: ignore[attr-defined]
-                await until(
-                    lambda card=card: (
-                        f"play {card}" in [e.text for e in daemon.table.journal.entries(daemon.table.game_id)]
-                    )
-                )  # type: ignore[union-attr]
-                daemon._readers.take(card)  # type: ignore[attr-defined]
+    async def session(cards: tuple[str, ...]) -> Daemon:
+        daemon = Daemon(config, pin_factory=mock_factory, display=make_device([], bus=FakeI2CBus()))
+        async with running(daemon):
+            table = daemon.table
+            assert table is not None
+            for card in cards:
+                hand.put(card, "z1")
+                await until(lambda card=card: f"play {card}" in [e.text for e in table.journal.entries(table.game_id)])
+                hand.take(card)
                 await asyncio.sleep(0.05)
-        stop.set()
-        await task
         return daemon
 
-    first = asyncio.run(session(lambda d: None))
+    first = asyncio.run(session(("6O", "7O", "5O")))
     sim.reset()
-    factory.reset()
-    second = asyncio.run(session(None))
+    mock_factory.reset()
+    second = asyncio.run(session(()))
     assert second.table is not None and first.table is not None
     assert second.table.referee.game.snapshot() == first.table.referee.game.snapshot()
     assert second.table.game_id == first.table.game_id
 
 
 def test_a_journal_that_cannot_be_opened_is_said_retried_and_gets_the_backlog(
-    tmp_path: Path, factory: MockFactory, caplog: pytest.LogCaptureFixture, monkeypatch: pytest.MonkeyPatch
+    tmp_path: Path,
+    mock_factory: MockFactory,
+    running: Running,
+    until: Until,
+    hand: SimBackend,
+    caplog: pytest.LogCaptureFixture,
+    monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     monkeypatch.setattr("companion.daemon.JOURNAL_RETRY_S", 0.1)
     (tmp_path / "state").write_text("a file where the journal's folder should be")
     journal = tmp_path / "state" / "journal.db"
     text = config_text(tmp_path, "[game]\nconfirm_turns = false\n").replace(str(tmp_path / "journal.db"), str(journal))
     bus = FakeI2CBus()
-    daemon = Daemon(parse_config(text, "t"), pin_factory=factory, display=make_device([], bus=bus))
+    daemon = Daemon(parse_config(text, "t"), pin_factory=mock_factory, display=make_device([], bus=bus))
 
     async def play() -> None:
-        stop = asyncio.Event()
-        task = asyncio.create_task(daemon.run(stop))
-        await until(lambda: daemon._readers is not None)
-        view = daemon.table.referee.view()  # type: ignore[union-attr]
-        assert view.message is not None and view.message.title == "La mesa no graba"
-        assert view.status is StatusLight.ERROR
-        await until(lambda: daemon.screen is not None and daemon.screen.idle)  # frames leave from their own thread
-        assert bus.last_image().convert("1").tobytes() == render(view).convert("1").tobytes()
-        daemon._readers.put("6O", "z1")  # type: ignore[attr-defined]
-        await until(lambda: len(daemon.table.referee.game.actions) == 1)  # type: ignore[union-attr]
-        await asyncio.sleep(0.3)  # retried, still failing: the screen keeps saying so
-        assert not daemon.table.referee.journal_ok  # type: ignore[union-attr]
-        (tmp_path / "state").unlink()
-        (tmp_path / "state").mkdir()
-        await until(lambda: daemon.table.referee.journal_ok)  # type: ignore[union-attr]
-        assert daemon.table.referee.view().status is StatusLight.READY  # type: ignore[union-attr]
-        stop.set()
-        await task
+        async with running(daemon):
+            table, screen = daemon.table, daemon.screen
+            assert table is not None and screen is not None
+            view = table.referee.view()
+            assert view.message is not None and view.message.title == "La mesa no graba"
+            assert view.status is StatusLight.ERROR
+            await until(lambda: screen.idle)  # frames leave from their own thread
+            assert bus.last_image().convert("1").tobytes() == render(view).convert("1").tobytes()
+            hand.put("6O", "z1")
+            await until(lambda: len(table.referee.game.actions) == 1)
+            await asyncio.sleep(0.3)  # retried, still failing: the screen keeps saying so
+            assert not table.referee.journal_ok
+            (tmp_path / "state").unlink()
+            (tmp_path / "state").mkdir()
+            await until(lambda: table.referee.journal_ok)
+            assert table.referee.view().status is StatusLight.READY
 
     asyncio.run(play())
     said = [r for r in caplog.records if r.levelname == "ERROR" and "NOT recording" in r.getMessage()]
@@ -165,20 +140,18 @@ def test_a_journal_that_cannot_be_opened_is_said_retried_and_gets_the_backlog(
     assert [e.text for e in Journal(journal).entries(1)] == ["play 6O"]
 
 
-def test_a_damaged_journal_is_set_aside_and_a_new_one_started(tmp_path: Path, factory: MockFactory) -> None:
+def test_a_damaged_journal_is_set_aside_and_a_new_one_started(
+    tmp_path: Path, mock_factory: MockFactory, running: Running
+) -> None:
     (tmp_path / "journal.db").write_bytes(b"not a database at all" * 300)
-    daemon = Daemon(
-        parse_config(config_text(tmp_path), "t"), pin_factory=factory, display=make_device([], bus=FakeI2CBus())
-    )
+    config = parse_config(config_text(tmp_path), "t")
+    daemon = Daemon(config, pin_factory=mock_factory, display=make_device([], bus=FakeI2CBus()))
 
     async def play() -> None:
-        stop = asyncio.Event()
-        task = asyncio.create_task(daemon.run(stop))
-        await until(lambda: daemon._readers is not None)
-        view = daemon.table.referee.view()  # type: ignore[union-attr]
-        assert view.message is not None and view.message.title == "Diario dañado: apartado"
-        stop.set()
-        await task
+        async with running(daemon):
+            assert daemon.table is not None
+            view = daemon.table.referee.view()
+            assert view.message is not None and view.message.title == "Diario dañado: apartado"
 
     asyncio.run(play())
     (aside,) = tmp_path.glob("journal.db.damaged-*")
@@ -187,40 +160,35 @@ def test_a_damaged_journal_is_set_aside_and_a_new_one_started(tmp_path: Path, fa
 
 
 def test_a_missing_display_leaves_the_table_refereeing(
-    tmp_path: Path, factory: MockFactory, caplog: pytest.LogCaptureFixture
+    tmp_path: Path, mock_factory: MockFactory, running: Running, caplog: pytest.LogCaptureFixture
 ) -> None:
     text = config_text(tmp_path, '[display]\noptions = ["--display", "ssd1306", "--i2c-port", "9"]\n')
-    daemon = Daemon(parse_config(text, "t"), pin_factory=factory)
+    daemon = Daemon(parse_config(text, "t"), pin_factory=mock_factory)
 
     async def play() -> None:
-        stop = asyncio.Event()
-        task = asyncio.create_task(daemon.run(stop))
-        await until(lambda: daemon._readers is not None)
-        stop.set()
-        assert await task == 0
+        async with running(daemon):
+            assert daemon.table is not None and daemon.screen is None
 
     asyncio.run(play())
     assert "no display" in caplog.text
 
 
-def test_a_reader_that_stops_answering_is_said_and_comes_back(tmp_path: Path, factory: MockFactory) -> None:
-    daemon = Daemon(
-        parse_config(config_text(tmp_path), "t"), pin_factory=factory, display=make_device([], bus=FakeI2CBus())
-    )
+def test_a_reader_that_stops_answering_is_said_and_comes_back(
+    tmp_path: Path, mock_factory: MockFactory, running: Running, until: Until
+) -> None:
+    config = parse_config(config_text(tmp_path), "t")
+    daemon = Daemon(config, pin_factory=mock_factory, display=make_device([], bus=FakeI2CBus()))
 
     async def play() -> None:
-        stop = asyncio.Event()
-        task = asyncio.create_task(daemon.run(stop))
-        await until(lambda: daemon._readers is not None)
-        sim.unplug(0, 0)
-        await until(lambda: "z1" in daemon.table.referee.readers_down)  # type: ignore[union-attr]
-        view = daemon.table.referee.view()  # type: ignore[union-attr]
-        assert view.status is StatusLight.ERROR and view.message is not None
-        assert view.message.kind is MessageKind.READER_DOWN
-        sim.reader(0, 0).unplugged = False
-        await until(lambda: not daemon.table.referee.readers_down)  # type: ignore[union-attr]
-        stop.set()
-        await task
+        async with running(daemon):
+            referee = daemon.table.referee  # type: ignore[union-attr]
+            sim.unplug(0, 0)
+            await until(lambda: "z1" in referee.readers_down)
+            view = referee.view()
+            assert view.status is StatusLight.ERROR and view.message is not None
+            assert view.message.kind is MessageKind.READER_DOWN
+            sim.reader(0, 0).unplugged = False
+            await until(lambda: not referee.readers_down)
 
     asyncio.run(play())
 

@@ -10,11 +10,11 @@ import tempfile
 from pathlib import Path
 
 import pytest
-from gpiozero.pins.mock import MockFactory, MockPWMPin
+from gpiozero.pins.mock import MockFactory
 from PIL import Image
 
 from companion.cli import main
-from companion.demo import PI_4, Demo
+from companion.demo import Demo
 from companion.hardware import load_pinmap
 from companion.journal import Journal
 from companion.rules import Play
@@ -23,10 +23,15 @@ from companion.ui.screens import render
 
 
 def run_demo(
-    game: str, seed: int, tmp_path: Path, frames: Path | None = None, verbose: bool = True
-) -> tuple[Demo, list[str], MockFactory]:
+    game: str,
+    seed: int,
+    tmp_path: Path,
+    frames: Path | None = None,
+    verbose: bool = True,
+    factory: MockFactory | None = None,
+) -> tuple[Demo, list[str]]:
+    """The demo's game, its printed lines; its pins are ``factory``'s when given (else the demo's own)."""
     lines: list[str] = []
-    factory = MockFactory(revision=PI_4, pin_class=MockPWMPin)
     demo = Demo(
         game=game,
         seed=seed,
@@ -37,7 +42,7 @@ def run_demo(
         verbose=verbose,
     )
     assert demo.run() == 0
-    return demo, lines, factory
+    return demo, lines
 
 
 def lit(factory: MockFactory, gpio: int) -> int:
@@ -46,21 +51,21 @@ def lit(factory: MockFactory, gpio: int) -> int:
     return sum(1 for before, after in itertools.pairwise(states) if not before and after)
 
 
-def test_a_whole_seises_game(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    demo, lines, factory = run_demo("seises", 2, tmp_path)
+def test_a_whole_seises_game(tmp_path: Path, capsys: pytest.CaptureFixture[str], mock_factory: MockFactory) -> None:
+    demo, lines = run_demo("seises", 2, tmp_path, factory=mock_factory)
     game = demo.referee.game
     assert game.outcome() is not None, "the game was played to 50 points"
     plays = sum(isinstance(action, Play) for action in game.actions)
     pins = load_pinmap().zones["z1"]
     # every play lit the zone green once while it waited for CONFIRM; the one play undone was laid twice
-    assert lit(factory, pins.green) == plays + 1
-    assert lit(factory, pins.red) >= 1, "the illegal attempt lit the zone red"
+    assert lit(mock_factory, pins.green) == plays + 1
+    assert lit(mock_factory, pins.red) >= 1, "the illegal attempt lit the zone red"
     # --verbose prints every LED change: each time the pin lit green is a line
-    assert sum("z1 LED: green" in line for line in lines) == lit(factory, pins.green)
-    assert sum("z1 LED: red" in line for line in lines) == lit(factory, pins.red)
+    assert sum("z1 LED: green" in line for line in lines) == lit(mock_factory, pins.green)
+    assert sum("z1 LED: red" in line for line in lines) == lit(mock_factory, pins.red)
     # the final screen is drawn once, at the end
     assert "\n".join(lines).count(frame_to_text(demo.bus.last_image())) == 1
-    assert lit(factory, load_pinmap().status_led) == 1, "the status LED came on once, steady: ready all game"
+    assert lit(mock_factory, load_pinmap().status_led) == 1, "the status LED came on once, steady: ready all game"
     # the last frame the real ssd1306 driver sent is the final view, pixel for pixel
     assert demo.bus.last_image().tobytes() == render(demo.referee.view()).convert("1").tobytes()
     assert any("Renuncio" in line or "gana la mano" in line for line in lines)
@@ -89,8 +94,8 @@ def test_a_whole_seises_game(tmp_path: Path, capsys: pytest.CaptureFixture[str])
 
 
 def test_a_sexto_set_match_is_the_same_for_the_same_seed(tmp_path: Path) -> None:
-    first, lines, _ = run_demo("sexto-set", 5, tmp_path / "a", frames=tmp_path / "frames")
-    _, lines_again, _ = run_demo("sexto-set", 5, tmp_path / "b")
+    first, lines = run_demo("sexto-set", 5, tmp_path / "a", frames=tmp_path / "frames")
+    _, lines_again = run_demo("sexto-set", 5, tmp_path / "b")
     assert lines[2:] == lines_again[2:]  # the second line names the journal's path
     game = first.referee.game
     assert max(game.sets_won.values()) == 2 or game.set_number > 5

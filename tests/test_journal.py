@@ -4,10 +4,14 @@ from __future__ import annotations
 
 import sqlite3
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import pytest
 
 from companion.journal import Entry, Journal, JournalError
+
+if TYPE_CHECKING:
+    from conftest import Disk
 
 
 def test_entries_and_settings_survive_reopening(tmp_path: Path) -> None:
@@ -27,35 +31,38 @@ def test_entries_and_settings_survive_reopening(tmp_path: Path) -> None:
 
 def test_the_journal_runs_in_wal_mode_with_full_sync(tmp_path: Path) -> None:
     journal = Journal(tmp_path / "journal.db")
-    assert journal._db.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
-    assert journal._db.execute("PRAGMA synchronous").fetchone()[0] == 2  # FULL
+    assert journal.durability() == ("wal", "full")
+    journal.close()
+    reader = sqlite3.connect(tmp_path / "journal.db")  # another program: WAL is the file's own mode
+    assert reader.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
+    reader.close()
 
 
-def test_only_zone_registrations_skip_the_disk_sync_and_full_sync_comes_back(tmp_path: Path) -> None:
+def test_only_zone_registrations_skip_the_disk_sync_and_full_sync_comes_back(tmp_path: Path, disk: Disk) -> None:
     journal = Journal(tmp_path / "journal.db")
     game = journal.new_game({"game": "sexto-set"}, t=0.0)
     syncs: list[int] = []
-    journal._db.set_trace_callback(lambda sql: syncs.append(sql.count("synchronous=NORMAL")))
+    (db,) = disk.open()
+    db.set_trace_callback(lambda sql: syncs.append(sql.count("synchronous=NORMAL")))
     journal.append(game, Entry("zone", "z1 M1R", 1.0))
     assert sum(syncs) == 1
     journal.append(game, Entry("action", "play M1R N01", 2.0))
     assert sum(syncs) == 1, "a game action always waits for the disk"
-    assert journal._db.execute("PRAGMA synchronous").fetchone()[0] == 2
+    assert journal.durability() == ("wal", "full")
     assert [e.kind for e in Journal(tmp_path / "journal.db").entries(game)] == ["zone", "action"]
 
 
-def test_a_full_disk_keeps_entries_in_a_backlog_and_writes_them_once_there_is_room(tmp_path: Path) -> None:
+def test_a_full_disk_keeps_entries_in_a_backlog_and_writes_them_once_there_is_room(tmp_path: Path, disk: Disk) -> None:
     journal = Journal(tmp_path / "journal.db")
     game = journal.new_game({"game": "seises"}, t=0.0)
-    pages = journal._db.execute("PRAGMA page_count").fetchone()[0]
-    journal._db.execute(f"PRAGMA max_page_count = {pages}")  # SQLite's own "database or disk is full"
+    disk.fill()
     big = "x" * 20000
     with pytest.raises(JournalError, match="disk is full"):
         journal.append(game, Entry("action", big, 1.0))
     with pytest.raises(JournalError):
         journal.append(game, Entry("action", "play 6O", 2.0))
     assert journal.backlog == 2
-    journal._db.execute("PRAGMA max_page_count = 1000000")  # room again
+    disk.free()
     journal.append(game, Entry("action", "play 7O", 3.0))
     assert journal.backlog == 0
     assert [e.text for e in journal.entries(game)] == [big, "play 6O", "play 7O"]
@@ -82,4 +89,4 @@ def test_games_are_listed_with_their_outcome(tmp_path: Path) -> None:
     journal.new_game({"game": "sexto-set"}, t=5.0)
     games = journal.games()
     assert [(g.settings["game"], g.outcome) for g in games] == [("seises", {"winner": 2}), ("sexto-set", None)]
-    assert isinstance(journal._db, sqlite3.Connection)
+    assert journal.is_open

@@ -16,6 +16,7 @@ from companion.cli import main
 from companion.config import GameConfig
 from companion.events import CardArrived
 from companion.journal import Entry, Journal, JournalDamaged, JournalError, health
+from companion.nfc.registry import Registry
 from companion.nfc.tracking import TableTracker
 from companion.referee import Referee
 from companion.table import Table
@@ -30,9 +31,12 @@ def journal_with(path: Path, entries: list[tuple[str, str]], settings: object = 
     game = journal.new_game(SEISES, 1.0)
     for kind, text in entries:
         journal.append(game, Entry(kind, text, 2.0))
-    if settings is not SEISES:
-        journal._connection().execute("UPDATE games SET settings = ?", (settings,))
     journal.close()
+    if settings is not SEISES:
+        db = sqlite3.connect(path)  # another program writes the row
+        db.execute("UPDATE games SET settings = ?", (settings,))
+        db.commit()
+        db.close()
 
 
 def sql(path: Path, *statements: str) -> None:
@@ -68,12 +72,7 @@ GAME_DAMAGE: dict[str, Callable[[Path], None]] = {
 
 def table_on(path: Path) -> Table:
     referee = Referee(GameConfig(confirm_turns=False), {"z1": "table"})
-    return Table(referee, TableTracker(_NoRegistry()), Journal(path))
-
-
-class _NoRegistry:
-    def card_for(self, uid: bytes) -> str | None:
-        return None
+    return Table(referee, TableTracker(Registry.load(path.with_name("registry.toml"))), Journal(path))
 
 
 @pytest.mark.parametrize("damage", list(GAME_DAMAGE))
@@ -87,7 +86,7 @@ def test_a_damaged_game_is_closed_with_its_rows_kept_and_a_new_one_starts(damage
     assert view.message is not None and view.message.kind is MessageKind.DISK_FULL
     assert view.message.title == "Partida 1 ilegible"
     assert table.game_id == 2
-    table._record(table.referee.handle(CardArrived("z1", "6O"), 11.0), 11.0)  # the new game plays and records
+    table.status(CardArrived("z1", "6O"), 11.0)  # the new game plays and records
     assert [e.text for e in table.journal.entries(2)] == ["play 6O"]
     db = sqlite3.connect(path)
     outcome = db.execute("SELECT outcome FROM games WHERE id = 1").fetchone()[0]
@@ -215,7 +214,7 @@ def test_an_old_journal_is_migrated_to_wall_clock_times_and_history_shows_dates(
     assert "t=1851s after boot" in capsys.readouterr().out
     noon = time.mktime((2026, 11, 30, 12, 0, 0, 0, 0, -1))
     journal = Journal(path, wall_clock=lambda: noon)
-    assert journal._connection().execute("PRAGMA user_version").fetchone()[0] == 1
+    assert sqlite3.connect(path).execute("PRAGMA user_version").fetchone()[0] == 1  # migrated on open
     journal.append(1, Entry("action", "play 7O", 1900.0))
     game = journal.new_game(SEISES, 2000.0)
     journal.close()
@@ -235,11 +234,11 @@ def test_a_journal_that_cannot_be_opened_keeps_entries_and_writes_them_once_it_c
     with pytest.raises(JournalError, match="check the path"):
         journal.new_game(SEISES, 1.0)
     referee = Referee(GameConfig(confirm_turns=False), {"z1": "table"})
-    table = Table(referee, TableTracker(_NoRegistry()), journal)
+    table = Table(referee, TableTracker(Registry.load(tmp_path / "registry.toml")), journal)
     table.start(1.0)
     view = referee.view()
     assert view.message is not None and view.message.title == "La mesa no graba"
-    table._record(referee.handle(CardArrived("z1", "6O"), 2.0), 2.0)
+    table.status(CardArrived("z1", "6O"), 2.0)
     table.retry_journal(3.0)
     assert not referee.journal_ok, "still not recording: never pretend"
     blocker.unlink()

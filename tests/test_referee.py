@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import json
 import random
-from pathlib import Path
 
 import pytest
 
@@ -427,61 +426,3 @@ def test_every_referee_text_exists_in_both_languages(game: type) -> None:
     assert all(spanish and english for spanish, english in TEXT.values())
     assert game.name in ("seises", "sexto-set")
     assert Play("6O") != Play("6O", "M1R")
-
-
-def test_a_disk_that_fills_mid_game_keeps_the_game_going_and_catches_up(tmp_path: Path) -> None:
-    from companion.journal import Journal
-    from companion.nfc.tracking import TableTracker
-    from companion.table import Table
-
-    referee = seises(confirm_turns=False)
-    table = Table(referee, TableTracker(_NoRegistry()), Journal(tmp_path / "journal.db"))
-    table.start(0.0)
-    pages = table.journal._db.execute("PRAGMA page_count").fetchone()[0]
-    table.journal._db.execute(f"PRAGMA max_page_count = {pages}")  # SQLite's own "database or disk is full"
-    big = "x" * 30000  # an entry that does not fit in the pages left
-    table._record([Entry("action", big, 1.0)], 1.0)
-    view = referee.view()
-    assert view.message is not None and view.message.kind is MessageKind.DISK_FULL
-    assert view.status is StatusLight.ERROR and table.journal.backlog == 1
-    table.journal._db.execute("PRAGMA max_page_count = 1000000")  # room again
-    table._record([Entry("action", "play 6O", 2.0)], 2.0)
-    assert table.journal.backlog == 0 and referee.view().status is StatusLight.READY
-    assert [e.text for e in table.journal.entries(table.game_id)] == [big, "play 6O"]
-
-
-class _NoRegistry:
-    def card_for(self, uid: bytes) -> str | None:
-        return None
-
-    def uid_for(self, card_id: str) -> str | None:
-        return None
-
-
-def test_a_new_game_closes_the_old_one_and_survives_a_full_disk_until_there_is_room(tmp_path: Path) -> None:
-    from companion.journal import Journal
-    from companion.nfc.tracking import TableTracker
-    from companion.table import Table
-
-    referee = seises(confirm_turns=False)
-    journal = Journal(tmp_path / "journal.db")
-    table = Table(referee, TableTracker(_NoRegistry()), journal)
-    table.start(0.0)
-    table._record(referee.handle(CardArrived("z1", "6O"), 1.0), 1.0)
-    first = table.game_id
-    pages = journal._db.execute("PRAGMA page_count").fetchone()[0]
-    journal._db.execute("INSERT INTO games (started, settings) VALUES (0, ?)", ("x" * 9000,))  # fill the pages
-    journal._db.execute(f"PRAGMA max_page_count = {pages + 3}")
-    journal._db.execute("DELETE FROM games WHERE started = 0 AND length(settings) = 9000")
-    big = json.dumps({"game": "seises", "players": 4, "filler": "y" * 40000})  # does not fit: no row for it yet
-    table._record([Entry("new_game", big, 2.0)], 2.0)
-    referee.start(GameConfig(confirm_turns=False))
-    table._record(referee.handle(CardLeft("z1", "6O"), 3.0) + referee.handle(CardArrived("z1", "6O"), 3.0), 3.0)
-    assert referee.view().message is not None and referee.view().message.kind is MessageKind.DISK_FULL  # type: ignore[union-attr]
-    assert table.game_id == first, "the new game has no row yet"
-    journal._db.execute("PRAGMA max_page_count = 1000000")  # room again
-    table._record(referee.handle(CardLeft("z1", "6O"), 4.0) + referee.handle(CardArrived("z1", "7O"), 4.0), 4.0)
-    games = journal.games()
-    assert [g.outcome for g in games] == [{"termination": "replaced", "winner": None}, None]
-    assert [e.text for e in journal.entries(games[1].id)] == ["play 6O", "play 7O"]
-    assert referee.view().status is StatusLight.READY

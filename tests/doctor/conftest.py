@@ -1,21 +1,11 @@
-"""Fixtures: a Pi in a folder (:mod:`fake_pi`) and the chip simulator, reset around every test."""
+"""A Pi in a folder (:mod:`fake_pi`)."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 from fake_pi import BOOT, COMPANION_UID, GIDS, NODES, I2CBench, Pi
-
-import companion.sim as sim
-
-
-@pytest.fixture(autouse=True)
-def bench() -> Iterator[None]:
-    sim.reset()
-    yield
-    sim.reset()
 
 
 @pytest.fixture

@@ -7,7 +7,6 @@ module names (``protocol``, ``scanner``, ...) are taken out of ``sys.modules`` a
 
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
 
 import pytest
 
@@ -22,12 +21,3 @@ def board() -> Iterator[Path]:
     """The firmware's files as source, first on ``sys.path`` with the fakes."""
     yield load_firmware()
     unload_firmware()
-
-
-@pytest.fixture
-def sim() -> Iterator[Any]:
-    import companion.sim
-
-    companion.sim.reset()
-    yield companion.sim
-    companion.sim.reset()

@@ -13,6 +13,7 @@ from typing import Any
 
 import pytest
 
+import companion.sim as sim
 from companion.hub.protocol import FrameDecoder, encode_frame
 from companion.hub.simulated import FIRMWARE, firmware_build
 
@@ -53,7 +54,7 @@ def node() -> str:
     return path
 
 
-def test_vm_frames_match_cpython(node: str, board: Path, sim: Any, tmp_path: Path) -> None:
+def test_vm_frames_match_cpython(node: str, board: Path, tmp_path: Path) -> None:
     import machine
     import vm_checks
 

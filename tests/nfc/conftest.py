@@ -1,4 +1,4 @@
-"""Readers and tags on the simulated bench, reset around every test."""
+"""Readers on the simulated bench, and the public ``mfrc522`` package off a Pi."""
 
 from __future__ import annotations
 
@@ -12,13 +12,6 @@ from companion.nfc.rc522 import RC522, spidev_transfer
 from companion.sim.pi import pi_modules
 
 SPI_HZ = 4_000_000
-
-
-@pytest.fixture(autouse=True)
-def bench() -> Iterator[None]:
-    sim.reset()
-    yield
-    sim.reset()
 
 
 def open_reader(bus: int = 0, device: int = 0, **options: float) -> RC522:

@@ -159,24 +159,21 @@ def test_a_bad_scenario_line_says_how_to_write_it(text: str, message: str) -> No
         SimBackend(["O"]).play(parse_scenario(text))
 
 
-def test_the_spi_backend_reads_zones_through_spidev(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setitem(sys.modules, "spidev", sim.spidev)
+def test_the_spi_backend_reads_zones_through_spidev(spidev: types.ModuleType) -> None:
     sim.field(0, 1).add(sim.Ntag213(SIX))
     backend = spi_backend([SpiZone("O", 0, 0), SpiZone("C", 0, 1)])
     backend.init()
     assert backend.poll(1.0) == [ZoneScan("O", (), 1.0), ZoneScan("C", (SIX,), 1.0)]
 
 
-def test_a_dead_reader_is_named_by_its_zone(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setitem(sys.modules, "spidev", sim.spidev)
+def test_a_dead_reader_is_named_by_its_zone(spidev: types.ModuleType) -> None:
     sim.unplug(0, 1)
     backend = spi_backend([SpiZone("O", 0, 0), SpiZone("C", 0, 1)])
     with pytest.raises(ReaderNotResponding, match="zone C: no MFRC522"):
         backend.init()
 
 
-def test_the_other_readers_work_and_a_dead_one_is_set_up_when_it_answers(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setitem(sys.modules, "spidev", sim.spidev)
+def test_the_other_readers_work_and_a_dead_one_is_set_up_when_it_answers(spidev: types.ModuleType) -> None:
     sim.unplug(0, 0)
     sim.field(0, 0).add(sim.Ntag213(SIX))
     sim.field(0, 1).add(sim.Ntag213(SEVEN))
@@ -191,15 +188,13 @@ def test_the_other_readers_work_and_a_dead_one_is_set_up_when_it_answers(monkeyp
     assert backend.poll(2.0)[0] == ZoneScan("O", (SIX,), 2.0)
 
 
-def test_a_missing_spi_device_is_named_with_what_to_do(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setitem(sys.modules, "spidev", sim.spidev)
+def test_a_missing_spi_device_is_named_with_what_to_do(spidev: types.ModuleType, mock_factory: MockFactory) -> None:
     sim.no_device(0, 1)
-    factory = MockFactory()
     with pytest.raises(FileNotFoundError, match=r"^/dev/spidev0\.1: no such device \(zone C\)\. Enable SPI"):
-        spi_backend([SpiZone("O", 0, 0, reset=25), SpiZone("C", 0, 1)], pin_factory=factory)
+        spi_backend([SpiZone("O", 0, 0, reset=25), SpiZone("C", 0, 1)], pin_factory=mock_factory)
     from gpiozero import DigitalOutputDevice
 
-    DigitalOutputDevice(25, pin_factory=factory).close()  # the reset line was let go (else GPIOPinInUse)
+    DigitalOutputDevice(25, pin_factory=mock_factory).close()  # the reset line was let go (else GPIOPinInUse)
 
 
 def test_the_mfrc522_backend_names_a_missing_spi_device(fake_pi: Callable[[], types.ModuleType]) -> None:
@@ -222,16 +217,15 @@ def test_the_polling_thread_hands_over_scans_until_stopped() -> None:
     assert all(s.uids == (backend.tag("6O").uid,) for s in scans if s.zone == "C")
 
 
-def test_a_gpio_chip_select_frames_each_transfer() -> None:
-    factory = MockFactory()
+def test_a_gpio_chip_select_frames_each_transfer(mock_factory: MockFactory) -> None:
     from gpiozero import DigitalOutputDevice
 
-    cs = DigitalOutputDevice(8, active_high=False, initial_value=False, pin_factory=factory)
+    cs = DigitalOutputDevice(8, active_high=False, initial_value=False, pin_factory=mock_factory)
     dev = sim.spidev.SpiDev(0, 0)
     transfer = gpio_cs_transfer(dev, cs)
     assert transfer(bytes((0x80 | 0x37 << 1, 0))) == b"\x00\x92"
     states = [True, False, True]  # idle high, low for the transfer, high again
-    assert [s.state for s in factory.pin(8).states][1:] == states
+    assert [s.state for s in mock_factory.pin(8).states][1:] == states
 
 
 def test_the_mfrc522_backend_reads_classic_cards(fake_pi: Callable[[], types.ModuleType]) -> None:
@@ -246,12 +240,12 @@ def test_the_mfrc522_backend_reads_classic_cards(fake_pi: Callable[[], types.Mod
         mfrc522_backend([SpiZone("table", 0, 0, cs_gpio=5)])
 
 
-def test_every_zone_reset_line_is_pulsed_then_held_high_while_the_readers_run(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setitem(sys.modules, "spidev", sim.spidev)
-    factory = MockFactory()
-    backend = spi_backend([SpiZone("O", 0, 0, reset=24), SpiZone("C", 0, 1, reset=25)], pin_factory=factory)
+def test_every_zone_reset_line_is_pulsed_then_held_high_while_the_readers_run(
+    spidev: types.ModuleType, mock_factory: MockFactory
+) -> None:
+    backend = spi_backend([SpiZone("O", 0, 0, reset=24), SpiZone("C", 0, 1, reset=25)], pin_factory=mock_factory)
     for gpio in (24, 25):
-        assert [s.state for s in factory.pin(gpio).states][-2:] == [False, True], "low to reset, then high"
+        assert [s.state for s in mock_factory.pin(gpio).states][-2:] == [False, True], "low to reset, then high"
     backend.close()
     assert backend.devices == []
 

@@ -2,17 +2,22 @@
 
 from __future__ import annotations
 
+import asyncio
 import os
 import sys
 import tomllib
+import types
+from collections.abc import Awaitable, Callable
+from contextlib import AbstractAsyncContextManager
 from pathlib import Path
 
 import pytest
-from gpiozero import Device
 from gpiozero.pins.mock import MockFactory
 
 import companion.sim as sim
 from companion.cli import main
+from companion.config import parse_config
+from companion.daemon import Daemon
 from companion.decks import load_deck
 from companion.nfc.ndef import NdefError, card_id_from_ndef
 from companion.nfc.registry import Registry
@@ -77,9 +82,8 @@ def deck_path(tmp_path: Path) -> Path:
 
 
 @pytest.fixture
-def bench(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setitem(sys.modules, "spidev", sim.spidev)
-    monkeypatch.setattr(Device, "pin_factory", MockFactory())  # the reader's reset line
+def quick_player(spidev: types.ModuleType, mock_factory: MockFactory, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The readers on the simulated SPI bus, their reset lines on mock pins, and a player who does not wait."""
     monkeypatch.setattr("time.sleep", lambda seconds: None)  # the player is quick; modeled time still counts
 
 
@@ -94,7 +98,7 @@ def enroll(player: Player, *args: str, monkeypatch: pytest.MonkeyPatch) -> int:
     return main(["enroll", *args])
 
 
-@pytest.mark.usefixtures("bench")
+@pytest.mark.usefixtures("quick_player")
 def test_every_card_is_asked_for_bound_and_written(
     deck_path: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -113,7 +117,7 @@ def test_every_card_is_asked_for_bound_and_written(
         assert card_id_from_ndef(bytes(tag.memory[16:160])) == card_id
 
 
-@pytest.mark.usefixtures("bench")
+@pytest.mark.usefixtures("quick_player")
 def test_a_crash_half_way_keeps_what_was_done_and_the_next_run_goes_on(
     deck_path: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -129,7 +133,7 @@ def test_a_crash_half_way_keeps_what_was_done_and_the_next_run_goes_on(
     assert sorted(Registry.load(registry_path, deck="mini").bindings().values()) == ["12C", "1O", "6O", "7E"]
 
 
-@pytest.mark.usefixtures("bench")
+@pytest.mark.usefixtures("quick_player")
 def test_a_power_cut_during_a_save_never_leaves_a_half_written_registry(
     deck_path: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -150,7 +154,7 @@ def test_a_power_cut_during_a_save_never_leaves_a_half_written_registry(
     assert [p.name for p in tmp_path.iterdir() if p.name.startswith(".")] == []
 
 
-@pytest.mark.usefixtures("bench")
+@pytest.mark.usefixtures("quick_player")
 @pytest.mark.parametrize(
     ("args", "message"),
     [
@@ -182,16 +186,15 @@ def test_cards_lists_bindings_and_what_is_missing(tmp_path: Path, capsys: pytest
     assert "missing (39): 1O (as de oros)" in out
 
 
-@pytest.mark.usefixtures("bench")
-def test_a_custom_decks_enrolled_tag_is_known_at_the_table(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+@pytest.mark.usefixtures("quick_player")
+def test_a_custom_decks_enrolled_tag_is_known_at_the_table(
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    mock_factory: MockFactory,
+    running: Callable[[Daemon], AbstractAsyncContextManager[Daemon]],
+    until: Callable[..., Awaitable[None]],
+) -> None:
     """``enroll --deck FILE`` binds under the deck's name; the service, given the same file, must look there."""
-    import asyncio
-
-    from gpiozero.pins.mock import MockFactory, MockPWMPin
-
-    from companion.config import parse_config
-    from companion.daemon import Daemon
-
     deck_path = tmp_path / "my-deck.toml"
     deck_path.write_text(
         load_deck_text("spanish-40").replace('name = "spanish-40"', 'name = "mi baraja"'), encoding="utf-8"
@@ -209,24 +212,14 @@ def test_a_custom_decks_enrolled_tag_is_known_at_the_table(tmp_path: Path, monke
         f'poll_interval_ms = 5\n[journal]\npath = "{tmp_path / "journal.db"}"\n',
         "test",
     )
-    daemon = Daemon(config, pin_factory=MockFactory(revision="c03111", pin_class=MockPWMPin))
+    daemon = Daemon(config, pin_factory=mock_factory)
 
     async def lay_the_card() -> list[str]:
-        stop = asyncio.Event()
-        task = asyncio.create_task(daemon.run(stop))
-        for _ in range(1000):
-            if daemon.table is not None and daemon._readers is not None:
-                break
-            await asyncio.sleep(0.005)
-        zone = next(iter(config.zones))
-        sim.field(0, 0).add(blank)
-        for _ in range(1000):
-            if daemon.table.tracker.tags_on(zone):  # type: ignore[union-attr]
-                break
-            await asyncio.sleep(0.005)
-        cards = daemon.table.tracker.cards_on(zone)  # type: ignore[union-attr]
-        stop.set()
-        await task
-        return cards
+        async with running(daemon):
+            assert daemon.table is not None
+            tracker, zone = daemon.table.tracker, next(iter(config.zones))
+            sim.field(0, 0).add(blank)
+            await until(lambda: tracker.tags_on(zone))
+            return tracker.cards_on(zone)
 
     assert asyncio.run(lay_the_card()) == ["1O"]

@@ -7,7 +7,6 @@ ssd1306 driver on the fake I2C bus (whose bytes are decoded back into the pictur
 
 from __future__ import annotations
 
-import sys
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
@@ -32,8 +31,8 @@ from companion.view import Message, MessageKind, TableView
 class Bench:
     """A SimStation with the pin map's LEDs on mock pins and the OLED on a fake bus, as the command builds it."""
 
-    def __init__(self, registry: Registry, zones: tuple[str, ...] = ("z1", "z2")) -> None:
-        self.factory = MockFactory(revision="c03111")
+    def __init__(self, registry: Registry, factory: MockFactory, zones: tuple[str, ...] = ("z1", "z2")) -> None:
+        self.factory = factory
         pinmap = load_pinmap()
         self.pins = {zone: pinmap.zones[zone] for zone in zones}
         self.lights = ZoneLights(
@@ -101,11 +100,10 @@ def test_off_a_pi_enroll_says_how_to_try_it_and_sim_auto_enrolls_a_whole_deck(
     assert "every card of spanish-40 is enrolled" in capsys.readouterr().out
 
 
+@pytest.mark.usefixtures("spidev", "mock_factory")
 def test_a_missing_spidev_device_is_named_with_what_to_do(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    monkeypatch.setitem(sys.modules, "spidev", sim.spidev)
-    monkeypatch.setattr(Device, "pin_factory", MockFactory())
     monkeypatch.setattr("companion.commands.enroll.CONFIG_PATH", Path("/nonexistent/config.toml"))
     sim.no_device(0, 0)
     assert main(["enroll", "--deck", "spanish-40", "--registry", str(tmp_path / "r.toml")]) == 2
@@ -131,11 +129,13 @@ def test_the_config_gives_the_readers_deck_and_registry(tmp_path: Path, capsys: 
 # -- 3. the OLED, the LEDs, going on, identifying ----------------------------------------------------------
 
 
-def test_the_oled_asks_for_each_card_and_the_zone_led_confirms_or_refuses(mini: Path, tmp_path: Path) -> None:
+def test_the_oled_asks_for_each_card_and_the_zone_led_confirms_or_refuses(
+    mini: Path, tmp_path: Path, mock_factory: MockFactory
+) -> None:
     deck = load_deck(mini)
     registry = Registry.load(tmp_path / "r.toml", deck="mini")
     registry.bind(bytes.fromhex("04AA0000000001"), "7E")
-    bench = Bench(registry)
+    bench = Bench(registry, mock_factory)
     taken, fresh, other = (sim.Ntag213(f"04AA00000000{i:02X}") for i in (1, 2, 3))
     z1, z2 = sim.field(0, 0), sim.field(0, 1)
     seen: list[str] = []
@@ -181,11 +181,13 @@ def test_the_oled_asks_for_each_card_and_the_zone_led_confirms_or_refuses(mini: 
     bench.close()
 
 
-def test_an_interrupted_enrollment_goes_on_where_it_stopped(mini: Path, tmp_path: Path) -> None:
+def test_an_interrupted_enrollment_goes_on_where_it_stopped(
+    mini: Path, tmp_path: Path, mock_factory: MockFactory
+) -> None:
     deck = load_deck(mini)
     path = tmp_path / "r.toml"
     registry = Registry.load(path, deck="mini")
-    bench = Bench(registry, zones=("z1",))
+    bench = Bench(registry, mock_factory, zones=("z1",))
     asked: list[str] = []
 
     def lay(card: object) -> None:
@@ -200,7 +202,7 @@ def test_an_interrupted_enrollment_goes_on_where_it_stopped(mini: Path, tmp_path
     sim.reset()
     registry = Registry.load(path, deck="mini")  # what the first run saved, and nothing else
     assert sorted(registry.bindings().values()) == ["1O", "6O"]
-    bench = Bench(registry, zones=("z1",))
+    bench = Bench(registry, mock_factory, zones=("z1",))
     lines: list[str] = []
     screens: list[bool] = []
 
@@ -217,11 +219,11 @@ def test_an_interrupted_enrollment_goes_on_where_it_stopped(mini: Path, tmp_path
     bench.close()
 
 
-def test_identify_names_each_card_laid_on_a_zone(mini: Path, tmp_path: Path) -> None:
+def test_identify_names_each_card_laid_on_a_zone(mini: Path, tmp_path: Path, mock_factory: MockFactory) -> None:
     deck = load_deck(mini)
     registry = Registry.load(tmp_path / "r.toml", deck="mini")
     registry.bind(bytes.fromhex("04BB0000000006"), "6O")
-    bench = Bench(registry)
+    bench = Bench(registry, mock_factory)
     lines: list[str] = []
     hand = [("6O", "z2"), ("stranger", "z1")]
     names = Identify(deck, registry, bench.station, out=lines.append)
@@ -250,10 +252,10 @@ def test_cards_identify_with_the_simulated_hand(tmp_path: Path, capsys: pytest.C
     assert out[40].startswith("zone z1: tag 04") and out[40].endswith("is no card of spanish-40 (companion enroll)")
 
 
-def test_written_tags_carry_their_card_id(mini: Path, tmp_path: Path) -> None:
+def test_written_tags_carry_their_card_id(mini: Path, tmp_path: Path, mock_factory: MockFactory) -> None:
     deck = load_deck(mini)
     registry = Registry.load(tmp_path / "r.toml", deck="mini")
-    bench = Bench(registry)
+    bench = Bench(registry, mock_factory)
     enrollment = Enrollment(
         deck,
         registry,

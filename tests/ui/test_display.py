@@ -7,16 +7,17 @@ from __future__ import annotations
 import asyncio
 import threading
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Awaitable, Callable, Sequence
+from contextlib import AbstractAsyncContextManager
 from pathlib import Path
 
 import pytest
-from gpiozero.pins.mock import MockFactory, MockPWMPin
+from gpiozero.pins.mock import MockFactory
 
-import companion.sim as sim
 from companion.config import parse_config
 from companion.daemon import Daemon
 from companion.hardware import load_pinmap
+from companion.nfc.backends import SimBackend
 from companion.ui.display import DIM, FakeI2CBus, Screen, i2c_write_s, make_device
 from companion.ui.screens import render
 from companion.view import Message, MessageKind, TableView, ZoneLight
@@ -99,54 +100,43 @@ def test_the_bus_costs_nine_clocks_a_byte_at_its_speed() -> None:
     assert i2c_write_s(1024, 100_000) == pytest.approx(0.0924, abs=1e-4)  # luma's one message on the Pi
 
 
-@pytest.fixture(autouse=True)
-def fresh_sim() -> None:
-    sim.reset()
-
-
-def test_a_scan_and_a_press_never_wait_for_the_panel(tmp_path: Path) -> None:
+def test_a_scan_and_a_press_never_wait_for_the_panel(
+    tmp_path: Path,
+    mock_factory: MockFactory,
+    running: Callable[[Daemon], AbstractAsyncContextManager[Daemon]],
+    until: Callable[..., Awaitable[None]],
+    hand: SimBackend,
+) -> None:
     """A card laid, CONFIRM, then a wrong card laid, all while the first frame is held on the bus: the LEDs and
     the commit follow at once; the panel catches up with the newest view when the bus lets go."""
-    factory = MockFactory(revision="c03111", pin_class=MockPWMPin)
     bus = HeldBus()
     text = (
         f'[readers]\nbackend = "sim"\nregistry = "{tmp_path / "registry.toml"}"\npoll_interval_ms = 5\n'
         f'[journal]\npath = "{tmp_path / "journal.db"}"\n'
     )
-    daemon = Daemon(parse_config(text, "test"), pin_factory=factory, display=make_device([], bus=bus))
-    red, green = factory.pin(PINS.zones["z1"].red), factory.pin(PINS.zones["z1"].green)
-    confirm = factory.pin(PINS.buttons["confirm"])
+    daemon = Daemon(parse_config(text, "test"), pin_factory=mock_factory, display=make_device([], bus=bus))
+    red, green = mock_factory.pin(PINS.zones["z1"].red), mock_factory.pin(PINS.zones["z1"].green)
+    confirm = mock_factory.pin(PINS.buttons["confirm"])
 
     async def play() -> None:
-        stop = asyncio.Event()
-        task = asyncio.create_task(daemon.run(stop))
-        while daemon.screen is None or daemon._readers is None or not daemon.screen.idle:
-            await asyncio.sleep(0.005)
-        table, readers = daemon.table, daemon._readers
-        assert table is not None
-        bus.gate.clear()
-        readers.put("6O", "z1")  # type: ignore[attr-defined]
-        await until(lambda: green.state == 1)  # pending: steady green
-        await until(bus.waiting.is_set)  # and that view's frame is on the bus, held
-        confirm.drive_low()
-        await asyncio.sleep(0.08)
-        confirm.drive_high()
-        await until(lambda: len(table.referee.game.actions) == 1 and green.state == 0)
-        readers.take("6O")  # type: ignore[attr-defined]
-        readers.put("1C", "z1")  # type: ignore[attr-defined]
-        await until(lambda: table.referee.view().zone_lights.get("z1") is ZoneLight.ILLEGAL and red.state == 1)
-        assert bus.waiting.is_set()  # all of it while the first frame was still held on the bus
-        bus.gate.set()
-        await until(lambda: daemon.screen is not None and daemon.screen.idle)
-        assert same(bus, table.referee.view())
-        stop.set()
-        await task
+        async with running(daemon):
+            table, screen = daemon.table, daemon.screen
+            assert table is not None and screen is not None
+            await until(lambda: screen.idle)
+            bus.gate.clear()
+            hand.put("6O", "z1")
+            await until(lambda: green.state == 1)  # pending: steady green
+            await until(bus.waiting.is_set)  # and that view's frame is on the bus, held
+            confirm.drive_low()
+            await asyncio.sleep(0.08)
+            confirm.drive_high()
+            await until(lambda: len(table.referee.game.actions) == 1 and green.state == 0)
+            hand.take("6O")
+            hand.put("1C", "z1")
+            await until(lambda: table.referee.view().zone_lights.get("z1") is ZoneLight.ILLEGAL and red.state == 1)
+            assert bus.waiting.is_set()  # all of it while the first frame was still held on the bus
+            bus.gate.set()
+            await until(lambda: screen.idle)
+            assert same(bus, table.referee.view())
 
     asyncio.run(play())
-
-
-async def until(condition: Callable[[], bool], timeout: float = 5.0) -> None:
-    end = time.monotonic() + timeout
-    while not condition():
-        assert time.monotonic() < end, "timed out"
-        await asyncio.sleep(0.002)

@@ -1,0 +1,71 @@
+"""The table: the referee's entries go to the journal before the outputs show them; a disk that fills keeps the
+game going in memory, says so, and writes everything once there is room again."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from companion.config import GameConfig
+from companion.events import CardArrived, CardLeft
+from companion.journal import Entry, Journal
+from companion.nfc.registry import Registry
+from companion.nfc.tracking import TableTracker
+from companion.referee import Referee
+from companion.table import Table
+from companion.view import MessageKind, StatusLight
+
+if TYPE_CHECKING:
+    from conftest import Disk
+
+
+def table_at(tmp_path: Path, **config: object) -> Table:
+    """A Seises table whose plays commit at once, on a journal in ``tmp_path``, started at t=0."""
+    referee = Referee(GameConfig(confirm_turns=False, **config), {"z1": "table"})  # type: ignore[arg-type]
+    table = Table(referee, TableTracker(Registry.load(tmp_path / "registry.toml")), Journal(tmp_path / "journal.db"))
+    table.start(0.0)
+    return table
+
+
+def play(table: Table, card: str, t: float, lift: str = "") -> None:
+    """``card`` laid on z1 (after ``lift`` was taken off it)."""
+    if lift:
+        table.status(CardLeft("z1", lift), t)
+    table.status(CardArrived("z1", card), t)
+
+
+def test_a_disk_that_fills_mid_game_keeps_the_game_going_and_catches_up(tmp_path: Path, disk: Disk) -> None:
+    table = table_at(tmp_path)
+    disk.fill()
+    play(table, "6O", 1.0)
+    view = table.referee.view()
+    assert view.message is not None and view.message.kind is MessageKind.DISK_FULL
+    assert view.status is StatusLight.ERROR and table.journal.backlog == 1
+    assert table.referee.game.actions, "the play stands at the table"
+    table.retry_journal(2.0)
+    assert table.journal.backlog == 1, "still full: kept"
+    disk.free()
+    table.retry_journal(3.0)
+    assert table.journal.backlog == 0 and table.referee.view().status is StatusLight.READY
+    assert [e.text for e in table.journal.entries(table.game_id)] == ["play 6O"]
+
+
+def test_a_new_game_closes_the_old_one_and_survives_a_full_disk_until_there_is_room(tmp_path: Path, disk: Disk) -> None:
+    table = table_at(tmp_path)
+    play(table, "6O", 1.0)
+    first = table.game_id
+    disk.fill(room_pages=3)  # room for an entry and an outcome, not for the new game's row below
+    big = json.dumps({"game": "seises", "players": 4, "filler": "y" * 40000})
+    table._record([Entry("new_game", big, 2.0)], 2.0)  # no public way to a new game's row this big
+    table.referee.start(GameConfig(confirm_turns=False))
+    play(table, "6O", 3.0, lift="6O")
+    view = table.referee.view()
+    assert view.message is not None and view.message.kind is MessageKind.DISK_FULL
+    assert table.game_id == first, "the new game has no row yet"
+    disk.free()
+    play(table, "7O", 4.0, lift="6O")
+    games = table.journal.games()
+    assert [g.outcome for g in games] == [{"termination": "replaced", "winner": None}, None]
+    assert [e.text for e in table.journal.entries(games[1].id)] == ["play 6O", "play 7O"]
+    assert table.referee.view().status is StatusLight.READY
