@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 import pytest
 from PIL import Image, ImageDraw
 
@@ -60,11 +62,13 @@ def test_every_seises_example_deals_a_whole_deck(language: Language) -> None:
 
 
 @pytest.mark.parametrize("language", LANGUAGES)
-def test_every_example_fits_without_cutting(language: Language) -> None:
-    """Drawn as the tests draw fixed wording: a text wider than its box raises instead of being cut."""
-    draw = ImageDraw.Draw(Image.new("1", (128, 64)))
+def test_every_example_fits_without_cutting(
+    language: Language, on_screen: Callable[[Callable[[ImageDraw.ImageDraw], object]], Image.Image]
+) -> None:
+    """Drawn as the tests draw fixed wording: a text wider than its box raises instead of being cut, and every
+    lit pixel is on the display."""
     for view in example_views(language).values():
-        _draw_strict(draw, view)
+        on_screen(lambda draw, view=view: _draw_strict(draw, view))
 
 
 def _draw_strict(draw: ImageDraw.ImageDraw, view: TableView) -> None:

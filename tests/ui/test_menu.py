@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from functools import partial
+
 import pytest
 from PIL import Image, ImageDraw
 
@@ -94,18 +97,19 @@ def test_settings_that_cannot_be_played_are_refused_with_the_choices() -> None:
 
 
 @pytest.mark.parametrize("language", ["es", "en"])
-def test_every_menu_screen_fits(language: str) -> None:
-    draw = ImageDraw.Draw(Image.new("1", (128, 64)))
+def test_every_menu_screen_fits(
+    language: str, on_screen: Callable[[Callable[[ImageDraw.ImageDraw], object]], Image.Image]
+) -> None:
     for game in kinds():
         for deck in decks_for(game):
             for players in players_for(game, deck):
                 menu = Menu(Settings(game, players, deck, language))  # type: ignore[arg-type]
                 for line in range(6):
-                    draw_menu(draw, menu.view())
+                    on_screen(partial(draw_menu, menu=menu.view()))
                     if line < 4:
                         press(menu, "confirm")
                         for _ in range(len(menu.view().items)):
-                            draw_menu(draw, menu.view())
+                            on_screen(partial(draw_menu, menu=menu.view()))
                             press(menu, "pass")
                         press(menu, "undo")
                     press(menu, "pass")

@@ -1,8 +1,11 @@
 """Every message the referee can put on the screen fits the 128x64 OLED, in both languages, with the longest
-names the decks have: a text that does not fit fails here, not on a table."""
+names the decks have: a text that does not fit fails here, not on a table. Fits means: drawn with the real fonts,
+every lit pixel is on the display, and the table (which cuts what does not fit) shows the whole message."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from dataclasses import replace
 from enum import StrEnum
 
 import pytest
@@ -13,8 +16,8 @@ from companion.games import kinds
 from companion.referee import texts
 from companion.rules import IllegalPlay, Play
 from companion.rules.base import SENTENCES
-from companion.ui.screens import HEIGHT, WIDTH, draw_message
-from companion.view import Message, MessageKind
+from companion.ui.screens import LINE_HEIGHT, covers_scoreboard, draw_message, render
+from companion.view import Message, MessageKind, TableView
 
 LONGEST = {
     lang: max(
@@ -46,16 +49,23 @@ DETAILS = {
 }
 
 
-def fits(message: Message) -> None:
-    draw_message(ImageDraw.Draw(Image.new("1", (WIDTH, HEIGHT))), message)  # raises TextOverflow
+OnScreen = Callable[[Callable[[ImageDraw.ImageDraw], object]], Image.Image]
+
+
+def fits(on_screen: OnScreen, message: Message) -> None:
+    """``message`` lies on the display whole: TextOverflow if the layout finds it too long, an assertion if its
+    pixels reach past the display or the table's drawing of it is not the same (cut or lost lines)."""
+    drawn = on_screen(lambda draw: draw_message(draw, message))
+    whole = message if covers_scoreboard(message) else replace(message, kind=MessageKind.QUESTION)  # same layout
+    assert render(TableView(message=whole)).tobytes() == drawn.tobytes(), f"the table cuts {message}"
 
 
 @pytest.mark.parametrize("lang", ["es", "en"])
 # every reason of the package's games (the engines add theirs; a test's toy game has its own words)
 @pytest.mark.parametrize("reason", [reason for reason in SENTENCES if type(reason).__module__.startswith("companion.")])
-def test_every_refusal_fits_the_screen(reason: StrEnum, lang: str) -> None:
+def test_every_refusal_fits_the_screen(reason: StrEnum, lang: str, on_screen: OnScreen) -> None:
     refusal = IllegalPlay(Play("X"), reason, **DETAILS)
-    fits(Message(MessageKind.ILLEGAL, refusal.title(lang), refusal.todo(lang)))
+    fits(on_screen, Message(MessageKind.ILLEGAL, refusal.title(lang), refusal.todo(lang)))
 
 
 # The referee's words and every game kind's, as the referee looks them up.
@@ -101,15 +111,28 @@ def fields(lang: int) -> dict[str, object]:
 
 @pytest.mark.parametrize("lang", [0, 1])
 @pytest.mark.parametrize("key", TITLES)
-def test_every_referee_message_fits_the_screen(key: str, lang: int) -> None:
+def test_every_referee_message_fits_the_screen(key: str, lang: int, on_screen: OnScreen) -> None:
     todo = TEXT[TODO[key]][lang].format(**fields(lang)) if key in TODO else ""
-    fits(Message(MessageKind.INFO, TEXT[key][lang].format(**fields(lang)), todo))
+    fits(on_screen, Message(MessageKind.INFO, TEXT[key][lang].format(**fields(lang)), todo))
 
 
 @pytest.mark.parametrize("lang", [0, 1])
 @pytest.mark.parametrize(("title", "todo"), BUILT)
-def test_every_message_the_referee_puts_together_fits_the_screen(title: str, todo: str, lang: int) -> None:
+def test_every_message_the_referee_puts_together_fits_the_screen(
+    title: str, todo: str, lang: int, on_screen: OnScreen
+) -> None:
     todo_text = TEXT[todo][lang].format(**fields(lang))
     if title == "game_won":  # a renuncio on the game's last card comes before what to do next
         todo_text = f"{todo_text}. {TEXT['new_game_do'][lang]}"
-    fits(Message(MessageKind.END_OF_HAND, TEXT[title][lang].format(**fields(lang)), todo_text))
+    fits(on_screen, Message(MessageKind.END_OF_HAND, TEXT[title][lang].format(**fields(lang)), todo_text))
+
+
+def test_a_layout_that_misjudges_the_fonts_height_fails_the_check(
+    on_screen: OnScreen, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The check looks at the pixels: a line height smaller than the font's own lets the layout believe that a
+    long message fits, and its last lines are drawn past the bottom of the display."""
+    message = Message(MessageKind.QUESTION, "Title", " ".join(["quip"] * 32))  # 8 rows, descenders
+    monkeypatch.setitem(LINE_HEIGHT, "body", 6)  # the 6x10 font's rows need 10
+    with pytest.raises(AssertionError, match="past the 128x64 display"):
+        fits(on_screen, message)

@@ -6,6 +6,7 @@ After a deliberate change of a screen, redraw the references with
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import replace
 from pathlib import Path
 
@@ -25,6 +26,7 @@ from companion.ui.screens import TextOverflow, draw_menu, draw_message, put, ren
 from companion.view import LANGUAGES, MenuView, Message, MessageKind, TableView
 
 REFERENCE = Path(__file__).parent / "reference"
+OnScreen = Callable[[Callable[[ImageDraw.ImageDraw], object]], Image.Image]
 EXAMPLES = [(language, name) for language in LANGUAGES for name in example_views(language)]
 
 
@@ -108,11 +110,10 @@ def test_a_text_too_wide_for_its_box_is_refused() -> None:
         draw_message(ImageDraw.Draw(image), Message(MessageKind.INFO, "Desconexiónsúbitadelmultiplexor"))
 
 
-def test_long_player_names_are_shortened_not_spilled() -> None:
+def test_long_player_names_are_shortened_not_spilled(on_screen: OnScreen) -> None:
     seats = tuple(Seat(f"Maximiliano{i}", 10, 49) for i in range(8))
-    image = Image.new("1", (128, 64))
-    SEISES.draw(ImageDraw.Draw(image), SeisesView(seats=seats, turn=7, mano=0, pot=50, reserve=0, owed=99))
-    assert image.getbbox() is not None
+    view = SeisesView(seats=seats, turn=7, mano=0, pot=50, reserve=0, owed=99)
+    assert on_screen(lambda draw: SEISES.draw(draw, view)).getbbox() is not None
 
 
 def test_a_seises_view_without_two_seats_is_refused() -> None:
@@ -227,13 +228,13 @@ def test_the_cards_each_pair_placed_on_a_line_use_the_body_font() -> None:
 
 @pytest.mark.parametrize("language", LANGUAGES)
 @pytest.mark.parametrize("players", [2, 3, 4, 5, 6, 7, 8])
-def test_every_seises_layout_fits_the_longest_values(players: int, language: str) -> None:
+def test_every_seises_layout_fits_the_longest_values(players: int, language: str, on_screen: OnScreen) -> None:
     """Long names are shortened; two-digit cards left, scores of three characters and the owed chips must fit."""
     for score in (-45, 99):
         seats = tuple(Seat(f"Maximiliano{i}", 24, score) for i in range(players))
         game = SeisesView(seats=seats, turn=players - 1, mano=0, pot=50, reserve=0, owed=99, hand=99)
-        SEISES.draw(ImageDraw.Draw(Image.new("1", (128, 64))), game, language=language)
-        SEISES.draw(ImageDraw.Draw(Image.new("1", (128, 64))), replace(game, winner=0), language=language)
+        for view in (game, replace(game, winner=0)):
+            on_screen(lambda draw, view=view: SEISES.draw(draw, view, language=language))
 
 
 @pytest.mark.parametrize("controller", ["sh1106", "ssd1309"])
