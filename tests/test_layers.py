@@ -76,6 +76,29 @@ def test_every_layer_names_files_that_exist() -> None:
             assert (PACKAGE / path).is_dir() if path.endswith("/") else (PACKAGE / path).is_file(), path
 
 
+def test_no_two_modules_of_a_folder_differ_by_one_letter() -> None:
+    """``ui/screen.py`` beside ``ui/screens.py`` was read as one for the other: a name says what its module holds."""
+    folders: dict[Path, list[str]] = {}
+    for path in modules().values():
+        folders.setdefault(path.parent, []).append(path.stem)
+    near = [
+        (folder.relative_to(PACKAGE.parent).as_posix(), a, b)
+        for folder, names in folders.items()
+        for a in names
+        for b in names
+        if a < b and _one_letter_apart(a, b)
+    ]
+    assert not near, f"modules whose names differ by one letter: {near}"
+
+
+def _one_letter_apart(a: str, b: str) -> bool:
+    """One letter added, dropped or changed."""
+    if len(a) == len(b):
+        return sum(x != y for x, y in zip(a, b, strict=True)) == 1
+    short, long = sorted((a, b), key=len)
+    return len(long) == len(short) + 1 and any(long[:i] + long[i + 1 :] == short for i in range(len(long)))
+
+
 def test_the_committed_picture_is_up_to_date(tmp_path: Path) -> None:
     redraw = "redraw it with: .venv/bin/python -m companion.documents"
     for fresh in write_layers(tmp_path):
