@@ -18,11 +18,8 @@ from companion.documents.layers import DOCS_DIR, LAYERS, layer_of, write_layers
 
 PACKAGE = Path(companion.__file__).parent
 
-# Imports that point up today, each to go: the list may only shrink (a test fails when an edge here is gone).
-PENDING: set[tuple[str, str]] = set()
 # What the core may not load, even through others: the hardware's libraries, the pictures', the command line's.
 NOT_IN_CORE = ("gpiozero", "lgpio", "spidev", "smbus2", "serial", "mfrc522", "luma", "PIL", "argparse")
-PENDING_LOADS: set[tuple[str, str]] = set()
 
 
 @cache
@@ -112,13 +109,10 @@ def test_the_committed_picture_is_up_to_date(tmp_path: Path) -> None:
 
 
 def test_imports_point_down() -> None:
-    upward = {(module, target) for module, target in edges() if rank(target) > rank(module)}
-    new = sorted(upward - PENDING)
-    assert not new, "imports that point up (a module imports only its own layer and those below it): " + ", ".join(
-        f"{module} ({layer_of(module).name}) imports {target} ({layer_of(target).name})" for module, target in new
+    upward = sorted((module, target) for module, target in edges() if rank(target) > rank(module))
+    assert not upward, "imports that point up (a module imports only its own layer and those below it): " + ", ".join(
+        f"{module} ({layer_of(module).name}) imports {target} ({layer_of(target).name})" for module, target in upward
     )
-    gone = sorted(PENDING - upward)
-    assert not gone, f"these imports no longer point up: remove them from PENDING in {__file__}: {gone}"
 
 
 def test_no_import_cycles() -> None:
@@ -176,7 +170,4 @@ def test_the_core_loads_no_device_and_no_command_line(module: str) -> None:
     """Importing a core module (the referee, the rules...) loads none of the libraries of the layers above."""
     code = f"import sys, {module}\nprint(' '.join(name for name in {NOT_IN_CORE!r} if name in sys.modules))"
     result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
-    loaded = {(module, name) for name in result.stdout.split()}
-    pending = {(pending_module, name) for pending_module, name in PENDING_LOADS if pending_module == module}
-    assert loaded - pending == set(), f"importing {module} loads {sorted(name for _, name in loaded - pending)}"
-    assert pending - loaded == set(), f"{module} no longer loads these: remove them from PENDING_LOADS: {pending}"
+    assert result.stdout.split() == [], f"importing {module} loads {result.stdout.split()}"
