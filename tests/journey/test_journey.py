@@ -158,8 +158,10 @@ class Journey:
                 self.install()
             elif words[0] == "nano":
                 self.configure(self.inside(words[1]))
-            elif words in (["systemctl", "start", "companion"], ["systemctl", "stop", "companion"]):
-                self.start() if words[1] == "start" else self.stop()
+            elif words == ["systemctl", "start", "companion"]:
+                self.start()
+            elif words == ["systemctl", "stop", "companion"]:
+                self.stop()
             elif words == ["journalctl", "-u", "companion", "-f"]:
                 self.play_a_hand()  # while the log is followed, the players play
             elif words[0] == "companion":
