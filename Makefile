@@ -4,7 +4,7 @@ PYTHON ?= python3
 VENV   ?= .venv
 BIN    := $(VENV)/bin
 
-.PHONY: demo test lint bench clean install
+.PHONY: demo test lint bench clean install debian
 
 $(BIN)/.installed: pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -20,8 +20,12 @@ lint: $(BIN)/.installed
 	$(BIN)/ruff format --check companion tests bench
 	$(BIN)/mypy
 
-test: lint firmware-check
+test: lint firmware-check debian
 	$(BIN)/pytest -q
+
+# The Debian packages the tests run, installed when missing (quiet when there): mosquitto, the club's broker
+debian:
+	@.ci/debian mosquitto
 
 bench: $(BIN)/.installed
 	$(BIN)/python -m bench

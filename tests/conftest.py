@@ -8,6 +8,8 @@
 * ``disk``: the SQLite connections the code opens during the test, taken at :func:`sqlite3.connect`, so a test
   can make SQLite's own "database or disk is full" happen or watch the statements the journal runs.
 * ``until`` and ``running``: the daemon on the test's event loop, and waiting there for what it does.
+* ``broker``: Debian's mosquitto (``make test`` installs it) on a free loopback port, its config and its
+  persistence in the test's temporary folder (never the system's service), stopped after the test.
 
 Hypothesis runs without a deadline: a busy CI machine must not fail a property.
 """
@@ -16,11 +18,17 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import os
+import shutil
+import signal
+import socket
 import sqlite3
+import subprocess
 import sys
 import time
 import types
 from collections.abc import AsyncIterator, Callable, Iterator
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -164,3 +172,79 @@ def hand(bench: types.ModuleType) -> SimBackend:
     reader, ``hand.take(card)`` lifts it. Zones ``z1`` to ``z8`` are the readers of SPI bus 0 in order, as the
     sim back-end numbers the zones of the config."""
     return SimBackend([f"z{n}" for n in range(1, 9)])
+
+
+class Broker:
+    """Debian's mosquitto on a loopback port, with its config, log and persistence in ``folder``.
+
+    :meth:`kill` is the outage (SIGKILL: no goodbye to the clients, as when the broker's machine loses power);
+    :meth:`start` brings it back on the same port with what it had saved. It saves after every change
+    (``autosave_on_changes``), so a persistent subscriber's session outlives the kill.
+    """
+
+    def __init__(self, folder: Path, extra: str = "") -> None:
+        self.folder, self.extra = folder, extra
+        self.port = _free_port()
+        self.url = f"mqtt://127.0.0.1:{self.port}"
+        self.process: subprocess.Popen[bytes] | None = None
+
+    def start(self) -> None:
+        program = shutil.which("mosquitto", path=f"{os.environ.get('PATH', '')}:/usr/sbin:/sbin")
+        assert program is not None, "mosquitto is missing: make test installs it (.ci/debian mosquitto)"
+        config = self.folder / "mosquitto.conf"
+        config.write_text(
+            f"listener {self.port} 127.0.0.1\n"
+            "allow_anonymous true\n"
+            f"persistence true\npersistence_location {self.folder}/\n"
+            "autosave_interval 1\nautosave_on_changes true\n"
+            f"log_dest file {self.folder / 'mosquitto.log'}\nlog_type all\n"
+            "user root\n"  # as root it would switch to the user mosquitto, who may not write the test's folder
+            f"{self.extra}"
+        )
+        with (self.folder / "stderr").open("ab") as stderr:  # its warning about root, before the log is open
+            self.process = subprocess.Popen([program, "-c", str(config)], stdin=subprocess.DEVNULL, stderr=stderr)
+        end = time.monotonic() + 10
+        while True:
+            assert self.process.poll() is None, f"mosquitto exited {self.process.returncode}: {self.log()}"
+            with contextlib.suppress(OSError), socket.create_connection(("127.0.0.1", self.port), timeout=0.5):
+                return
+            assert time.monotonic() < end, f"mosquitto is not listening on {self.port}: {self.log()}"
+            time.sleep(0.02)
+
+    def kill(self) -> None:
+        assert self.process is not None
+        self.process.send_signal(signal.SIGKILL)
+        self.process.wait()
+        self.process = None
+
+    def stop(self) -> None:
+        if self.process is not None:
+            self.process.terminate()
+            try:
+                self.process.wait(timeout=10)
+            except subprocess.TimeoutExpired:
+                self.process.kill()
+                self.process.wait()
+            self.process = None
+
+    def log(self) -> str:
+        path = self.folder / "mosquitto.log"
+        return path.read_text(errors="replace") if path.exists() else "(no log)"
+
+
+def _free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return int(probe.getsockname()[1])
+
+
+@pytest.fixture
+def broker(tmp_path: Path) -> Iterator[Broker]:
+    folder = tmp_path / "broker"
+    folder.mkdir()
+    broker = Broker(folder)
+    broker.start()
+    try:
+        yield broker
+    finally:
+        broker.stop()
