@@ -51,6 +51,7 @@ def lit(factory: MockFactory, gpio: int) -> int:
     return sum(1 for before, after in itertools.pairwise(states) if not before and after)
 
 
+@pytest.mark.slow
 def test_a_whole_seises_game(tmp_path: Path, capsys: pytest.CaptureFixture[str], mock_factory: MockFactory) -> None:
     demo, lines = run_demo("seises", 2, tmp_path, factory=mock_factory)
     game = demo.referee.game
@@ -93,6 +94,7 @@ def test_a_whole_seises_game(tmp_path: Path, capsys: pytest.CaptureFixture[str],
     assert json.loads(capsys.readouterr().out.splitlines()[-1]) == {**game.snapshot(), "refused": []}
 
 
+@pytest.mark.slow
 def test_a_sexto_set_match_is_the_same_for_the_same_seed(tmp_path: Path) -> None:
     first, lines = run_demo("sexto-set", 5, tmp_path / "a", frames=tmp_path / "frames")
     _, lines_again = run_demo("sexto-set", 5, tmp_path / "b")
@@ -126,6 +128,7 @@ def screens_printed(lines: list[str]) -> int:
     return drawn // 32
 
 
+@pytest.mark.slow
 def test_the_default_demo_tells_the_story_in_spanish_and_leaves_nothing_behind(
     tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:

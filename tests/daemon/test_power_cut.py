@@ -13,6 +13,8 @@ import threading
 import time
 from pathlib import Path
 
+import pytest
+
 from companion.config import GameConfig
 from companion.journal import Journal
 from companion.referee import Referee
@@ -62,6 +64,7 @@ def start(tmp_path: Path) -> tuple[subprocess.Popen[str], list[str], threading.E
     return service, lines, ready
 
 
+@pytest.mark.slow
 def test_sigkill_at_random_moments_loses_nothing_that_was_confirmed(tmp_path: Path) -> None:
     plays = a_legal_hand(40 - 4 * 3, seed=7)  # every seat keeps three cards: the hand never ends
     (tmp_path / "config.toml").write_text(

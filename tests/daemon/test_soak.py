@@ -8,9 +8,12 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 ROOT = Path(__file__).parents[2]
 
 
+@pytest.mark.slow
 def test_a_short_soak_injects_every_fault_and_breaks_no_promise() -> None:
     run = subprocess.run(
         [sys.executable, "-m", "bench", "soak", "--minutes", "0", "--seed", "3"],

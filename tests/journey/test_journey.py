@@ -331,6 +331,7 @@ def journey(tmp_path: Path) -> Iterator[Journey]:
         walk.notify.close()
 
 
+@pytest.mark.slow
 def test_the_readme_journey_from_install_to_history(journey: Journey) -> None:
     commands, _ = at_the_table((ROOT / "README.md").read_text("utf-8"))
     for command in commands:

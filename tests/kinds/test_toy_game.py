@@ -10,13 +10,13 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from gpiozero.pins.mock import MockFactory, MockPWMPin
+from gpiozero.pins.mock import MockFactory
 from toy_game import KIND, EscaleraKind, EscaleraView
 
 import companion
 from companion.cli import main
 from companion.config import ConfigError, parse_config
-from companion.demo import PI_4, Demo
+from companion.demo import Demo
 from companion.events import Button, Press, ZoneScan
 from companion.games import find_kind, kind_of_view, kinds, register, unregister
 from companion.journal import Journal
@@ -128,11 +128,12 @@ def test_the_menu_and_the_config_offer_the_registered_games(toy: EscaleraKind) -
     assert menu.view().items == ("Seises", "6º SET", "Escalera")
 
 
-def test_the_demo_plays_the_toy_game_with_its_robots(toy: EscaleraKind, tmp_path: Path) -> None:
+def test_the_demo_plays_the_toy_game_with_its_robots(
+    toy: EscaleraKind, tmp_path: Path, mock_factory: MockFactory
+) -> None:
     lines: list[str] = []
-    factory = MockFactory(revision=PI_4, pin_class=MockPWMPin)
     demo = Demo(
-        game="escalera", seed=3, out=lines.append, factory=factory, language="en", journal_path=tmp_path / "j.db"
+        game="escalera", seed=3, out=lines.append, factory=mock_factory, language="en", journal_path=tmp_path / "j.db"
     )
     assert demo.run() == 0
     outcome = demo.referee.game.outcome()
