@@ -5,6 +5,11 @@ One row a game (its settings as JSON) and one row an entry: ``action`` (a transc
 its own transaction in WAL mode with ``synchronous=FULL``: once ``append`` returns, the entry survives a power
 cut. Replaying a game's entries through the rules engine rebuilds it exactly.
 
+A cursor (:class:`Cursor`, one a reader by name, in the ``cursors`` table) keeps how far a reader of the journal
+has got, so one that sends the entries elsewhere (the club's publisher) goes on after an outage or a power cut
+where it stopped, in order. It is written without waiting for the disk: after a power cut it may be a little
+behind, and what it had passed goes out again, with the same ids.
+
 When the disk is full or read-only, ``append`` raises :class:`JournalError` and keeps the entry in a backlog;
 the next append that succeeds writes the backlog first, so nothing the players confirmed is lost once the
 disk has room again.
@@ -21,7 +26,7 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import quote
 
-__all__ = ["Entry", "GameRecord", "Journal", "JournalDamaged", "JournalError", "health"]
+__all__ = ["Cursor", "Entry", "GameRecord", "Journal", "JournalDamaged", "JournalError", "Numbered", "health"]
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS games (
@@ -39,6 +44,12 @@ CREATE TABLE IF NOT EXISTS entries (
     text TEXT NOT NULL,
     wall REAL,
     PRIMARY KEY (game, seq)
+);
+CREATE TABLE IF NOT EXISTS cursors (
+    name TEXT PRIMARY KEY,
+    game INTEGER NOT NULL,
+    seq INTEGER NOT NULL,
+    ended INTEGER NOT NULL
 );
 """
 # What the journal reads; ``wall`` (the wall-clock time, schema version 1) is added to older journals on open.
@@ -62,6 +73,26 @@ class Entry:
     kind: str  # action | undo | zone
     text: str
     t: float
+
+
+@dataclass(frozen=True, slots=True)
+class Numbered:
+    """An entry with its place in the journal: its game, its number there (from 1) and its wall-clock time."""
+
+    game: int
+    seq: int
+    entry: Entry
+    wall: float | None
+
+
+@dataclass(frozen=True, slots=True)
+class Cursor:
+    """How far a reader of the journal has got: entry ``seq`` of game ``game`` (0: only its start), and whether
+    it has passed the game's end. The start of the journal is ``Cursor()``."""
+
+    game: int = 0
+    seq: int = 0
+    ended: bool = False
 
 
 @dataclass(frozen=True, slots=True)
@@ -310,6 +341,41 @@ class Journal:
                         f"journal {self.path}: game {game_id}, entry {seq}: unreadable ({kind!r} {text!r} at {t!r})"
                     )
         return found, damaged
+
+    def entries_after(self, game_id: int, seq: int) -> list[Numbered]:
+        """The game's readable entries numbered above ``seq``, in order (an unreadable row is left out)."""
+        if self._db is None:
+            return []
+        wall = "wall" if self._wall else "NULL"
+        with self._read():
+            rows = self._db.execute(
+                f"SELECT seq, kind, text, t, {wall} FROM entries WHERE game = ? AND seq > ? ORDER BY seq",
+                (game_id, seq),
+            ).fetchall()
+        return [
+            Numbered(game_id, number, Entry(kind, text, float(t)), float(w) if isinstance(w, int | float) else None)
+            for number, kind, text, t, w in rows
+            if isinstance(text, str) and isinstance(t, int | float) and kind in ("action", "undo", "zone")
+        ]
+
+    def cursor(self, name: str) -> Cursor:
+        """Where the reader ``name`` has got; the start of the journal for one that has not read yet."""
+        with self._read():
+            row = self._connection().execute("SELECT game, seq, ended FROM cursors WHERE name = ?", (name,)).fetchone()
+        return Cursor() if row is None else Cursor(int(row[0]), int(row[1]), bool(row[2]))
+
+    def move_cursor(self, name: str, cursor: Cursor) -> None:
+        """Keep ``cursor`` as where ``name`` has got; not waiting for the disk (a power cut may take it back)."""
+        with self._write():
+            db = self._connection()
+            db.execute("PRAGMA synchronous=NORMAL")
+            try:
+                db.execute(
+                    "INSERT OR REPLACE INTO cursors (name, game, seq, ended) VALUES (?, ?, ?, ?)",
+                    (name, cursor.game, cursor.seq, int(cursor.ended)),
+                )
+            finally:
+                db.execute("PRAGMA synchronous=FULL")
 
     def integrity(self) -> str:
         with self._read():

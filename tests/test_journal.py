@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING
 
 import pytest
 
-from companion.journal import Entry, Journal, JournalError
+from companion.journal import Cursor, Entry, Journal, JournalError
 
 if TYPE_CHECKING:
     from conftest import Disk
@@ -90,3 +90,38 @@ def test_games_are_listed_with_their_outcome(tmp_path: Path) -> None:
     games = journal.games()
     assert [(g.settings["game"], g.outcome) for g in games] == [("seises", {"winner": 2}), ("sexto-set", None)]
     assert journal.is_open
+
+
+def test_entries_after_a_number_come_numbered_in_order_with_their_wall_clock_time(tmp_path: Path) -> None:
+    journal = Journal(tmp_path / "journal.db", wall_clock=lambda: 1_800_000_000.0)
+    game = journal.new_game({"game": "g"}, t=0.0)
+    for text in ("play 6O", "play 7O", "play 5O"):
+        journal.append(game, Entry("action", text, 1.0))
+    after = journal.entries_after(game, 1)
+    assert [(n.game, n.seq, n.entry.text, n.wall) for n in after] == [
+        (game, 2, "play 7O", 1_800_000_000.0),
+        (game, 3, "play 5O", 1_800_000_000.0),
+    ]
+    assert journal.entries_after(game, 3) == []
+
+
+def test_a_cursor_is_kept_by_name_across_reopening_and_leaves_the_entries_synced_in_full(tmp_path: Path) -> None:
+    journal = Journal(tmp_path / "journal.db")
+    assert journal.cursor("mqtt") == Cursor()
+    journal.move_cursor("mqtt", Cursor(3, 7, True))
+    journal.move_cursor("other", Cursor(1, 1))
+    assert journal.durability() == ("wal", "full")
+    journal.close()
+    reopened = Journal(tmp_path / "journal.db")
+    assert reopened.cursor("mqtt") == Cursor(3, 7, True)
+    assert reopened.cursor("other") == Cursor(1, 1)
+
+
+def test_a_journal_from_before_cursors_gets_their_table_on_open(tmp_path: Path) -> None:
+    path = tmp_path / "journal.db"
+    journal = Journal(path)
+    journal.new_game({"game": "g"}, t=0.0)
+    journal.close()
+    with sqlite3.connect(path) as db:
+        db.execute("DROP TABLE cursors")
+    assert Journal(path).cursor("mqtt") == Cursor()
