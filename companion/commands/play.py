@@ -11,7 +11,7 @@ from companion.decks import DeckError, load_deck
 from companion.files import read_text
 from companion.games import GameKind, find_kind, kinds
 from companion.rules import Action, Game, IllegalPlay, SetupError
-from companion.rules.transcript import UNDO, TranscriptError, parse_line
+from companion.rules.transcript import UNDO, TranscriptError, parse_line, state
 from companion.rules.words import describe, undone_words
 
 T = TypeVar("T")
@@ -105,7 +105,7 @@ def run(args: argparse.Namespace) -> int:
 
 def final_json(game: Game, refused: list[dict[str, Any]]) -> str:
     """What ``--json`` ends with: the game's state, and each refused line with its reason code."""
-    return json.dumps({**game.snapshot(), "refused": refused}, ensure_ascii=False)
+    return json.dumps(state(game, refused), ensure_ascii=False)
 
 
 def _step(kind: GameKind, game: Game, action: Action | Literal["undo"], lang: str) -> tuple[str, str | None]:

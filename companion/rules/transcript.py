@@ -13,11 +13,12 @@ The acting seat or pair is always the one whose turn it is, so a line names only
 
 from __future__ import annotations
 
-from typing import Final, Literal
+from collections.abc import Mapping, Sequence
+from typing import Any, Final, Literal
 
-from companion.rules.base import Action, Pass, Pay, Play
+from companion.rules.base import Action, Game, Pass, Pay, Play
 
-__all__ = ["ANY_ACTION", "UNDO", "TranscriptError", "format_action", "parse_line"]
+__all__ = ["ANY_ACTION", "UNDO", "TranscriptError", "format_action", "parse_line", "state"]
 
 UNDO: Final = "undo"
 
@@ -65,3 +66,9 @@ def parse_line(line: str, grammar: tuple[str, str] = ANY_ACTION) -> Action | Lit
 def format_action(action: Action) -> str:
     """The transcript line for ``action``; ``parse_line`` reads it back."""
     return str(action)
+
+
+def state(game: Game, refused: Sequence[Mapping[str, Any]] = ()) -> dict[str, Any]:
+    """The game's state after its actions, and the lines refused on the way (each with its reason code): what
+    ``companion play --json`` ends with, and what the table's page serves as ``/api/state``."""
+    return {**game.snapshot(), "refused": [dict(line) for line in refused]}
