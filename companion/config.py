@@ -20,18 +20,29 @@ which roles its zones take (a suit letter, a master card id, ``"table"``, ``"aut
 from __future__ import annotations
 
 import difflib
+import re
 import tomllib
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
+from urllib.parse import urlsplit
 
 from companion.decks import BUILTIN_DECKS, DeckError, load_deck
 from companion.files import read_text
 from companion.games import DEFAULT_GAME, find_kind, kinds
 from companion.rules.base import SetupError
 
-__all__ = ["BACKENDS", "DEFAULT_PATH", "Config", "ConfigError", "GameConfig", "load_config", "parse_config"]
+__all__ = [
+    "BACKENDS",
+    "DEFAULT_PATH",
+    "Config",
+    "ConfigError",
+    "GameConfig",
+    "MqttConfig",
+    "load_config",
+    "parse_config",
+]
 
 DEFAULT_PATH = Path("/etc/companion/config.toml")
 BACKENDS = ("spi", "mfrc522", "hub", "sim")
@@ -88,6 +99,24 @@ class GameConfig:
 
 
 @dataclass(frozen=True)
+class MqttConfig:
+    """The club's broker (``[mqtt]``): where the table publishes, under ``companion/<table>/``."""
+
+    host: str
+    port: int
+    table: str
+    tls: bool = False  # mqtts://: TLS, checked against ``ca`` (or the system's CAs when empty)
+    ca: str = ""
+    username: str = ""
+    password: str = field(default="", repr=False)  # never in a log line, not even through repr(config)
+
+    @property
+    def url(self) -> str:
+        """The broker's address, fit for a log line (it has no credentials)."""
+        return f"{'mqtts' if self.tls else 'mqtt'}://{self.host}:{self.port}"
+
+
+@dataclass(frozen=True)
 class Config:
     source: str = "defaults"
     game: GameConfig = field(default_factory=GameConfig)
@@ -103,6 +132,7 @@ class Config:
     dim_after_s: float = 120.0
     pinmap: str = ""  # empty: the pin map shipped with the package
     journal: Path = Path("/var/lib/companion/journal.db")
+    mqtt: MqttConfig | None = None  # None: the table publishes nowhere
 
 
 def load_config(path: str | Path = DEFAULT_PATH) -> Config:
@@ -168,7 +198,50 @@ def _read_config(read: _Reader, source: str) -> Config:
         dim_after_s=float(read.number("display.dim_after_s", 120, low=0, high=86400)),
         pinmap=read.text("pins.map", ""),
         journal=Path(read.path("journal.path", "/var/lib/companion/journal.db")),
+        mqtt=_read_mqtt(read),
     )
+
+
+TABLE_NAME = re.compile(r"[A-Za-z0-9_-]{1,64}")  # one level of a topic: no "/", no wildcards "+" and "#"
+
+
+def _read_mqtt(read: _Reader) -> MqttConfig | None:
+    """The ``[mqtt]`` table: none without a url; with one, a table name to publish under."""
+    url = read.text("mqtt.url", "")
+    table = read.text("mqtt.table", "")
+    username = read.text("mqtt.username", "")
+    password = read.text("mqtt.password", "")
+    ca = read.text("mqtt.ca", "")
+    if not url:
+        for key, value in (("mqtt.table", table), ("mqtt.username", username), ("mqtt.password", password)):
+            if value:
+                read.fail(key, 'needs mqtt.url, the broker\'s address: url = "mqtt://host:1883"')
+        return None
+    parts = urlsplit(url)
+    try:
+        port = parts.port
+    except ValueError:
+        port = -1
+    if parts.scheme not in ("mqtt", "mqtts") or not parts.hostname or port == -1 or parts.path not in ("", "/"):
+        read.fail("mqtt.url", f'{url!r} is not a broker\'s address: write url = "mqtt://host:1883" (mqtts:// for TLS)')
+        return None
+    if parts.username is not None or parts.password is not None:
+        read.fail("mqtt.url", "has a user or password in it: write them as mqtt.username and mqtt.password")
+        return None
+    if not TABLE_NAME.fullmatch(table):
+        read.fail(
+            "mqtt.table",
+            f"{table!r} cannot name the table in its topics: write one word of letters, digits, - or _ "
+            '(table = "mesa-3")',
+        )
+    if password and not username:
+        read.fail("mqtt.password", "needs mqtt.username too")
+    if ca and not Path(ca).is_file():
+        read.fail("mqtt.ca", f"{ca}: no such file (the CA certificate that signed the broker's)")
+    if ca and parts.scheme != "mqtts":
+        read.fail("mqtt.ca", "is for TLS: write the url as mqtts://host:8883")
+    tls = parts.scheme == "mqtts"
+    return MqttConfig(parts.hostname, port or (8883 if tls else 1883), table, tls, ca, username, password)
 
 
 def _check_game(read: _Reader, game: GameConfig) -> None:

@@ -72,7 +72,7 @@ def test_the_shipped_config_loads() -> None:
         ("confirm_turn = false", "confirm_turn: unknown key; did you mean game.confirm_turns?"),
         ('game = "sexto-set"', "game: must be a table"),
         ('[journal]\npaht = "/tmp/j.db"', "journal.paht: unknown key; did you mean journal.path?"),
-        ("volume = 3", "volume: unknown key (valid: display, game, journal, pins, readers, zones)"),
+        ("volume = 3", "volume: unknown key (valid: display, game, journal, mqtt, pins, readers, zones)"),
         ("[readers.hub]\nport = 1", "readers.hub: unknown table"),
     ],
 )
@@ -97,3 +97,46 @@ def test_the_renuncio_penalty_in_points_and_seat_names_in_sitting_order_are_read
     config = parse_config(text, "config.toml")
     assert (config.game.players, config.game.seat_names) == (2, ("Ana", "Luis"))
     assert config.game.options == {"renege_penalty": "points", "renege_points": "8"}
+
+
+def test_mqtt_is_off_without_a_url_and_read_with_one() -> None:
+    assert parse_config("", "t").mqtt is None
+    mqtt = parse_config('[mqtt]\nurl = "mqtt://club.local"\ntable = "mesa-3"', "t").mqtt
+    assert mqtt is not None
+    assert (mqtt.host, mqtt.port, mqtt.table, mqtt.tls, mqtt.url) == (
+        "club.local",
+        1883,
+        "mesa-3",
+        False,
+        "mqtt://club.local:1883",
+    )
+    tls = parse_config('[mqtt]\nurl = "mqtts://club.local"\ntable = "t1"', "t").mqtt
+    assert tls is not None and (tls.port, tls.tls) == (8883, True)
+
+
+@pytest.mark.parametrize(
+    ("text", "key", "reason"),
+    [
+        ('url = "http://club.local"\ntable = "t1"', "mqtt.url", 'write url = "mqtt://host:1883"'),
+        ('url = "mqtt://club.local:port"\ntable = "t1"', "mqtt.url", 'write url = "mqtt://host:1883"'),
+        ('url = "mqtt://ana:secret@club.local"\ntable = "t1"', "mqtt.url", "as mqtt.username and mqtt.password"),
+        ('url = "mqtt://club.local"', "mqtt.table", 'table = "mesa-3"'),
+        ('url = "mqtt://club.local"\ntable = "mesa/3"', "mqtt.table", "letters, digits, - or _"),
+        ('url = "mqtt://club.local"\ntable = "+"', "mqtt.table", "letters, digits, - or _"),
+        ('table = "t1"', "mqtt.table", "needs mqtt.url"),
+        ('url = "mqtt://club.local"\ntable = "t1"\npassword = "secret"', "mqtt.password", "needs mqtt.username"),
+        ('url = "mqtts://club.local"\ntable = "t1"\nca = "/nowhere/ca.crt"', "mqtt.ca", "no such file"),
+        ('url = "mqtt://club.local"\ntable = "t1"\nkeepalive = 5', "mqtt.keepalive", "unknown key"),
+    ],
+)
+def test_a_wrong_mqtt_value_is_refused_with_what_to_write(text: str, key: str, reason: str) -> None:
+    with pytest.raises(ConfigError) as info:
+        parse_config(f"[mqtt]\n{text}", "config.toml")
+    assert f"config.toml: {key}: " in str(info.value) and reason in str(info.value)
+    assert "secret" not in str(info.value)
+
+
+def test_the_broker_password_is_never_in_the_config_s_repr() -> None:
+    config = parse_config('[mqtt]\nurl = "mqtt://club.local"\ntable = "t1"\nusername = "t1"\npassword = "s3cret"', "t")
+    assert config.mqtt is not None and config.mqtt.password == "s3cret"
+    assert "s3cret" not in repr(config)
