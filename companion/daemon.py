@@ -29,6 +29,7 @@ from typing import Any
 import luma.core.error
 from gpiozero.exc import GPIOZeroError
 
+from companion.club.publisher import Publisher
 from companion.config import Config
 from companion.decks import load_deck
 from companion.events import ZoneScan
@@ -42,6 +43,7 @@ from companion.nfc.registry import Registry
 from companion.nfc.tracking import TableTracker
 from companion.pins import PinFactoryError, choose, make_factory
 from companion.referee import HubStatus, JournalNotice, Referee
+from companion.rules.transcript import state
 from companion.systemd import Notifier
 from companion.table import Table
 from companion.ui.buttons import Buttons
@@ -75,6 +77,7 @@ class Daemon:
     table: Table | None = None
     screen: Screen | None = None
     stopped_view: TableView | None = None  # what the screen was left showing
+    publisher: Publisher | None = None  # the club's broker's, with [mqtt]
     _stack: contextlib.ExitStack = field(default_factory=contextlib.ExitStack)
     _readers: ReaderBackend | None = None
     _hub: Any = None
@@ -178,6 +181,10 @@ class Daemon:
             self._readers.start(scans, interval_s=config.poll_interval_s, clock=self.clock)
             self._stack.callback(self._readers.close)
         tasks.append(loop.create_task(self._tick(buttons, screen), name="ticker"))
+        if config.mqtt is not None:  # a task of its own, woken as an output, that the table never waits for
+            self.publisher = Publisher(config.mqtt, journal, lambda: state(referee.game))
+            table.outputs.append(self.publisher)
+            tasks.append(loop.create_task(self.publisher.run(), name="mqtt"))
         table.show(self.clock())
 
     def _open_journal(self) -> tuple[Journal, Path | None]:

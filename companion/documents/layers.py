@@ -57,7 +57,7 @@ LAYERS = (
     Layer(
         "daemon",
         "the table put together: devices around the referee, the journal on disk, the service",
-        ("table.py", "daemon.py", "demo.py", "doctor.py", "systemd.py"),
+        ("table.py", "daemon.py", "demo.py", "doctor.py", "systemd.py", "club/"),
     ),
     Layer(
         "commands",

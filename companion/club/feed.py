@@ -1,0 +1,58 @@
+"""The table's events, read from the journal after a cursor: what ``companion/<table>/events`` carries.
+
+A game's events, in order: its start (id ``<game>:0``), each journal entry (``<game>:<seq>``, as the journal
+numbers it, from 1) and, once the journal has its outcome, its end (``<game>:end``). The ids never change, so a
+consumer that sees one twice (after a power cut, or a broker that lost an acknowledgement) keeps the first::
+
+    >>> from companion.journal import Entry, Journal
+    >>> journal = Journal(":memory:")
+    >>> game = journal.new_game({"game": "g", "players": 4}, t=0.0)
+    >>> journal.append(game, Entry("action", "play 6O", 1.5))
+    >>> [event["id"] for _, event in pending(journal, Cursor())]
+    ['1:0', '1:1']
+    >>> journal.finish(game, {"termination": "won", "winner": "seat 1"})
+    >>> [(after, event["type"]) for after, event in pending(journal, Cursor(1, 1))]
+    [(Cursor(game=1, seq=1, ended=True), 'end')]
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from companion.journal import Cursor, GameRecord, Journal, Numbered
+
+__all__ = ["pending"]
+
+
+def pending(journal: Journal, cursor: Cursor) -> list[tuple[Cursor, dict[str, Any]]]:
+    """The events after ``cursor``, oldest first, each with the cursor that has passed it."""
+    found: list[tuple[Cursor, dict[str, Any]]] = []
+    for game in journal.games():
+        if game.id < cursor.game:
+            continue
+        if game.id > cursor.game:
+            cursor = Cursor(game.id)
+            found.append((cursor, _start(game)))
+        for numbered in journal.entries_after(game.id, cursor.seq):
+            cursor = Cursor(game.id, numbered.seq, cursor.ended)
+            found.append((cursor, _entry(numbered)))
+        if game.outcome is not None and not cursor.ended:
+            cursor = Cursor(game.id, cursor.seq, True)
+            found.append((cursor, {"id": f"{game.id}:end", "game": game.id, "type": "end", "outcome": game.outcome}))
+    return found
+
+
+def _start(game: GameRecord) -> dict[str, Any]:
+    return {"id": f"{game.id}:0", "game": game.id, "type": "start", "settings": game.settings, "wall": game.wall}
+
+
+def _entry(numbered: Numbered) -> dict[str, Any]:
+    entry = numbered.entry
+    return {
+        "id": f"{numbered.game}:{numbered.seq}",
+        "game": numbered.game,
+        "type": entry.kind,
+        "text": entry.text,
+        "t": entry.t,
+        "wall": numbered.wall,
+    }

@@ -1,0 +1,142 @@
+"""The table on the club's broker: its events from the journal, its game's state and whether it is online.
+
+Topics, under ``companion/<table>/``:
+
+* ``status``: ``online`` (retained) once connected; ``offline`` (retained) when the service stops, and as the
+  broker's last will when the table vanishes without a word (a power cut, the network gone).
+* ``events``: every journal entry and every game's start and end (:mod:`companion.club.feed`), one JSON object a
+  message, QoS 1, in the journal's order. The cursor in the journal moves past an event only once the broker has
+  acknowledged it, so after an outage the backlog goes out in order, and nothing is lost.
+* ``state``: the current game's state, the same JSON object ``companion play --json`` prints, retained, sent
+  after the events whenever it changed (and again on every connection).
+
+The publisher is a task of its own on the daemon's loop, fed by the journal: the table never waits for it. The
+table wakes it by showing it each view (it is one of the table's outputs); what it sends it reads from the
+journal, so a view it missed loses nothing.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+import logging
+import ssl
+from collections.abc import Callable
+from typing import Any
+
+import aiomqtt
+
+from companion.club.feed import pending
+from companion.config import MqttConfig
+from companion.journal import Journal, JournalError
+from companion.view import TableView
+
+__all__ = ["CURSOR", "Publisher"]
+
+log = logging.getLogger(__name__)
+
+CURSOR = "mqtt"  # the publisher's cursor in the journal
+RETRY_S = (1.0, 30.0)  # after a failed connection: the first wait, doubled up to the last
+GOODBYE_S = 2.0  # how long a stopping service waits to say "offline"
+# The broker says the table's last will after 1.5 keepalives of silence: a table that lost its power shows offline
+# within about 20 s; its pings cost two small packets every 15 s.
+KEEPALIVE_S = 15
+
+
+class Publisher:
+    """Sends the table's journal and state to the broker of ``config``; :meth:`run` is its task."""
+
+    def __init__(self, config: MqttConfig, journal: Journal, state: Callable[[], dict[str, Any]]) -> None:
+        self.config, self.journal, self.state = config, journal, state
+        self.topic = f"companion/{config.table}"
+        self.connected = False
+        self._wake = asyncio.Event()
+        self._sent_state = ""
+
+    def show(self, view: TableView, now: float) -> None:
+        """The table has handled an event: look at the journal again."""
+        self._wake.set()
+
+    async def run(self) -> None:
+        """Connect, send what waits, and again after each wake; on a lost broker, try again (never raises)."""
+        retry = RETRY_S[0]
+        while True:
+            try:
+                async with self._client() as client:
+                    await client.publish(f"{self.topic}/status", "online", qos=1, retain=True)
+                    self.connected, self._sent_state, retry = True, "", RETRY_S[0]
+                    log.info("mqtt: publishing to %s as %s", self.config.url, self.topic)
+                    try:
+                        await self._serve(client)
+                    except asyncio.CancelledError:
+                        with contextlib.suppress(aiomqtt.MqttError, TimeoutError):
+                            await client.publish(
+                                f"{self.topic}/status", "offline", qos=1, retain=True, timeout=GOODBYE_S
+                            )
+                        raise
+            except (aiomqtt.MqttError, OSError) as exc:
+                # said once an outage; the retries that fail too are only debug
+                say = log.warning if retry == RETRY_S[0] else log.debug
+                say("mqtt: %s: %s; the events wait in the journal, trying again from %g s", self.config.url, exc, retry)
+            except Exception:  # a fault of ours must not end the publishing for good, nor touch the table
+                log.exception("mqtt: publishing failed; trying again in %g s", retry)
+            self.connected = False
+            await asyncio.sleep(retry)
+            retry = min(retry * 2, RETRY_S[1])
+
+    async def _serve(self, client: aiomqtt.Client) -> None:
+        """Send what waits, then again at each wake, until the connection is lost (its MqttError)."""
+        lost = asyncio.ensure_future(self._until_lost(client))
+        woken: asyncio.Future[Any] | None = None
+        try:
+            while True:
+                self._wake.clear()
+                await self._send(client)
+                woken = asyncio.ensure_future(self._wake.wait())
+                await asyncio.wait({woken, lost}, return_when=asyncio.FIRST_COMPLETED)
+                if lost.done():
+                    lost.result()
+        finally:
+            for waiting in (lost, woken):
+                if waiting is not None:
+                    waiting.cancel()
+
+    @staticmethod
+    async def _until_lost(client: aiomqtt.Client) -> None:
+        """Returns only by raising the MqttError of a lost connection (the table subscribes to nothing)."""
+        async for _ in client.messages:
+            pass
+        raise aiomqtt.MqttError("the connection ended")
+
+    async def _send(self, client: aiomqtt.Client) -> None:
+        """The events after the cursor, each acknowledged before the cursor passes it; then the state if it changed."""
+        if self.journal.is_open:
+            try:
+                cursor = self.journal.cursor(CURSOR)
+                for after, event in pending(self.journal, cursor):
+                    await client.publish(f"{self.topic}/events", json.dumps(event, ensure_ascii=False), qos=1)
+                    self.journal.move_cursor(CURSOR, after)
+            except JournalError as exc:  # the table says so already; the next wake tries again
+                log.debug("mqtt: journal: %s", exc)
+        state = json.dumps(self.state(), ensure_ascii=False)
+        if state != self._sent_state:
+            await client.publish(f"{self.topic}/state", state, qos=1, retain=True)
+            self._sent_state = state
+
+    def _client(self) -> aiomqtt.Client:
+        config = self.config
+        context = None
+        if config.tls:
+            context = ssl.create_default_context(cafile=config.ca or None)
+        return aiomqtt.Client(
+            config.host,
+            config.port,
+            username=config.username or None,
+            password=config.password or None,
+            identifier=f"companion-{config.table}",
+            will=aiomqtt.Will(f"{self.topic}/status", "offline", qos=1, retain=True),
+            tls_context=context,
+            timeout=10,
+            keepalive=KEEPALIVE_S,
+        )

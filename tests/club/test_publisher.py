@@ -1,0 +1,257 @@
+"""A simulated table (the service with the sim readers, gpiozero's mock pins) publishing to a real mosquitto, and
+a subscriber of the room that sees what the club would: every event once, in order, and the retained state."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+from collections.abc import AsyncIterator, Awaitable, Callable
+from contextlib import AbstractAsyncContextManager
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import aiomqtt
+import pytest
+from gpiozero.pins.mock import MockFactory
+
+from companion.cli import main
+from companion.club.publisher import CURSOR
+from companion.config import parse_config
+from companion.daemon import Daemon
+from companion.hardware import load_pinmap
+from companion.journal import Cursor, Journal
+from companion.nfc.backends import SimBackend
+from companion.ui.display import FakeI2CBus, make_device
+
+if TYPE_CHECKING:
+    from conftest import Broker
+
+PINS = load_pinmap()
+Running = Callable[[Daemon], AbstractAsyncContextManager[Daemon]]
+Until = Callable[..., Awaitable[None]]
+
+
+class Board:
+    """The room's subscriber, as the club's would be: a persistent session (the broker queues what it misses while
+    it is away), every table's events, states and status."""
+
+    def __init__(self, broker: Broker) -> None:
+        self.broker = broker
+        self.events: list[dict[str, Any]] = []
+        self.state: dict[str, dict[str, Any]] = {}
+        self.status: dict[str, str] = {}
+
+    @contextlib.asynccontextmanager
+    async def watching(self) -> AsyncIterator[Board]:
+        subscribed = asyncio.Event()
+        task = asyncio.create_task(self._run(subscribed))
+        await asyncio.wait_for(subscribed.wait(), 10)
+        try:
+            yield self
+        finally:
+            task.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await task
+
+    async def _run(self, subscribed: asyncio.Event) -> None:
+        while True:
+            try:
+                async with aiomqtt.Client(
+                    "127.0.0.1", self.broker.port, identifier="board", clean_session=False
+                ) as client:
+                    for topic in ("events", "state", "status"):
+                        await client.subscribe(f"companion/+/{topic}", qos=1)
+                    subscribed.set()
+                    async for message in client.messages:
+                        assert isinstance(message.payload, bytes)
+                        table, topic = message.topic.value.split("/")[1:]
+                        text = message.payload.decode()
+                        if topic == "events":
+                            self.events.append(json.loads(text))
+                        elif topic == "state":
+                            self.state[table] = json.loads(text)
+                        else:
+                            self.status[table] = text
+            except aiomqtt.MqttError:
+                await asyncio.sleep(0.05)
+
+    def ids(self) -> list[str]:
+        return [event["id"] for event in self.events]
+
+
+def table_config(tmp_path: Path, broker: Broker, table: str = "t1") -> str:
+    return (
+        f'[readers]\nbackend = "sim"\nregistry = "{tmp_path / "registry.toml"}"\npoll_interval_ms = 5\n'
+        f'[journal]\npath = "{tmp_path / "journal.db"}"\n'
+        "[game]\nconfirm_turns = false\n"
+        f'[mqtt]\nurl = "{broker.url}"\ntable = "{table}"\n'
+    )
+
+
+def expected_ids(journal: Journal) -> list[str]:
+    """Every id the table's journal makes: each game's start, entries, and end once it has an outcome."""
+    ids = []
+    for game in journal.games():
+        ids.append(f"{game.id}:0")
+        ids += [f"{game.id}:{n}" for n in range(1, game.entries + 1)]
+        if game.outcome is not None:
+            ids.append(f"{game.id}:end")
+    return ids
+
+
+async def lay(hand: SimBackend, until: Until, daemon: Daemon, card: str) -> None:
+    """A card laid on the table's zone and picked up once the journal has it."""
+    table = daemon.table
+    assert table is not None
+    count = len(table.journal.entries(table.game_id))
+    hand.put(card, "z1")
+    await until(lambda: len(table.journal.entries(table.game_id)) == count + 1)
+    hand.take(card)
+    await asyncio.sleep(0.05)
+
+
+async def hold_undo(factory: MockFactory, until: Until, daemon: Daemon) -> None:
+    table = daemon.table
+    assert table is not None
+    count = len(table.journal.entries(table.game_id))
+    pin = factory.pin(PINS.buttons["undo"])
+    pin.drive_low()
+    await until(lambda: len(table.journal.entries(table.game_id)) == count + 1)
+    pin.drive_high()
+    await asyncio.sleep(0.06)
+
+
+def play_json(game: str, lines: list[str], tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> dict[str, Any]:
+    """What ``companion play GAME FILE --json`` prints last for ``lines``."""
+    transcript = tmp_path / "transcript.txt"
+    transcript.write_text("\n".join(lines) + "\n")
+    capsys.readouterr()
+    main(["play", game, str(transcript), "--json"])
+    result: dict[str, Any] = json.loads(capsys.readouterr().out.splitlines()[-1])
+    return result
+
+
+def transcript(journal: Journal, game: int) -> list[str]:
+    return [entry.text if entry.kind == "action" else entry.kind for entry in journal.entries(game)]
+
+
+def test_a_table_publishes_every_event_once_in_order_and_its_state_as_companion_play_prints_it(
+    tmp_path: Path,
+    broker: Broker,
+    mock_factory: MockFactory,
+    running: Running,
+    until: Until,
+    hand: SimBackend,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    config = parse_config(table_config(tmp_path, broker), "t")
+    daemon = Daemon(config, pin_factory=mock_factory, display=make_device([], bus=FakeI2CBus()))
+    board = Board(broker)
+
+    async def play() -> None:
+        async with board.watching(), running(daemon):
+            for card in ("6O", "7O", "5O"):
+                await lay(hand, until, daemon, card)
+            await hold_undo(mock_factory, until, daemon)
+            await lay(hand, until, daemon, "5O")
+            table = daemon.table
+            assert table is not None
+            await until(lambda: board.ids() == expected_ids(table.journal))
+            await until(
+                lambda: (
+                    board.state.get("t1") == play_json(config.game.name, transcript(table.journal, 1), tmp_path, capsys)
+                )
+            )
+            assert board.status["t1"] == "online"
+        await until(lambda: board.status["t1"] == "offline")  # said by the service as it stops
+
+    asyncio.run(play())
+    assert board.ids() == ["1:0", "1:1", "1:2", "1:3", "1:4", "1:5"]
+    assert [(e["type"], e.get("text")) for e in board.events[1:]] == [
+        ("action", "play 6O"),
+        ("action", "play 7O"),
+        ("action", "play 5O"),
+        ("undo", ""),
+        ("action", "play 5O"),
+    ]
+    assert board.events[0]["settings"]["game"] == config.game.name
+    assert board.state["t1"]["refused"] == []
+
+
+def test_the_broker_killed_mid_game_and_started_again_loses_nothing_and_doubles_nothing(
+    tmp_path: Path,
+    broker: Broker,
+    mock_factory: MockFactory,
+    running: Running,
+    until: Until,
+    hand: SimBackend,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    monkeypatch.setattr("companion.club.publisher.RETRY_S", (0.1, 0.2))
+    config = parse_config(table_config(tmp_path, broker), "t")
+    daemon = Daemon(config, pin_factory=mock_factory, display=make_device([], bus=FakeI2CBus()))
+    board = Board(broker)
+
+    async def play() -> None:
+        async with board.watching(), running(daemon):
+            table = daemon.table
+            assert table is not None and daemon.publisher is not None
+            for card in ("6O", "7O"):
+                await lay(hand, until, daemon, card)
+            await until(lambda: table.journal.cursor(CURSOR) == Cursor(1, 2))
+            await until(lambda: len(board.events) == 3)
+            broker.kill()
+            await until(lambda: not daemon.publisher.connected)  # type: ignore[union-attr]
+            for card in ("5O", "4O", "3O"):  # the table plays on while the broker is away
+                await lay(hand, until, daemon, card)
+            assert table.journal.cursor(CURSOR) == Cursor(1, 2)
+            broker.start()
+            await until(lambda: board.ids() == expected_ids(table.journal))
+            await until(
+                lambda: (
+                    board.state.get("t1") == play_json(config.game.name, transcript(table.journal, 1), tmp_path, capsys)
+                )
+            )
+
+    asyncio.run(play())
+    assert board.ids() == ["1:0", "1:1", "1:2", "1:3", "1:4", "1:5"]
+    assert [e["text"] for e in board.events[3:]] == ["play 5O", "play 4O", "play 3O"]
+
+
+def test_a_table_started_while_the_broker_is_down_publishes_its_backlog_once_it_is_up(
+    tmp_path: Path,
+    broker: Broker,
+    mock_factory: MockFactory,
+    running: Running,
+    until: Until,
+    hand: SimBackend,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setattr("companion.club.publisher.RETRY_S", (0.1, 0.2))
+    config = parse_config(table_config(tmp_path, broker), "t")
+    board = Board(broker)
+
+    async def play() -> None:
+        async with board.watching():  # the board's session is on the broker, which keeps what comes for it
+            pass
+        broker.kill()
+        first = Daemon(config, pin_factory=mock_factory, display=make_device([], bus=FakeI2CBus()))
+        async with running(first):
+            for card in ("6O", "7O"):
+                await lay(hand, until, first, card)
+        # a power cut, and the table starts again, the broker still down
+        second = Daemon(config, pin_factory=mock_factory, display=make_device([], bus=FakeI2CBus()))
+        async with running(second):
+            await lay(hand, until, second, "5O")
+            table = second.table
+            assert table is not None
+            assert table.journal.cursor(CURSOR) == Cursor()
+            broker.start()
+            async with board.watching():
+                await until(lambda: board.ids() == expected_ids(table.journal))
+                await until(lambda: board.status.get("t1") == "online")
+
+    asyncio.run(play())
+    assert board.ids() == ["1:0", "1:1", "1:2", "1:3"]
