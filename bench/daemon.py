@@ -31,6 +31,7 @@ from companion.daemon import Daemon
 from companion.demo import Demo
 from companion.events import ZoneScan
 from companion.journal import Entry, Journal
+from companion.nfc.backends import ReaderBackend
 from companion.table import Table
 from companion.ui.display import FakeI2CBus, Screen, i2c_write_s, make_device
 
@@ -128,23 +129,6 @@ class _Mark:
         self.marks[self.name] = time.perf_counter()
 
 
-class _TimedDaemon(Daemon):
-    """The service, noting when the readers' thread hands each scan over, and the bus's frame count then if a
-    frame was half sent."""
-
-    bus: FakeI2CBus
-    handed: dict[int, tuple[float, int | None]]
-
-    def _threadsafe(self, loop: asyncio.AbstractEventLoop, call: Any) -> Any:
-        inner = super()._threadsafe(loop, call)
-
-        def from_thread(item: Any) -> None:
-            self.handed[id(item)] = (time.perf_counter(), self.bus.frames if self.bus.in_frame else None)
-            inner(item)
-
-        return from_thread
-
-
 def scan_to_led_during_frames(hz: int, background: bool, changes: int = 120, seed: int = 5) -> tuple[list[float], int]:
     """For each scan that changed the LED while a frame was half sent: seconds from its hand-off to its LED; and
     how many of those LEDs waited for that frame to end. A wrong card is laid on z1 and lifted ``changes``
@@ -156,19 +140,20 @@ def scan_to_led_during_frames(hz: int, background: bool, changes: int = 120, see
         f'[journal]\npath = "{folder}/j.db"\n'
     )
     bus = FakeI2CBus(hz=hz, realtime=True)
-    daemon = _TimedDaemon(
+    daemon = Daemon(
         parse_config(text, "bench"),
         pin_factory=MockFactory(revision="c03111", pin_class=MockPWMPin),
         display=make_device(["--framebuffer", "full_frame"], bus=bus),
     )
-    daemon.bus, daemon.handed = bus, {}
+    handed: dict[int, tuple[float, int | None]] = {}  # scan -> when the readers' thread handed it over, and the
+    # bus's frame count then if a frame was half sent
     latencies: list[float] = []
     waited = 0
     original = Table.scan
 
     def timed(self: Table, scan: ZoneScan, now: float) -> None:
         nonlocal waited
-        handed, frames = daemon.handed.pop(id(scan), (0.0, None))
+        handed_at, frames = handed.pop(id(scan), (0.0, None))
         marks: dict[str, float] = {}
         outputs = self.outputs
         self.outputs = [_Mark(outputs[0], "led", marks), *outputs[1:]]
@@ -177,7 +162,7 @@ def scan_to_led_during_frames(hz: int, background: bool, changes: int = 120, see
         finally:
             self.outputs = outputs
         if marks and frames is not None:
-            latencies.append(marks["led"] - handed)
+            latencies.append(marks["led"] - handed_at)
             waited += bus.frames > frames
 
     def player(stop: asyncio.Event, loop: asyncio.AbstractEventLoop) -> None:
@@ -203,9 +188,21 @@ def scan_to_led_during_frames(hz: int, background: bool, changes: int = 120, see
     def on_the_loop(device: Any, **options: Any) -> Screen:
         return Screen(device, **(options | {"background": False}))
 
+    start = ReaderBackend.start
+
+    def timed_start(self: ReaderBackend, emit: Any, *args: Any) -> None:
+        def marked(scan: ZoneScan) -> None:
+            handed[id(scan)] = (time.perf_counter(), bus.frames if bus.in_frame else None)
+            emit(scan)
+
+        start(self, marked, *args)
+
     Table.scan = timed  # type: ignore[method-assign]
     try:
-        with unittest.mock.patch("companion.daemon.Screen", Screen if background else on_the_loop):
+        with (
+            unittest.mock.patch("companion.daemon.Screen", Screen if background else on_the_loop),
+            unittest.mock.patch.object(ReaderBackend, "start", timed_start),
+        ):
             asyncio.run(run())
     finally:
         Table.scan = original  # type: ignore[method-assign]

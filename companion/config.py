@@ -31,10 +31,13 @@ from urllib.parse import urlsplit
 from companion.decks import BUILTIN_DECKS, DeckError, load_deck
 from companion.files import read_text
 from companion.games import DEFAULT_GAME, find_kind, kinds
+from companion.nfc.registry import DEFAULT_PATH as DEFAULT_REGISTRY
+from companion.readers import DEFAULT as DEFAULT_READERS
+from companion.readers import kind as reader_kind
+from companion.readers import names
 from companion.rules.base import SetupError
 
 __all__ = [
-    "BACKENDS",
     "DEFAULT_PATH",
     "Config",
     "ConfigError",
@@ -45,7 +48,6 @@ __all__ = [
 ]
 
 DEFAULT_PATH = Path("/etc/companion/config.toml")
-BACKENDS = ("spi", "mfrc522", "hub", "sim")
 
 
 class ConfigError(ValueError):
@@ -121,12 +123,11 @@ class Config:
     source: str = "defaults"
     game: GameConfig = field(default_factory=GameConfig)
     zones: Mapping[str, str] = field(default_factory=lambda: {"z1": "table"})
-    backend: str = "spi"
+    backend: str = DEFAULT_READERS  # the reader kind's name (companion.readers)
     absences: int = 3
     poll_interval_s: float = 0.01
-    registry: Path = Path("/var/lib/companion/registry.toml")
-    hub_port: str = "auto"
-    scenario: str = ""  # the sim back-end's timed steps (companion.nfc.backends.parse_scenario), for tests
+    registry: Path = DEFAULT_REGISTRY
+    reader_settings: Mapping[str, str] = field(default_factory=dict)  # the reader kinds' own [readers] keys
     display: tuple[str, ...] = ()  # luma.core.cmdline arguments; empty: the pin map's OLED
     frames: Path | None = None  # a folder: the screen is drawn there as PNG frames instead of on a panel
     dim_after_s: float = 120.0
@@ -151,7 +152,7 @@ def parse_config(text: str, source: str) -> Config:
         data = tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:
         raise ConfigError(f"{source}: not valid TOML ({exc})") from exc
-    read = _Reader(source, data)
+    read = _Keys(source, data)
     config = _read_config(read, source)
     read.refuse_unknown()
     if read.problems:
@@ -159,7 +160,7 @@ def parse_config(text: str, source: str) -> Config:
     return config
 
 
-def _read_config(read: _Reader, source: str) -> Config:
+def _read_config(read: _Keys, source: str) -> Config:
     name = read.choice("game.name", DEFAULT_GAME, tuple(kinds()))
     deck = read.text("game.deck", "")
     if deck and deck not in BUILTIN_DECKS and not Path(deck).exists():
@@ -187,12 +188,16 @@ def _read_config(read: _Reader, source: str) -> Config:
         source=source,
         game=game,
         zones=zones,
-        backend=read.choice("readers.backend", "spi", BACKENDS),
+        backend=read.choice("readers.backend", DEFAULT_READERS, names()),
         absences=read.number("readers.absences", 3, low=1, high=50),
         poll_interval_s=read.number("readers.poll_interval_ms", 10, low=1, high=1000) / 1000,
-        registry=Path(read.text("readers.registry", "/var/lib/companion/registry.toml")),
-        hub_port=read.text("readers.hub_port", "auto"),
-        scenario=read.text("readers.scenario", ""),
+        registry=Path(read.text("readers.registry", str(DEFAULT_REGISTRY))),
+        # every kind's keys, whichever is chosen: a config may keep the hub's port while it tries another kind
+        reader_settings={
+            key: read.text(f"readers.{key}", setting.default)
+            for name in names()
+            for key, setting in reader_kind(name).settings.items()
+        },
         display=tuple(read.texts("display.options")),
         frames=Path(frames) if (frames := read.text("display.frames", "")) else None,
         dim_after_s=float(read.number("display.dim_after_s", 120, low=0, high=86400)),
@@ -205,7 +210,7 @@ def _read_config(read: _Reader, source: str) -> Config:
 TABLE_NAME = re.compile(r"[A-Za-z0-9_-]{1,64}")  # one level of a topic: no "/", no wildcards "+" and "#"
 
 
-def _read_mqtt(read: _Reader) -> MqttConfig | None:
+def _read_mqtt(read: _Keys) -> MqttConfig | None:
     """The ``[mqtt]`` table: none without a url; with one, a table name to publish under."""
     url = read.text("mqtt.url", "")
     table = read.text("mqtt.table", "")
@@ -244,7 +249,7 @@ def _read_mqtt(read: _Reader) -> MqttConfig | None:
     return MqttConfig(parts.hostname, port or (8883 if tls else 1883), table, tls, ca, username, password)
 
 
-def _check_game(read: _Reader, game: GameConfig) -> None:
+def _check_game(read: _Keys, game: GameConfig) -> None:
     """The game must be playable as configured: its deck loads, the players fit it, its options exist."""
     kind = find_kind(game.name)
     try:
@@ -266,7 +271,7 @@ def _check_game(read: _Reader, game: GameConfig) -> None:
         read.fail("game.options", str(exc))
 
 
-class _Reader:
+class _Keys:
     """Typed look-ups of dotted keys, each failing with the file, the key and what was wrong.
 
     It remembers every key it was asked for, so that once the config is read, :meth:`refuse_unknown` can refuse

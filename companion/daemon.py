@@ -22,7 +22,7 @@ import os
 import signal
 import time
 from collections.abc import Callable
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -32,24 +32,20 @@ from gpiozero.exc import GPIOZeroError
 from companion.club.publisher import Publisher
 from companion.config import Config
 from companion.decks import load_deck
-from companion.events import ZoneScan
-from companion.files import read_text
-from companion.hardware import PinMap, load_pinmap, pinmap_path, zone_problems
-from companion.hub.session import TRACKER_ABSENCES, HubOffline, HubOnline
+from companion.hardware import load_pinmap, pinmap_path
 from companion.journal import Journal, JournalDamaged, JournalError
-from companion.nfc.backends import ReaderBackend, SimBackend, SpiZone, mfrc522_backend, parse_scenario, spi_backend
-from companion.nfc.rc522 import ReaderNotResponding
 from companion.nfc.registry import Registry
 from companion.nfc.tracking import TableTracker
 from companion.pins import PinFactoryError, choose, make_factory
+from companion.readers import Feed, Readers, Setup, kind
 from companion.referee import HubStatus, JournalNotice, Referee
 from companion.rules.transcript import state
 from companion.systemd import Notifier
-from companion.table import Table
+from companion.table import Output, Table
 from companion.ui.buttons import Buttons
 from companion.ui.display import Screen, make_device, parse_options
 from companion.ui.frames import FrameFolder
-from companion.ui.lights import HubZoneLights, StatusLed, ZoneLights
+from companion.ui.lights import StatusLed, ZoneLights
 from companion.ui.presses import ENV as PRESSES
 from companion.ui.presses import PressPipe
 from companion.view import TableView
@@ -79,8 +75,7 @@ class Daemon:
     stopped_view: TableView | None = None  # what the screen was left showing
     publisher: Publisher | None = None  # the club's broker's, with [mqtt]
     _stack: contextlib.ExitStack = field(default_factory=contextlib.ExitStack)
-    _readers: ReaderBackend | None = None
-    _hub: Any = None
+    _readers: Readers | None = None
 
     async def run(self, stop: asyncio.Event | None = None) -> int:
         loop = asyncio.get_running_loop()
@@ -122,16 +117,16 @@ class Daemon:
 
     def _start(self, loop: asyncio.AbstractEventLoop, tasks: list[asyncio.Task[None]]) -> None:
         config = self.config
+        readers_kind = kind(config.backend)
         pinmap = load_pinmap(pinmap_path(config.pinmap))
-        problems = zone_problems(pinmap, config.zones, config.backend)
+        problems = readers_kind.zone_problems(pinmap, list(config.zones))
         if problems:
             raise StartError("; ".join(problems))
         journal, set_aside = self._open_journal()
         # Bindings are kept under the deck's own name (what enroll writes), not the path the config gives.
         registry = Registry.load(config.registry, deck=load_deck(config.game.deck_name).name)
         referee = Referee(config.game, config.zones)
-        absences = TRACKER_ABSENCES if config.backend == "hub" else config.absences  # the hub debounces lifts itself
-        self.table = table = Table(referee, TableTracker(registry, absences=absences), journal)
+        self.table = table = Table(referee, TableTracker(registry, absences=readers_kind.absences(config)), journal)
         if set_aside is not None:
             referee.handle(JournalNotice("journal_aside"), self.clock())
         table.start(self.clock())
@@ -139,21 +134,22 @@ class Daemon:
 
         screen = self._open_screen()
         if self.pin_factory is None:
-            choice = choose(config.backend)
+            choice = choose(readers_kind)
             log.info("pins: %s", choice.reason)
             self.pin_factory = make_factory(choice)
             self._stack.callback(self.pin_factory.close)
         status = StatusLed(pinmap.status_led, pin_factory=self.pin_factory)
         self._stack.callback(status.close)
-        if config.backend == "hub":
-            from companion.hub.backend import HubBackend
-
-            # the hub back-end reads its port on the loop itself: its events need no hop
-            self._hub = HubBackend(list(config.zones), self._guarded(self._hub_event), config.hub_port)
-            lights: ZoneLights | HubZoneLights = HubZoneLights(tuple(config.zones), self._hub.set_led, status)
-        else:
-            lights = ZoneLights({z: pinmap.zones[z] for z in config.zones}, status, pin_factory=self.pin_factory)
-            self._stack.callback(lights.close)
+        try:
+            readers = readers_kind.open(Setup(config, pinmap, registry, self.pin_factory, self.clock))
+        except ValueError as exc:  # a setting of the kind's own that cannot be used; the message names it
+            raise StartError(str(exc)) from None
+        self._stack.callback(readers.close)
+        lights: Output | None = readers.lights(status)
+        if lights is None:
+            zone_lights = ZoneLights({z: pinmap.zones[z] for z in config.zones}, status, pin_factory=self.pin_factory)
+            self._stack.callback(zone_lights.close)
+            lights = zone_lights
         table.outputs.append(lights)  # the LED first: it is what the player looks at
         if screen is not None:
             table.outputs.append(screen)
@@ -173,13 +169,9 @@ class Daemon:
                 raise StartError(str(exc)) from None
             log.info("buttons: pressed from the named pipe %s", presses)
 
-        if self._hub is not None:
-            tasks.append(loop.create_task(self._hub.run(), name="hub"))
-        else:
-            self._readers = self._open_readers(pinmap, registry)
-            scans = self._threadsafe(loop, lambda scan: table.scan(scan, self.clock()))
-            self._readers.start(scans, interval_s=config.poll_interval_s, clock=self.clock)
-            self._stack.callback(self._readers.close)
+        self._readers = readers
+        feed = Feed(self._guarded(lambda scan: table.scan(scan, self.clock())), self._link)
+        tasks.append(loop.create_task(readers.run(feed), name="readers"))
         tasks.append(loop.create_task(self._tick(buttons, screen), name="ticker"))
         if config.mqtt is not None:  # a task of its own, woken as an output, that the table never waits for
             self.publisher = Publisher(config.mqtt, journal, lambda: state(referee.game))
@@ -227,33 +219,6 @@ class Daemon:
         self._stack.callback(self.screen.close)  # after the last frame (the stopped screen) is sent
         return self.screen
 
-    def _open_readers(self, pinmap: PinMap, registry: Registry) -> ReaderBackend:
-        config = self.config
-        if config.backend == "sim":
-            backend: ReaderBackend = SimBackend(list(config.zones), registry)
-            if config.scenario:  # its times count from now
-                try:
-                    steps = parse_scenario(read_text(config.scenario), config.scenario)
-                except (OSError, ValueError) as exc:  # ScenarioError and UnicodeDecodeError are ValueErrors
-                    raise StartError(f"readers.scenario: {exc}; fix the file or leave the key out") from None
-                start = self.clock()
-                backend.play([replace(step, t=start + step.t) for step in steps])  # type: ignore[attr-defined]
-        else:
-            zones = []
-            for zone in config.zones:
-                reader = pinmap.zones[zone].reader
-                assert reader is not None  # zone_problems refused the config at start
-                zones.append(SpiZone(zone, reader.spi_port, reader.spi_device, reset=reader.reset))
-            if config.backend == "mfrc522":
-                backend = mfrc522_backend(zones, registry)
-            else:
-                backend = spi_backend(zones, registry, pin_factory=self.pin_factory)
-        try:
-            backend.init()
-        except ReaderNotResponding as exc:
-            log.error("%s: that zone is out until its reader answers; companion doctor helps", exc)
-        return backend
-
     @staticmethod
     def _guarded(call: Callable[[Any], None]) -> Callable[[Any], None]:
         """``call``, with a failure logged rather than fatal: one bad event must not stop the table."""
@@ -266,26 +231,15 @@ class Daemon:
 
         return run
 
-    def _threadsafe(self, loop: asyncio.AbstractEventLoop, call: Callable[[Any], None]) -> Callable[[Any], None]:
-        """A callback for another thread that runs ``call`` on the loop."""
-        run = self._guarded(call)
-
-        def from_thread(item: Any) -> None:
-            if not loop.is_closed():
-                loop.call_soon_threadsafe(run, item)
-
-        return from_thread
-
-    def _hub_event(self, event: Any) -> None:
+    def _link(self, up: bool, reason: str) -> None:
+        """Readers behind a link (the hub) came up or were lost: the referee says so on the screen and status LED."""
         assert self.table is not None
-        now = self.clock()
-        if isinstance(event, ZoneScan):
-            self.table.scan(event, now)
-        elif isinstance(event, HubOnline):
-            self.table.status(HubStatus(True), now)
-        elif isinstance(event, HubOffline):
-            log.warning("hub lost: %s", event.reason)
-            self.table.status(HubStatus(False), now)
+        if not up:
+            log.warning("readers lost: %s", reason)
+        try:
+            self.table.status(HubStatus(up), self.clock())
+        except Exception:
+            log.exception("handling the readers' link (%s) failed", "up" if up else "lost")
 
     async def _tick(self, buttons: Buttons, screen: Screen | None) -> None:
         assert self.table is not None

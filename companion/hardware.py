@@ -15,7 +15,7 @@ The wiring diagrams and play mats of ``hardware/`` are drawn by the document too
 from __future__ import annotations
 
 import tomllib
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -31,16 +31,17 @@ __all__ = [
     "INSTALLED_PINMAP",
     "PICO_PINS",
     "RESERVED",
+    "SPI_BUSES",
     "HubPins",
     "PinMap",
     "PinMapError",
     "ReaderPins",
+    "SpiBus",
     "ZonePins",
     "load_pinmap",
     "parse_pinmap",
     "pico_ground_beside",
     "pinmap_path",
-    "zone_problems",
 ]
 
 # hardware/pinmap.toml, shipped inside the package through the link companion/pinmap.toml
@@ -95,17 +96,29 @@ RESERVED: dict[int, str] = {
     10: "MOSI of SPI0, the readers' bus",
     11: "SCLK of SPI0, the readers' bus",
 }
-# SPI1, reserved only when a reader uses it (spi_port = 1); its chip selects are CE0..CE2.
-SPI1: dict[int, str] = {
-    18: "CE0 of SPI1",
-    17: "CE1 of SPI1",
-    16: "CE2 of SPI1",
-    19: "MISO of SPI1",
-    20: "MOSI of SPI1",
-    21: "SCLK of SPI1",
-}
-# Chip selects per SPI port: spi_device N uses CE<N>.
-_CHIP_SELECTS = {0: 2, 1: 3}
+
+
+@dataclass(frozen=True, slots=True)
+class SpiBus:
+    """One SPI port of the Pi's header, by GPIO: its clock, data lines and chip selects (CE0, CE1, ...)."""
+
+    sclk: int
+    mosi: int
+    miso: int
+    chip_selects: tuple[int, ...]
+
+    def lines(self, port: int) -> dict[int, str]:
+        """Each GPIO of the bus and what it is, e.g. ``{18: "CE0 of SPI1", ...}``."""
+        named = {gpio: f"CE{index} of SPI{port}" for index, gpio in enumerate(self.chip_selects)}
+        return named | {
+            self.miso: f"MISO of SPI{port}",
+            self.mosi: f"MOSI of SPI{port}",
+            self.sclk: f"SCLK of SPI{port}",
+        }
+
+
+# The SPI ports a reader can be wired to (BCM2711/BCM2712 peripherals: SPI0 and, with the spi1-Ncs overlay, SPI1).
+SPI_BUSES = {0: SpiBus(sclk=11, mosi=10, miso=9, chip_selects=(8, 7)), 1: SpiBus(21, 20, 19, (18, 17, 16))}
 # The Pico's usable GP numbers (GP23-25 drive its regulator, VBUS sense and LED).
 PICO_GPS = (*range(23), 26, 27, 28)
 # The Pico's physical pin of each of those GPs, and of its power pins (Raspberry Pi Pico datasheet, section 1.4
@@ -222,51 +235,33 @@ def parse_pinmap(text: str, source: str, revision: int | None = None) -> PinMap:
         data = tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:
         raise PinMapError(f"{source}: not valid TOML ({exc})") from None
-    reader = _Reader(data, source, board_revision() if revision is None else revision)
-    oled = reader.table("oled")
-    buttons = reader.table("buttons")
-    button_pins = {button: reader.gpio(buttons, f"buttons.{button}") for button in Button}
+    keys = _Keys(data, source, board_revision() if revision is None else revision)
+    oled = keys.table("oled")
+    buttons = keys.table("buttons")
+    button_pins = {button: keys.gpio(buttons, f"buttons.{button}") for button in Button}
     extra = sorted(set(buttons) - set(Button))
     if extra:
         raise PinMapError(f"{source}: buttons.{extra[0]}: the buttons are {', '.join(Button)}; remove this key")
-    status = reader.gpio(reader.table("status_led"), "status_led.pin")
-    zones = {name: reader.zone(name) for name in reader.table("zones")}
+    status = keys.gpio(keys.table("status_led"), "status_led.pin")
+    zones = {name: keys.zone(name) for name in keys.table("zones")}
     if not zones:
         raise PinMapError(f"{source}: zones: no zone; add a [zones.z1] table with its red and green pins")
     pinmap = PinMap(
         source=source,
-        oled=reader.options(oled, "oled"),
+        oled=keys.options(oled, "oled"),
         buttons=button_pins,
         status_led=status,
         zones=zones,
-        hub=reader.hub() if "hub" in data else None,
+        hub=keys.hub() if "hub" in data else None,
     )
     _check_pins(pinmap)
     return pinmap
 
 
-def zone_problems(pinmap: PinMap, zones: Iterable[str], backend: str) -> list[str]:
-    """What keeps the config's ``zones`` from being wired on ``pinmap`` for readers on ``backend``: each zone needs
-    LEDs in the pin map (but on the hub, which drives its own), and a reader there for the Pi's SPI back-ends."""
-    if backend == "hub":
-        return []
-    problems = []
-    for zone in zones:
-        pins = pinmap.zones.get(zone)
-        if pins is None:
-            problems.append(
-                f"zones.{zone}: no LEDs for it in the pin map {pinmap.source} (it has {', '.join(pinmap.zones)}): "
-                "add them there, or use the hub back-end for more zones"
-            )
-        elif pins.reader is None and backend in ("spi", "mfrc522"):
-            problems.append(f"zones.{zone}: no reader in the pin map {pinmap.source}: add reader = {{...}} there")
-    return problems
-
-
 def _check_pins(pinmap: PinMap) -> None:
     reserved = dict(RESERVED)
     if any(zone.reader and zone.reader.spi_port == 1 for zone in pinmap.zones.values()):
-        reserved |= SPI1
+        reserved |= SPI_BUSES[1].lines(1)  # SPI1 is reserved only when a reader uses it
     used: dict[int, str] = {}
     for key, pin in pinmap.gpios():
         if pin not in HEADER_GPIOS:
@@ -301,7 +296,7 @@ def _free(pinmap: PinMap, reserved: Mapping[int, str]) -> list[int]:
     return [pin for pin in HEADER_GPIOS if pin not in taken]
 
 
-class _Reader:
+class _Keys:
     """Typed access to the TOML data; every error names the file and the key."""
 
     def __init__(self, data: Mapping[str, object], source: str, revision: int) -> None:
@@ -351,7 +346,7 @@ class _Reader:
             spec = self.table(f"zones.{name}.reader", zone)
             port = self.whole(spec, f"zones.{name}.reader.spi_port")
             device = self.whole(spec, f"zones.{name}.reader.spi_device")
-            if port not in _CHIP_SELECTS or not 0 <= device < _CHIP_SELECTS[port]:
+            if port not in SPI_BUSES or not 0 <= device < len(SPI_BUSES[port].chip_selects):
                 raise self.fail(
                     f"zones.{name}.reader",
                     f"SPI{port} CE{device} does not exist; use spi_port 0 (spi_device 0 or 1) or 1 (0 to 2)",

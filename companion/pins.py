@@ -3,17 +3,18 @@
 On a Raspberry Pi it is always lgpio, on the kernel's ``/dev/gpiochip*``. gpiozero would otherwise pick the first
 library it can import, and the ``mfrc522`` package pulls in RPi.GPIO 0.7.1: on kernel 6.6 and later (current
 Raspberry Pi OS) its ``Button`` fails with "Failed to add edge detection", and it does not run on a Pi 5 at all.
-Off a Pi with simulated readers (``backend = "sim"``) the pins are gpiozero's mock pins; off a Pi with real
-readers it is lgpio again, which fails with a message that says what to check. gpiozero's own setting
-``GPIOZERO_PIN_FACTORY=mock`` gives mock pins whatever the readers (a PC with the simulated reader hub)::
+Off a Pi with simulated readers (a reader kind that says it is ``simulated``) the pins are gpiozero's mock pins;
+off a Pi with real readers it is lgpio again, which fails with a message that says what to check. gpiozero's own
+setting ``GPIOZERO_PIN_FACTORY=mock`` gives mock pins whatever the readers (a PC with the simulated reader hub)::
 
-    >>> choose("hub", root=Path("/nonexistent"), environ={"GPIOZERO_PIN_FACTORY": "mock"}).reason
+    >>> from companion.readers import kind
+    >>> choose(kind("hub"), root=Path("/nonexistent"), environ={"GPIOZERO_PIN_FACTORY": "mock"}).reason
     "GPIOZERO_PIN_FACTORY=mock (gpiozero's own setting): mock pins"
 
 The daemon, ``companion enroll`` and ``companion doctor`` all choose through :func:`choose`, and doctor says the
 choice and its reason::
 
-    >>> choose("sim", root=Path("/nonexistent")).name
+    >>> choose(kind("sim"), root=Path("/nonexistent")).name
     'mock'
 
 Pins are written as gpiozero users write them: ``17``, ``"GPIO17"``, ``"BCM17"``, ``"BOARD11"`` (header pin 11) or
@@ -34,13 +35,14 @@ import os
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol
 
 __all__ = [
     "MODEL",
     "REVISION",
     "PinChoice",
     "PinFactoryError",
+    "ReaderChoice",
     "board_model",
     "board_revision",
     "choose",
@@ -68,6 +70,16 @@ class PinChoice:
     name: str  # "lgpio" or "mock"
     reason: str
     chip: int | None = None  # lgpio's gpiochip; None lets gpiozero pick the Pi's (0, or 4 on an early Pi 5 kernel)
+
+
+class ReaderChoice(Protocol):
+    """What the choice needs of the readers (a :class:`companion.readers.ReaderKind`)."""
+
+    @property
+    def name(self) -> str: ...
+
+    @property
+    def simulated(self) -> bool: ...
 
 
 def board_model(root: Path = Path("/")) -> str | None:
@@ -114,9 +126,9 @@ def gpio_number(name: object, revision: int) -> int:
     return int(gpio.removeprefix("GPIO"))
 
 
-def choose(backend: str, root: Path = Path("/"), environ: Mapping[str, str] = os.environ) -> PinChoice:
-    """The pin factory for readers on ``backend`` on the machine whose ``/`` is ``root``, unless ``environ`` asks
-    gpiozero for mock pins."""
+def choose(readers: ReaderChoice, root: Path = Path("/"), environ: Mapping[str, str] = os.environ) -> PinChoice:
+    """The pin factory for ``readers`` on the machine whose ``/`` is ``root``, unless ``environ`` asks gpiozero
+    for mock pins."""
     if environ.get("GPIOZERO_PIN_FACTORY") == "mock":
         return PinChoice("mock", "GPIOZERO_PIN_FACTORY=mock (gpiozero's own setting): mock pins")
     model = board_model(root)
@@ -126,10 +138,12 @@ def choose(backend: str, root: Path = Path("/"), environ: Mapping[str, str] = os
             f"{model} ({MODEL}): lgpio on /dev/gpiochip*, as on every Pi (RPi.GPIO fails edge detection on "
             "kernel 6.6+ and does not run on a Pi 5)",
         )
-    if backend == "sim":
+    if readers.simulated:
         return PinChoice("mock", f"not a Raspberry Pi (no {MODEL}) and the readers are simulated: mock pins")
     return PinChoice(
-        "lgpio", f"not a Raspberry Pi (no {MODEL}), but the readers are real ({backend}): lgpio on gpiochip0", chip=0
+        "lgpio",
+        f"not a Raspberry Pi (no {MODEL}), but the readers are real ({readers.name}): lgpio on gpiochip0",
+        chip=0,
     )
 
 
@@ -164,9 +178,9 @@ def make_factory(choice: PinChoice) -> Any:
         ) from None
 
 
-def factory_for(backend: str) -> Any:
+def factory_for(readers: ReaderChoice) -> Any:
     """gpiozero's ``Device.pin_factory`` when the program has set one (gpiozero's own way to choose), else the
-    factory :func:`choose` picks for readers on ``backend``."""
+    factory :func:`choose` picks for ``readers``."""
     from gpiozero import Device
 
-    return Device.pin_factory or make_factory(choose(backend))
+    return Device.pin_factory or make_factory(choose(readers))

@@ -13,6 +13,7 @@ from pathlib import Path
 import pytest
 
 from companion.pins import PinChoice, board_model, choose
+from companion.readers import kind
 
 MODELS = {"Pi 4": b"Raspberry Pi 4 Model B Rev 1.5\0", "Pi 5": b"Raspberry Pi 5 Model B Rev 1.0\0"}
 
@@ -26,19 +27,19 @@ def pi_root(tmp_path: Path, model: bytes) -> Path:
 @pytest.mark.parametrize("model", list(MODELS))
 @pytest.mark.parametrize("backend", ["spi", "mfrc522", "hub", "sim"])
 def test_a_pi_always_gets_lgpio(tmp_path: Path, model: str, backend: str) -> None:
-    choice = choose(backend, pi_root(tmp_path, MODELS[model]))
+    choice = choose(kind(backend), pi_root(tmp_path, MODELS[model]))
     assert choice.name == "lgpio" and choice.chip is None  # gpiozero picks the Pi's chip
     assert choice.reason.startswith(MODELS[model].decode().strip("\0") + " (/proc/device-tree/model): lgpio")
     assert "RPi.GPIO fails edge detection on kernel 6.6+" in choice.reason
 
 
 def test_off_a_pi_simulated_readers_get_mock_pins_and_real_ones_lgpio(tmp_path: Path) -> None:
-    assert choose("sim", tmp_path).name == "mock"
+    assert choose(kind("sim"), tmp_path).name == "mock"
     reason = "not a Raspberry Pi (no /proc/device-tree/model), but the readers are real (spi): lgpio on gpiochip0"
-    assert choose("spi", tmp_path) == PinChoice("lgpio", reason, chip=0)
+    assert choose(kind("spi"), tmp_path) == PinChoice("lgpio", reason, chip=0)
     (tmp_path / "proc/device-tree").mkdir(parents=True)
     (tmp_path / "proc/device-tree/model").write_bytes(b"Generic ARM board\0")
-    assert board_model(tmp_path) is None and choose("sim", tmp_path).name == "mock"
+    assert board_model(tmp_path) is None and choose(kind("sim"), tmp_path).name == "mock"
 
 
 def test_gpiozeros_own_setting_gives_mock_pins_whatever_the_readers_and_the_board(tmp_path: Path) -> None:
@@ -76,7 +77,9 @@ def test_the_daemon_enroll_and_doctor_build_their_pins_on_lgpio_and_say_what_to_
         from companion.cli import main
         from companion.config import parse_config
         from companion.daemon import Daemon, StartError
-        from companion.doctor import System, check_pins
+        from companion.doctor.checks import System
+        from companion.doctor.pi import check_pins
+        from companion.readers import kind
         folder = Path({str(tmp_path)!r})
         config = parse_config(
             f'[readers]\\nbackend = "spi"\\nregistry = "{{folder}}/r.toml"\\n[journal]\\npath = "{{folder}}/j.db"\\n',
@@ -90,7 +93,7 @@ def test_the_daemon_enroll_and_doctor_build_their_pins_on_lgpio_and_say_what_to_
         err = io.StringIO()
         with contextlib.redirect_stderr(err):
             status = main(["enroll", "--deck", "spanish-40", "--registry", str(folder / "r.toml")])
-        doctor = check_pins(System(), "spi")
+        doctor = check_pins(System(), kind("spi"))
         print(json.dumps({{"daemon": daemon, "enroll": f"{{status}} {{err.getvalue()}}", "doctor": doctor.detail,
                           "fix": doctor.fix, "pipe": str(sorted(Path().glob(".lgd-nfy*")))}}))
         """,

@@ -6,11 +6,11 @@ import argparse
 import sys
 from pathlib import Path
 
-from companion.commands.enroll import ERRORS, add_station_arguments, load, open_station, settings
+from companion.commands.enroll import ERRORS, add_station_arguments, auto_backend, load, open_station, settings
 from companion.decks import Deck
 from companion.nfc.enrollment import Identify
 from companion.nfc.registry import Registry
-from companion.nfc.stations import SimStation
+from companion.nfc.stations import SimulatedHand
 
 STRANGER = "stranger"  # what the simulated hand lays last: a tag no card is bound to
 
@@ -19,7 +19,9 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     parser = subparsers.add_parser("cards", help="list which tag is which card, and the cards not enrolled yet")
     add_station_arguments(parser)
     parser.add_argument("--identify", action="store_true", help="name each card laid on a zone, until Ctrl-C")
-    parser.add_argument("--auto", action="store_true", help="with --identify --backend sim: lay each card in turn")
+    parser.add_argument(
+        "--auto", action="store_true", help="with --identify and simulated readers: lay each card in turn"
+    )
     parser.set_defaults(func=run)
 
 
@@ -27,7 +29,7 @@ def run(args: argparse.Namespace) -> int:
     try:
         options = settings(args)
         if args.auto:
-            options.backend = "sim"
+            options.backend = auto_backend(options.backend)
         deck, registry = load(options)
         if args.identify:
             return identify(deck, registry, options, args)
@@ -45,7 +47,7 @@ def identify(deck: Deck, registry: Registry, options: argparse.Namespace, args: 
     station = open_station(options, registry)
     try:
         names = Identify(deck, registry, station, lang=args.lang)
-        if not isinstance(station, SimStation):
+        if not isinstance(station, SimulatedHand):
             print("lay a card on a zone to hear what it is; Ctrl-C to stop")
             names.run()
             return 0

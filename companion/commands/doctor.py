@@ -12,7 +12,8 @@ import sys
 from pathlib import Path
 from typing import Any, TextIO
 
-from companion.doctor import CONFIG, Check, System, diagnose
+from companion.doctor.checks import Check, System
+from companion.doctor.diagnose import CONFIG, diagnose
 
 
 def register(subparsers: Any) -> None:

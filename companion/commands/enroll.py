@@ -16,21 +16,14 @@ from companion.config import DEFAULT_PATH as CONFIG_PATH
 from companion.config import ConfigError, load_config
 from companion.decks import Deck, DeckError, load_deck
 from companion.hardware import PinMap, PinMapError
-from companion.nfc.enrollment import Enrollment
+from companion.nfc.enrollment import Enrollment, Station
 from companion.nfc.rc522 import NfcError
+from companion.nfc.registry import DEFAULT_PATH as DEFAULT_REGISTRY
 from companion.nfc.registry import Registry, RegistryError
-from companion.nfc.stations import HubStation, ReaderStation, SimStation
+from companion.nfc.stations import SimulatedHand
 from companion.pins import PinFactoryError
-
-DEFAULT_REGISTRY = Path("/var/lib/companion/registry.toml")
-SPI_HZ = 4_000_000
-STATION_BACKENDS = ("spi", "mfrc522", "hub", "sim")
-
-Station = ReaderStation | HubStation
-
-
-class StationError(ValueError):
-    """The readers cannot be opened as asked; the message says what to do."""
+from companion.readers import DEFAULT as DEFAULT_READERS
+from companion.readers import Setting, StationError, StationOptions, kind, names
 
 
 def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -43,7 +36,9 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     add_station_arguments(parser)
     parser.add_argument("--write-tags", action="store_true", help="also write the card id on each NTAG213")
     parser.add_argument("--rebind", action="store_true", help="move a tag already bound to another card")
-    parser.add_argument("--auto", action="store_true", help="with --backend sim: lay each card's tag in turn")
+    parser.add_argument(
+        "--auto", action="store_true", help=f"with --backend {_simulated()}: lay each card's tag in turn"
+    )
     parser.set_defaults(func=run)
 
 
@@ -59,17 +54,28 @@ def add_station_arguments(parser: argparse.ArgumentParser) -> None:
     )
     parser.add_argument(
         "--backend",
-        choices=STATION_BACKENDS,
-        help="the readers: spi (a reader on the Pi), hub, "
-        "or sim (simulated, to try it anywhere); default: the config's, else spi",
+        choices=names(),
+        help="the readers: "
+        + "; ".join(f"{name}: {kind(name).summary}" for name in names())
+        + f" (default: the config's, else {DEFAULT_READERS})",
     )
     parser.add_argument("--zone", help="enroll on this zone only (default: any zone)")
-    parser.add_argument("--hub-port", help="the hub's serial port (default: the config's, else auto)")
+    for key, setting in _options():
+        parser.add_argument(f"--{key.replace('_', '-')}", help=f"{setting.about} (default: the config's)")
     parser.add_argument("--registry", type=Path, help=f"default: the config's, else {DEFAULT_REGISTRY}")
     parser.add_argument(
         "--pinmap", help="the pin map (default: the config's, else /etc/companion/pinmap.toml, else the shipped one)"
     )
     parser.add_argument("--lang", choices=("es", "en"), default="es", help="how card names are said")
+
+
+def _options() -> list[tuple[str, Setting]]:
+    """The reader kinds' settings that the command line takes too."""
+    return [(key, setting) for name in names() for key, setting in kind(name).settings.items() if setting.option]
+
+
+def _simulated() -> str:
+    return " or ".join(name for name in names() if kind(name).simulated)
 
 
 def settings(args: argparse.Namespace) -> argparse.Namespace:
@@ -80,12 +86,13 @@ def settings(args: argparse.Namespace) -> argparse.Namespace:
     deck = args.deck or (config.game.deck_name if config else None)
     if deck is None:
         raise StationError("which deck? give --deck NAME (spanish-40, spanish-48, squadratik) or --config FILE")
+    given = {key: getattr(args, key) for key, _ in _options() if getattr(args, key, None)}
     return argparse.Namespace(
         deck=deck,
-        backend=args.backend or (config.backend if config else "spi"),
+        backend=args.backend or (config.backend if config else DEFAULT_READERS),
         zones=list(config.zones) if config else [],
         zone=args.zone,
-        hub_port=args.hub_port or (config.hub_port if config else ""),
+        reader_settings={**(config.reader_settings if config else {}), **given},
         registry=args.registry or (config.registry if config else DEFAULT_REGISTRY),
         pinmap=args.pinmap or (config.pinmap if config else ""),
     )
@@ -95,14 +102,6 @@ def _pinmap(configured: str) -> PinMap:
     from companion.hardware import load_pinmap, pinmap_path
 
     return load_pinmap(pinmap_path(configured))
-
-
-def _watched(zones: list[str], zone: str | None, where: str) -> list[str]:
-    if zone is None:
-        return zones
-    if zone not in zones:
-        raise StationError(f"zone {zone!r} has no reader {where}; zones with one: {', '.join(zones)}")
-    return [zone]
 
 
 def _screen(pinmap: PinMap, out: Any) -> Any:
@@ -120,65 +119,25 @@ def _screen(pinmap: PinMap, out: Any) -> Any:
 
 def open_station(options: argparse.Namespace, registry: Registry, out: Any = print) -> Station:
     """The readers ``options`` name (see :func:`settings`), with the LEDs and the OLED that show the result."""
-    from companion.pins import board_model, factory_for
-    from companion.ui.lights import StatusLed, ZoneLights
-
     pinmap = _pinmap(options.pinmap)
-    if options.backend == "hub":
-        hub_zones = options.zones or (list(pinmap.hub.zones) if pinmap.hub else [])
-        if not hub_zones:
-            raise StationError(f"{pinmap.source}: no [hub] zones; give --config with the hub's zones")
-        port = options.hub_port or (pinmap.hub.serial if pinmap.hub else "auto")
-        watch = _watched(hub_zones, options.zone, "on the hub")
-        screen = _screen(pinmap, out) if board_model() is not None else None
-        return HubStation(hub_zones, port, screen, watch=watch)
-    wired = [name for name, pins in pinmap.zones.items() if pins.reader is not None]
-    if options.zones:
-        wired = [zone for zone in options.zones if zone in wired]
-    if not wired:
-        raise StationError(f"{pinmap.source}: no zone has a reader on the Pi (a hub build: use --backend hub)")
-    zones = _watched(wired, options.zone, "on the Pi")
-    if options.backend == "sim":
-        from companion.ui.display import FakeI2CBus, Screen, make_device
-
-        factory = factory_for("sim")
-        lights = ZoneLights(
-            {z: pinmap.zones[z] for z in zones}, StatusLed(pinmap.status_led, pin_factory=factory), pin_factory=factory
+    return kind(options.backend).station(
+        StationOptions(
+            zones=options.zones,
+            zone=options.zone,
+            pinmap=pinmap,
+            settings=options.reader_settings,
+            registry=registry,
+            out=out,
+            screen=lambda: _screen(pinmap, out),
         )
-        screen = Screen(make_device([], bus=FakeI2CBus()))  # the panel's bytes, decoded: tests look at it
-        return SimStation(zones, [lights, screen], registry)
-    from companion.nfc.backends import SpiZone, spi_backend
-
-    try:
-        factory = factory_for("spi")  # lgpio on a Pi, as the daemon
-    except PinFactoryError as exc:
-        if board_model() is not None:
-            raise
-        raise StationError(
-            f"{exc}. This is not a Raspberry Pi (no /proc/device-tree/model): enroll on the table's Pi, through "
-            "the reader hub (--backend hub), or try it here with simulated readers (--backend sim --auto)"
-        ) from None
-    # The mfrc522 back-end's wiring is the same chip on the same pins: our driver enrolls (and writes) there too.
-    readers = []
-    for zone in zones:
-        pins = pinmap.zones[zone].reader
-        assert pins is not None  # zones are those with a reader
-        readers.append(SpiZone(zone, pins.spi_port, pins.spi_device, reset=pins.reset))
-    backend = spi_backend(readers, spi_hz=SPI_HZ, pin_factory=factory)
-    lights = ZoneLights(
-        {z: pinmap.zones[z] for z in zones}, StatusLed(pinmap.status_led, pin_factory=factory), pin_factory=factory
     )
-    outputs: list[Any] = [lights]
-    screen = _screen(pinmap, out)
-    if screen is not None:
-        outputs.append(screen)
-    station = ReaderStation(backend, outputs)
-    try:
-        backend.init()
-    except BaseException:
-        station.close()
-        raise
-    return station
+
+
+def auto_backend(configured: str) -> str:
+    """``--auto``'s readers: the configured kind when it is simulated, else the first simulated kind."""
+    if kind(configured).simulated:
+        return configured
+    return next(name for name in names() if kind(name).simulated)
 
 
 def load(options: argparse.Namespace) -> tuple[Deck, Registry]:
@@ -201,19 +160,19 @@ ERRORS = (
 def run(args: argparse.Namespace) -> int:
     station: Station | None = None
     try:
-        if args.auto and (args.backend or "sim") != "sim":
-            raise StationError("--auto lays simulated tags: it goes with --backend sim")
+        if args.auto and args.backend and not kind(args.backend).simulated:
+            raise StationError(f"--auto lays simulated tags: it goes with --backend {_simulated()}")
         options = settings(args)
         if args.auto:
-            options.backend = "sim"
+            options.backend = auto_backend(options.backend)
         deck, registry = load(options)
         station = open_station(options, registry)
         enrollment = Enrollment(deck, registry, station, write_tags=args.write_tags, rebind=args.rebind, lang=args.lang)
-        if isinstance(station, SimStation):
-            sim = station
+        if isinstance(station, SimulatedHand):
+            hand = station
             enrollment.pause = lambda: None  # simulated readers: the hand is as quick as the program
             if args.auto:
-                enrollment.on_ask = lambda card: sim.lay(card.id)
+                enrollment.on_ask = lambda card: hand.lay(card.id)
             else:
                 print("simulated readers: lay each card's tag with companion.sim, or add --auto to watch it")
         enrollment.run()

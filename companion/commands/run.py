@@ -17,10 +17,9 @@ from typing import Any
 from companion.config import DEFAULT_PATH, Config, ConfigError, load_config
 from companion.daemon import Daemon, StartError
 from companion.decks import DeckError, load_deck
-from companion.files import read_text
-from companion.hardware import PinMapError, load_pinmap, pinmap_path, zone_problems
-from companion.nfc.backends import parse_scenario
+from companion.hardware import PinMapError, load_pinmap, pinmap_path
 from companion.nfc.registry import Registry, RegistryError
+from companion.readers import kind
 from companion.rules import SetupError
 from companion.systemd import log_to
 from companion.ui.display import parse_options
@@ -82,14 +81,15 @@ def check(path: Path) -> int:
 
 def problems_beyond_the_file(config: Config) -> list[str]:
     """What the daemon would refuse at start in the files a well-formed config names: the pin map and the zones
-    it wires, the display options, the registry, the scenario."""
+    it wires, the display options, the registry, the files the reader kind's own settings name."""
+    readers = kind(config.backend)
     problems = []
     try:
         pinmap = load_pinmap(pinmap_path(config.pinmap))
     except PinMapError as exc:
         problems.append(f"{config.source}: pins.map: {exc}")
     else:
-        problems += [f"{config.source}: {problem}" for problem in zone_problems(pinmap, config.zones, config.backend)]
+        problems += [f"{config.source}: {problem}" for problem in readers.zone_problems(pinmap, list(config.zones))]
     if config.display:
         try:
             parse_options(config.display)
@@ -99,9 +99,4 @@ def problems_beyond_the_file(config: Config) -> list[str]:
         Registry.load(config.registry, deck=load_deck(config.game.deck_name).name)
     except RegistryError as exc:
         problems.append(f"{config.source}: readers.registry: {exc}")
-    if config.scenario:
-        try:
-            parse_scenario(read_text(config.scenario), config.scenario)
-        except (OSError, ValueError) as exc:
-            problems.append(f"{config.source}: readers.scenario: {exc}")
-    return problems
+    return problems + readers.file_problems(config)

@@ -8,6 +8,7 @@ The daemon builds one with its zone names and an ``emit`` callback, runs ``run()
     hub.set_led("z3", "red", "blink")
 
 ``emit`` receives ``ZoneScan``, ``HubOnline`` and ``HubOffline`` events, in the order the hub sent them.
+:func:`hello` connects the same way once, for ``companion doctor``, and gives the hub's HELLO.
 """
 
 from __future__ import annotations
@@ -22,7 +23,7 @@ from collections.abc import Callable, Sequence
 import serial
 from serial.tools import list_ports
 
-from companion.hub.session import Backoff, HubEvent, HubSession, LinkState
+from companion.hub.session import Backoff, HubEvent, HubInfo, HubOffline, HubOnline, HubSession, LinkState
 
 log = logging.getLogger(__name__)
 
@@ -31,6 +32,11 @@ USB_VID = 0x2E8A
 USB_PID = 0x0005
 UDEV_PORT = "/dev/companion-hub"
 TICK_S = 0.05  # how often time is passed to the session: the watchdog's resolution
+HELLO_WAIT_S = 2.0  # the session gives up after 1 s without HELLO; this only bounds a port that never reads
+
+
+class HubUnavailable(OSError):
+    """The hub did not come online: its port would not open or the handshake failed; the message says why."""
 
 
 def find_hub(port: str = "auto") -> str | None:
@@ -151,3 +157,31 @@ class HubBackend:
             asyncio.get_running_loop().remove_reader(self._serial.fileno())
         self._serial.close()
         self._serial = None
+
+
+def hello(port: str, zones: Sequence[str], wait_s: float = HELLO_WAIT_S) -> HubInfo:
+    """Connect to the hub on ``port`` once, exactly as the daemon does, and give its HELLO; :class:`HubUnavailable`
+    with the session's reason when it does not come. Runs an event loop of its own (``companion doctor``)."""
+    return asyncio.run(_hello(port, zones, wait_s))
+
+
+async def _hello(port: str, zones: Sequence[str], wait_s: float) -> HubInfo:
+    events: asyncio.Queue[HubEvent] = asyncio.Queue()
+    backend = HubBackend(zones, events.put_nowait, port)
+    serving = asyncio.create_task(backend._serve()) if backend._connect() else None
+    try:
+        async with asyncio.timeout(wait_s):
+            while True:
+                event = await events.get()
+                if isinstance(event, HubOnline):
+                    return event.info
+                if isinstance(event, HubOffline):
+                    raise HubUnavailable(event.reason)
+    except TimeoutError:
+        raise HubUnavailable(f"no HELLO from {port} within {wait_s:g} s") from None
+    finally:
+        if serving is not None:
+            serving.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await serving
+        backend._disconnect()

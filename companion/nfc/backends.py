@@ -14,13 +14,15 @@ while the read fails.
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import hashlib
+import logging
 import threading
 import time
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
 from companion.events import ZoneScan
 from companion.nfc.ndef import (
@@ -33,6 +35,9 @@ from companion.nfc.ndef import (
 )
 from companion.nfc.rc522 import RC522, NfcError, NfcProtocolError, ReaderNotResponding, spidev_transfer
 from companion.nfc.tracking import CardNames
+
+if TYPE_CHECKING:
+    from companion.readers import Feed
 
 __all__ = [
     "ReaderBackend",
@@ -47,7 +52,9 @@ __all__ = [
     "spi_backend",
 ]
 
-SPI_HZ = 4_000_000
+log = logging.getLogger(__name__)
+
+SPI_HZ = 4_000_000  # the readers' SPI clock: well inside the MFRC522's 10 Mbit/s (datasheet 8.1.2)
 _TYPE_2_SAK = 0x00  # NTAG21x and other type 2 tags
 
 
@@ -76,6 +83,35 @@ class ReaderBackend:
         self._down: set[str] = set()  # zones whose reader must be set up again before it is read
         self._thread: threading.Thread | None = None
         self._stopping = threading.Event()
+        self.interval_s = 0.0  # the daemon's pause between two polls (readers.poll_interval_ms)
+        self.clock: Callable[[], float] = time.monotonic
+
+    def prepare(self, interval_s: float, clock: Callable[[], float]) -> None:
+        """Set every reader up for the daemon, polling every ``interval_s`` on ``clock``. A reader that does not
+        answer is logged, not fatal: polling sets it up as soon as it answers."""
+        self.interval_s, self.clock = interval_s, clock
+        try:
+            self.init()
+        except ReaderNotResponding as exc:
+            log.error("%s: that zone is out until its reader answers; companion doctor helps", exc)
+
+    async def run(self, feed: Feed) -> None:
+        """Poll in the readers' thread until cancelled; each scan is handed to ``feed`` on the running loop."""
+        loop = asyncio.get_running_loop()
+
+        def emit(scan: ZoneScan) -> None:
+            if not loop.is_closed():
+                loop.call_soon_threadsafe(feed.scan, scan)
+
+        self.start(emit, self.interval_s, self.clock)
+        try:
+            await asyncio.Event().wait()  # the thread polls; this task only marks how long
+        finally:
+            self.stop()
+
+    def lights(self, status: Any) -> None:
+        """None: the zone LEDs are the pin map's, on the Pi's GPIOs."""
+        return None
 
     @property
     def zones(self) -> list[str]:

@@ -84,6 +84,9 @@ class Station(Protocol):
     def show(self, view: TableView) -> None:
         """The message on the OLED and the zone LEDs, as the daemon shows them."""
 
+    def close(self) -> None:
+        """Let go of the readers, the LEDs and the screen."""
+
 
 class _Zones:
     """What lies on each zone, debounced as at the table, and which lone tag was already dealt with."""

@@ -21,7 +21,9 @@ from pathlib import Path
 from companion.events import hexuid
 from companion.files import read_text
 
-__all__ = ["Registry", "RegistryError", "uid_key"]
+__all__ = ["DEFAULT_PATH", "Registry", "RegistryError", "uid_key"]
+
+DEFAULT_PATH = Path("/var/lib/companion/registry.toml")  # readers.registry when the config leaves it out
 
 _HEADER = "# companion card registry: tag UID (hex) = card id, one table per deck. Written by companion enroll.\n"
 

@@ -13,7 +13,7 @@ from __future__ import annotations
 import hashlib
 import time
 from collections.abc import Callable, Sequence
-from typing import Any, cast
+from typing import Any, Protocol, cast, runtime_checkable
 
 from companion.events import ZoneScan
 from companion.hub.session import TRACKER_ABSENCES, HubOffline, HubOnline, HubSession, LinkState, TagWritten
@@ -23,7 +23,7 @@ from companion.nfc.rc522 import RC522, NfcError
 from companion.ui.lights import HubZoneLights, StatusLed
 from companion.view import Output, TableView
 
-__all__ = ["HubLost", "HubStation", "ReaderStation", "SimStation", "write_card_id"]
+__all__ = ["HubLost", "HubStation", "ReaderStation", "SimStation", "SimulatedHand", "write_card_id"]
 
 ABSENCES = 3  # the daemon's default debounce for readers it polls itself
 HUB_ONLINE_S = 3.0  # from opening the port to the hub's HELLO: the session gives up after 1 s and tries again
@@ -81,6 +81,13 @@ class ReaderStation:
             if close is not None:
                 close()
         self.backend.close()
+
+
+@runtime_checkable
+class SimulatedHand(Protocol):
+    """A station whose tags a simulated hand lays (``enroll --auto``)."""
+
+    def lay(self, card: str, zone: str | None = None) -> None: ...
 
 
 class SimStation(ReaderStation):

@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 import companion.sim as sim
-from companion.doctor import System
+from companion.doctor.checks import System
 
 # Raspberry Pi OS's gids for the groups its udev rules give the device nodes.
 GIDS = {"dialout": 20, "gpio": 997, "i2c": 998, "spi": 999, "companion": 1001}

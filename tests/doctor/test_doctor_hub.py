@@ -12,8 +12,10 @@ import pytest
 from fake_pi import Pi
 
 import companion.sim as sim
-from companion.doctor import Check, check_hub, diagnose
+from companion.doctor.checks import Check
+from companion.doctor.diagnose import diagnose
 from companion.hub.simulated import SimulatedHub
+from companion.readers.hub import check_hub
 
 HUB_ZONES = tuple(f"z{i}" for i in range(1, 9))  # the shipped pin map's [hub] zones
 

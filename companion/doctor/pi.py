@@ -1,0 +1,234 @@
+"""Doctor's checks of the Pi's own system: SPI and I2C switched on in ``config.txt`` and their device nodes there,
+the GPIO chips, the pin factory the daemon will use (lgpio on a Pi) and why, and the service user allowed to open
+every device node the table needs. Each returns a :class:`~companion.doctor.checks.Check` with the exact fix."""
+
+from __future__ import annotations
+
+import os
+import stat
+from collections.abc import Sequence
+from pathlib import Path
+
+from companion.doctor.accounts import AccountFileError, account, group_names
+from companion.doctor.checks import Check, System
+from companion.pins import PinFactoryError, ReaderChoice, choose, make_factory
+
+__all__ = [
+    "NODE_GROUPS",
+    "UNIT",
+    "boot_config",
+    "check_access",
+    "check_gpio",
+    "check_i2c",
+    "check_pins",
+    "interface_check",
+    "nodes_are",
+    "unit_groups",
+]
+
+UNIT = Path("etc/systemd/system/companion.service")  # where systemd/install.sh puts the unit
+# The group each kind of device node belongs to on Raspberry Pi OS (its udev rules), which the unit also grants.
+NODE_GROUPS = {"spidev": "spi", "i2c-": "i2c", "gpiochip": "gpio", "tty": "dialout", "companion-hub": "dialout"}
+
+
+# -- interfaces --------------------------------------------------------------------------------------------
+
+
+def boot_config(system: System) -> tuple[Path | None, dict[str, str], set[str]]:
+    """``config.txt`` (Bookworm's ``/boot/firmware`` first), its ``dtparam`` values (the last one set wins) and
+    its ``dtoverlay`` names. Conditional sections (``[pi4]``) are read as if they applied: doctor runs on the Pi
+    whose sections they are, and a line that only applies elsewhere is rare on a table's Pi."""
+    for candidate in ("/boot/firmware/config.txt", "/boot/config.txt"):
+        path = system.path(candidate)
+        if path.is_file():
+            break
+    else:
+        return None, {}, set()
+    params: dict[str, str] = {}
+    overlays: set[str] = set()
+    for raw in path.read_text("utf-8", errors="replace").splitlines():
+        line = raw.split("#", 1)[0].strip()
+        key, _, value = line.partition("=")
+        if key == "dtparam":
+            for item in value.split(","):
+                name, _, setting = item.partition("=")
+                params["i2c_arm" if name.strip() == "i2c" else name.strip()] = setting.strip() or "on"
+        elif key == "dtoverlay":
+            overlays.add(value.split(",")[0].strip())
+    return path, params, overlays
+
+
+def interface_check(system: System, name: str, nodes: Sequence[str], param: str, raspi_config: str) -> Check:
+    """An interface is on when its device nodes exist; otherwise ``config.txt`` tells a missing line from a Pi
+    that has not rebooted since the line was added."""
+    found = [node for node in nodes if system.path(node).exists()]
+    config, params, _ = boot_config(system)
+    where = system.shown(config) if config else "/boot/firmware/config.txt"
+    line = f"dtparam={param}=on"
+    if len(found) == len(nodes):
+        said = f"{line} in {where}; " if params.get(param) == "on" else ""
+        return Check(name, True, f"{said}{' '.join(nodes)}")
+    missing = nodes_are([node for node in nodes if node not in found])
+    if params.get(param) == "on":
+        return Check(name, False, f"{line} is in {where} but {missing} missing", "sudo reboot")
+    state = f"{where} has dtparam={param}={params[param]}" if param in params else f"{line} is not in {where}"
+    if config is None:
+        state = "no /boot/firmware/config.txt nor /boot/config.txt (is this Raspberry Pi OS?)"
+    return Check(
+        name,
+        False,
+        f"{state}; {missing} missing",
+        f"sudo raspi-config nonint {raspi_config} 0 (or add {line} to {where}), then sudo reboot",
+    )
+
+
+def nodes_are(nodes: Sequence[str]) -> str:
+    """``/dev/a is``, ``/dev/a /dev/b are``: for "... missing"."""
+    return f"{' '.join(nodes)} {'is' if len(nodes) == 1 else 'are'}"
+
+
+def check_i2c(system: System, port: int) -> Check:
+    return interface_check(system, "I2C", [f"/dev/i2c-{port}"], "i2c_arm", "do_i2c")
+
+
+def check_gpio(system: System) -> Check:
+    """gpiozero drives the LEDs and reads the buttons through ``/dev/gpiochip*`` (lgpio on the Pi 5)."""
+    chips = sorted(system.path("/dev").glob("gpiochip*"))
+    if not chips:
+        return Check(
+            "GPIO",
+            False,
+            "no /dev/gpiochip*: no GPIO controller here (this is not a Raspberry Pi's kernel?)",
+            "run companion doctor on the table's Pi, under Raspberry Pi OS (its kernel makes /dev/gpiochip0)",
+        )
+    return Check("GPIO", True, " ".join(system.shown(chip) for chip in chips))
+
+
+def check_pins(system: System, readers: ReaderChoice) -> Check:
+    """The pin factory the daemon will use (:mod:`companion.pins`) and why; on this Pi (root ``/``) it is started,
+    and the installed unit must give lgpio a writable working directory."""
+    choice = choose(readers, system.root)
+    detail = f"{choice.name}: {choice.reason}"
+    if choice.name != "lgpio":
+        return Check("pins", True, detail)
+    unit = _unit_settings(system)
+    if unit and not unit.get("WorkingDirectory"):
+        return Check(
+            "pins",
+            False,
+            f"{detail}; the installed unit has no WorkingDirectory=, and lgpio cannot make its notification pipe "
+            "in / (read-only under ProtectSystem=strict)",
+            "sudo make install (its unit sets WorkingDirectory=/var/lib/companion), then sudo systemctl restart "
+            "companion",
+        )
+    if system.root != Path("/"):
+        return Check("pins", True, detail)
+    try:
+        factory = make_factory(choice)
+    except PinFactoryError as exc:
+        return Check("pins", False, f"{detail}; {exc.problem}", exc.fix)
+    chip = factory.chip
+    factory.close()
+    return Check("pins", True, f"{detail}; it opens /dev/gpiochip{chip}")
+
+
+# -- permissions -------------------------------------------------------------------------------------------
+
+
+def _unit_settings(system: System) -> dict[str, str]:
+    """The installed unit's settings (the last assignment of each key), empty when no unit is installed."""
+    try:
+        text = system.path("/").joinpath(UNIT).read_text("utf-8", errors="replace")
+    except OSError:
+        return {}
+    settings: dict[str, str] = {}
+    for line in text.splitlines():
+        key, _, value = line.strip().partition("=")
+        if key == "SupplementaryGroups" and value.strip():  # these add up; an empty assignment resets
+            value = f"{settings.get(key, '')} {value}".strip()
+        settings[key] = value.strip()
+    return settings
+
+
+def unit_groups(system: System) -> set[str]:
+    """The groups the installed unit's ``SupplementaryGroups=`` gives the daemon even when the user lacks them."""
+    return set(_unit_settings(system).get("SupplementaryGroups", "").split())
+
+
+def _expected_group(node: str) -> str:
+    name = node.rsplit("/", 1)[-1]
+    return next((group for prefix, group in NODE_GROUPS.items() if name.startswith(prefix)), "")
+
+
+def check_access(system: System, nodes: Sequence[str]) -> Check:
+    """The service user can read and write each node, by owner, group (its own or the unit's) or other bits."""
+    user = system.user
+    try:
+        user_account = account(system)
+        names = group_names(system)
+    except AccountFileError as exc:
+        return Check(
+            f"user {user}",
+            False,
+            str(exc),
+            "correct that line (sudo vipw for /etc/passwd, sudo vigr for /etc/group), or remove it",
+        )
+    if user_account is None:
+        return Check(
+            f"user {user}",
+            False,
+            f"no user {user}: the service runs as {user}",
+            f"sudo useradd --system --home-dir /var/lib/companion --shell /usr/sbin/nologin {user} "
+            "(sudo make install does it)",
+        )
+    granted = unit_groups(system)
+    gids = set(user_account.gids) | {gid for gid, name in names.items() if name in granted}
+    if granted - set(names.values()):
+        missing = sorted(granted - set(names.values()))
+        return Check(
+            f"user {user}",
+            False,
+            f"the unit's SupplementaryGroups names group {missing[0]}, which does not exist: systemd will not start "
+            "the service (status 216/GROUP)",
+            f"sudo groupadd --system {missing[0]}",
+        )
+    lacking: dict[str, str] = {}  # group -> the node it would open
+    problems: list[tuple[str, str]] = []
+    for node in nodes:
+        path = system.path(node)
+        try:
+            info = path.stat()
+        except FileNotFoundError:
+            continue  # its own check says it is missing
+        if _can_open(user_account.uid, gids, info):
+            continue
+        group = names.get(info.st_gid, str(info.st_gid))
+        if info.st_mode & 0o060 == 0o060 and info.st_gid != 0:
+            lacking.setdefault(group, node)
+        else:
+            expected = _expected_group(node) or "a group of its own"
+            mode = stat.filemode(info.st_mode)
+            problems.append(
+                (
+                    f"{node} is {mode} group {group}: only root can open it",
+                    f"sudo chgrp {expected} {node} && sudo chmod g+rw {node}; to keep it after a reboot, the udev "
+                    f"rules of Raspberry Pi OS (raspberrypi-sys-mods) give it to group {expected}",
+                )
+            )
+    if lacking:
+        detail = f"{user} is not in group " + ", ".join(f"{g} (for {n})" for g, n in lacking.items())
+        problems.insert(0, (detail, f"sudo usermod -aG {','.join(lacking)} {user}, then sudo systemctl restart {user}"))
+    if problems:
+        return Check(f"user {user}", False, "; ".join(p[0] for p in problems), "; ".join(p[1] for p in problems))
+    shown = ", ".join(nodes) if nodes else "no device nodes needed"
+    return Check(f"user {user}", True, f"can open {shown}")
+
+
+def _can_open(uid: int, gids: set[int], info: os.stat_result) -> bool:
+    mode = info.st_mode
+    return (
+        uid == 0
+        or (info.st_uid == uid and mode & 0o600 == 0o600)
+        or (info.st_gid in gids and mode & 0o060 == 0o060)
+        or mode & 0o006 == 0o006
+    )

@@ -1,0 +1,170 @@
+"""The reader hub: a Raspberry Pi Pico scanning up to 8 MFRC522 readers and driving the zone LEDs, on USB serial
+(:mod:`companion.hub`). It debounces lifts itself, lights its own LEDs, writes tags for enrollment, and doctor
+checks it by the same handshake the daemon makes."""
+
+from __future__ import annotations
+
+import stat
+from collections.abc import Iterator, Mapping, Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING, ClassVar
+
+from companion.doctor.checks import Check, System
+from companion.events import ZoneScan
+from companion.hardware import PinMap
+from companion.hub.session import TRACKER_ABSENCES, HubEvent, HubOffline, HubOnline
+from companion.readers import Feed, ReaderKind, Readers, Setting, Setup, StationError, StationOptions, register
+
+if TYPE_CHECKING:
+    from companion.config import Config
+    from companion.hub.backend import HubBackend
+    from companion.nfc.enrollment import Station
+    from companion.ui.lights import HubZoneLights, StatusLed
+
+__all__ = ["HubReaders", "check_hub", "hub_port"]
+
+
+class HubReaders(ReaderKind):
+    name = "hub"
+    summary = "a Raspberry Pi Pico scanning up to 8 readers, on USB serial"
+    settings: ClassVar[Mapping[str, Setting]] = {
+        "hub_port": Setting(
+            "auto", "the hub's serial port; auto: found by USB id (systemd/99-companion-hub.rules)", option=True
+        )
+    }
+
+    def open(self, setup: Setup) -> Readers:
+        return _Hub(list(setup.config.zones), self.setting(setup.config, "hub_port"))
+
+    def absences(self, config: Config) -> int:
+        return TRACKER_ABSENCES  # the hub debounces lifts itself
+
+    def zone_problems(self, pinmap: PinMap, zones: Sequence[str]) -> list[str]:
+        return []  # the hub drives its own LEDs, and its zones are its own (its HELLO says them)
+
+    # -- companion doctor ----------------------------------------------------------------------------------------
+
+    def wired_zones(self, config: Config, pinmap: PinMap) -> tuple[list[str], str]:
+        return (list(pinmap.hub.zones) if pinmap.hub is not None else []), "hub zones"
+
+    def nodes(self, system: System, config: Config, pinmap: PinMap) -> list[str]:
+        return [hub_port(self.setting(config, "hub_port"), system)]
+
+    def device_checks(self, system: System, config: Config, pinmap: PinMap) -> Iterator[Check]:
+        assert pinmap.hub is not None  # the pin map check refused a hub config without a [hub] table
+        yield check_hub(system, hub_port(self.setting(config, "hub_port"), system), pinmap.hub.zones)
+
+    # -- companion enroll ----------------------------------------------------------------------------------------
+
+    def station(self, options: StationOptions) -> Station:
+        from companion.nfc.stations import HubStation
+        from companion.pins import board_model
+
+        pinmap = options.pinmap
+        hub_zones = list(options.zones) or (list(pinmap.hub.zones) if pinmap.hub else [])
+        if not hub_zones:
+            raise StationError(f"{pinmap.source}: no [hub] zones; give --config with the hub's zones")
+        port = options.settings.get("hub_port") or (pinmap.hub.serial if pinmap.hub else "auto")
+        watch = options.watched(hub_zones, "on the hub")
+        screen = options.screen() if board_model() is not None else None
+        return HubStation(hub_zones, port, screen, watch=watch)
+
+
+class _Hub:
+    """The daemon's hub: a :class:`~companion.hub.backend.HubBackend` on the loop (its events need no hop)."""
+
+    def __init__(self, zones: Sequence[str], port: str) -> None:
+        from companion.hub.backend import HubBackend
+
+        self.zones = tuple(zones)
+        self.backend: HubBackend = HubBackend(zones, self._event, port)
+        self._feed: Feed | None = None
+
+    async def run(self, feed: Feed) -> None:
+        self._feed = feed
+        await self.backend.run()
+
+    def _event(self, event: HubEvent) -> None:
+        assert self._feed is not None  # events come only while run() runs
+        if isinstance(event, ZoneScan):
+            self._feed.scan(event)
+        elif isinstance(event, HubOnline):
+            self._feed.link(True, "")
+        elif isinstance(event, HubOffline):
+            self._feed.link(False, event.reason)
+
+    def lights(self, status: StatusLed) -> HubZoneLights:
+        from companion.ui.lights import HubZoneLights
+
+        return HubZoneLights(self.zones, self.backend.set_led, status)
+
+    def close(self) -> None:
+        """The port is let go when :meth:`run` is cancelled."""
+
+
+def hub_port(configured: str, system: System) -> str:
+    """The configured port; for "auto", the udev rule's name, else (on this Pi) a Pico found by its USB ids as
+    the daemon finds it."""
+    from companion.hub.backend import UDEV_PORT, find_hub
+
+    if configured != "auto":
+        return configured
+    if system.root != Path("/"):
+        return UDEV_PORT
+    return find_hub("auto") or UDEV_PORT
+
+
+def check_hub(system: System, port: str, zones: Sequence[str]) -> Check:
+    """The hub's port is a character device, and the hub answers SYNC with a HELLO that fits our zones."""
+    path = system.path(port)
+    try:
+        info = path.stat()  # follows the udev symlink to the tty
+    except FileNotFoundError:
+        return Check(
+            "hub",
+            False,
+            f"no {port}: the hub is not plugged in, or not named",
+            "plug the hub in by USB; if it is, sudo make install puts the udev rule that names it "
+            "/dev/companion-hub, or set readers.hub_port to its port (ls /dev/ttyACM*)",
+        )
+    if not stat.S_ISCHR(info.st_mode):
+        return Check(
+            "hub",
+            False,
+            f"{port} is not a serial port (a {stat.filemode(info.st_mode)[0]!r} file, not a character device)",
+            f"set readers.hub_port to the hub's port (ls /dev/ttyACM*), or remove the file {port}",
+        )
+    try:
+        hello = system.hub_handshake(str(path), zones)
+    except OSError as exc:
+        return Check("hub", False, f"{port}: {exc}", _hub_fix(str(exc), len(zones)))
+    down = [f"{zone} (error {code})" for zone, code in zip(hello.zones, hello.health, strict=False) if code]
+    detail = f"{port}: firmware {hello.firmware}, protocol {hello.protocol}, zones {', '.join(hello.zones)}"
+    if down:
+        return Check(
+            "hub",
+            False,
+            f"{detail}; the readers of {', '.join(down)} did not answer at the hub's start",
+            "check the wiring of those readers to the Pico (hardware/README.md), then unplug the hub and plug it in",
+        )
+    return Check("hub", True, detail)
+
+
+def _hub_fix(reason: str, zones: int) -> str:
+    """What to do about a failed handshake, from the session's reason (or the port's error)."""
+    if "lock" in reason or "busy" in reason:
+        return (
+            "the daemon holds the port: sudo systemctl stop companion, run doctor, then sudo systemctl start companion"
+        )
+    if "cannot open" in reason:
+        return "unplug the hub and plug it in; if the error says permission, see the user check above"
+    if "scans" in reason and "zones" in reason:
+        return (
+            f"set ZONES = {zones} in the hub's hub_config.py (mpremote edit :hub_config.py), or make [hub] zones agree"
+        )
+    if "configuration is wrong" in reason:
+        return "correct the hub's hub_config.py as the message says (mpremote edit :hub_config.py)"
+    return "flash the hub with this companion's firmware (make firmware-deploy), then unplug it and plug it in"
+
+
+register(HubReaders())

@@ -1,0 +1,193 @@
+"""MFRC522 readers on the Pi's own SPI bus, one per zone (the pin map's ``reader = {spi_port, spi_device, reset}``).
+
+Two kinds share the wiring, the doctor checks and enrollment:
+
+* ``spi``: our driver (:mod:`companion.nfc.rc522`): 4- and 7-byte UIDs, several tags in a field, HALT, the card
+  id read from a tag's memory.
+* ``mfrc522``: the public ``mfrc522`` package, for makers whose cards carry 4-byte MIFARE Classic tags. Enrolling
+  uses our driver on the same chips and pins: it reads (and writes) what the package cannot.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Sequence
+from typing import TYPE_CHECKING
+
+from companion.doctor.checks import Check, System
+from companion.hardware import HEADER_PINS, SPI_BUSES, PinMap, ReaderPins
+from companion.nfc.backends import ReaderBackend, SpiZone, mfrc522_backend, spi_backend
+from companion.nfc.rc522 import KNOWN_VERSIONS, RC522, spidev_transfer
+from companion.readers import ReaderKind, Readers, Setup, StationError, StationOptions, register
+
+if TYPE_CHECKING:
+    from companion.config import Config
+    from companion.nfc.enrollment import Station
+
+__all__ = ["PROBE_SPI_HZ", "Mfrc522Readers", "SpiReaders", "check_reader", "check_spi", "spi_nodes"]
+
+PROBE_SPI_HZ = 1_000_000  # doctor's rate: slow enough for long jumper wires, where the daemon's 4 MHz might fail
+_VERSION_NAMES = {0x91: "MFRC522 v1.0", 0x92: "MFRC522 v2.0"}
+
+
+def spi_zones(pinmap: PinMap, zones: Sequence[str]) -> list[SpiZone]:
+    """Where each of ``zones``' readers is wired (every zone has a reader: :meth:`SpiReaders.zone_problems`)."""
+    wired = []
+    for zone in zones:
+        pins = pinmap.zones[zone].reader
+        assert pins is not None, zone
+        wired.append(SpiZone(zone, pins.spi_port, pins.spi_device, reset=pins.reset))
+    return wired
+
+
+class SpiReaders(ReaderKind):
+    name = "spi"
+    summary = "MFRC522 readers on the Pi's SPI, read by companion's own driver"
+
+    def open(self, setup: Setup) -> Readers:
+        backend = self.backend(setup)
+        backend.prepare(setup.config.poll_interval_s, setup.clock)
+        return backend
+
+    def backend(self, setup: Setup) -> ReaderBackend:
+        zones = spi_zones(setup.pinmap, list(setup.config.zones))
+        return spi_backend(zones, setup.registry, pin_factory=setup.pin_factory)
+
+    def zone_problems(self, pinmap: PinMap, zones: Sequence[str]) -> list[str]:
+        problems = super().zone_problems(pinmap, zones)
+        for zone in zones:
+            if zone in pinmap.zones and pinmap.zones[zone].reader is None:
+                problems.append(f"zones.{zone}: no reader in the pin map {pinmap.source}: add reader = {{...}} there")
+        return problems
+
+    # -- companion doctor ----------------------------------------------------------------------------------------
+
+    def wired_zones(self, config: Config, pinmap: PinMap) -> tuple[list[str], str]:
+        return [zone for zone, pins in pinmap.zones.items() if pins.reader is not None], "zones with a reader"
+
+    def interface_checks(self, system: System, config: Config, pinmap: PinMap) -> Iterator[Check]:
+        yield check_spi(system, pinmap, list(config.zones))
+
+    def nodes(self, system: System, config: Config, pinmap: PinMap) -> list[str]:
+        return spi_nodes(pinmap, list(config.zones))
+
+    def device_checks(self, system: System, config: Config, pinmap: PinMap) -> Iterator[Check]:
+        for zone in config.zones:
+            pins = pinmap.zones[zone].reader
+            assert pins is not None  # the pin map check refused a zone without a reader
+            yield check_reader(system, zone, pins)
+
+    # -- companion enroll ----------------------------------------------------------------------------------------
+
+    def station(self, options: StationOptions) -> Station:
+        from companion.nfc.stations import ReaderStation
+        from companion.pins import PinFactoryError, board_model, factory_for
+        from companion.ui.lights import StatusLed, ZoneLights
+
+        pinmap = options.pinmap
+        zones = options.pi_zones()
+        try:
+            factory = factory_for(self)  # lgpio on a Pi, as the daemon
+        except PinFactoryError as exc:
+            if board_model() is not None:
+                raise
+            raise StationError(
+                f"{exc}. This is not a Raspberry Pi (no /proc/device-tree/model): enroll on the table's Pi, through "
+                "the reader hub (--backend hub), or try it here with simulated readers (--backend sim --auto)"
+            ) from None
+        backend = spi_backend(spi_zones(pinmap, zones), pin_factory=factory)
+        lights = ZoneLights(
+            {z: pinmap.zones[z] for z in zones}, StatusLed(pinmap.status_led, pin_factory=factory), pin_factory=factory
+        )
+        screen = options.screen()
+        station = ReaderStation(backend, [lights] if screen is None else [lights, screen])
+        try:
+            backend.init()
+        except BaseException:
+            station.close()
+            raise
+        return station
+
+
+class Mfrc522Readers(SpiReaders):
+    name = "mfrc522"
+    summary = "MFRC522 readers on the Pi's SPI, read by the public mfrc522 package (4-byte MIFARE Classic tags)"
+
+    def backend(self, setup: Setup) -> ReaderBackend:
+        return mfrc522_backend(spi_zones(setup.pinmap, list(setup.config.zones)), setup.registry)
+
+
+def spi_nodes(pinmap: PinMap, zones: Sequence[str]) -> list[str]:
+    readers = [pinmap.zones[zone].reader for zone in zones if zone in pinmap.zones]
+    return [f"/dev/spidev{r.spi_port}.{r.spi_device}" for r in readers if r is not None]
+
+
+def check_spi(system: System, pinmap: PinMap, zones: Sequence[str]) -> Check:
+    """SPI0 on (and SPI1 with enough chip selects when a reader is on it); the readers' device nodes there."""
+    from companion.doctor.pi import boot_config, interface_check, nodes_are
+
+    nodes = spi_nodes(pinmap, zones)
+    readers = [pinmap.zones[zone].reader for zone in zones]
+    spi1 = [r.spi_device for r in readers if r is not None and r.spi_port == 1]
+    if spi1:
+        config, _, overlays = boot_config(system)
+        chip_selects = max(spi1) + 1
+        have = [int(o[5]) for o in overlays if o in ("spi1-1cs", "spi1-2cs", "spi1-3cs")]
+        spi1_missing = [n for n in nodes if n.startswith("/dev/spidev1.") and not system.path(n).exists()]
+        if spi1_missing and max(have, default=0) < chip_selects:
+            where = system.shown(config) if config else "/boot/firmware/config.txt"
+            return Check(
+                "SPI",
+                False,
+                f"a reader is on SPI1 CE{max(spi1)} but {where} has no dtoverlay=spi1-{chip_selects}cs; "
+                f"{nodes_are(spi1_missing)} missing",
+                f"add dtoverlay=spi1-{chip_selects}cs to {where}, then sudo reboot",
+            )
+    return interface_check(system, "SPI", nodes, "spi", "do_spi")
+
+
+def check_reader(system: System, zone: str, pins: ReaderPins) -> Check:
+    """The reader's VersionReg, read without a reset: a running daemon's reader is left as it was."""
+    name = f"reader {zone}"
+    where = f"SPI{pins.spi_port} CE{pins.spi_device}"
+    node = f"/dev/spidev{pins.spi_port}.{pins.spi_device}"
+    if not system.path(node).exists():
+        return Check(name, False, f"{where}: {node} is missing", "switch SPI on: see the SPI check above")
+    try:
+        device = system.spi_device()
+        device.open(pins.spi_port, pins.spi_device)
+    except PermissionError:
+        return Check(name, False, f"{where}: not allowed to open {node}", "run it as root: sudo companion doctor")
+    except (OSError, ImportError) as exc:
+        return Check(name, False, f"{where}: cannot open {node} ({exc})", "sudo apt install python3-spidev")
+    try:
+        device.max_speed_hz = PROBE_SPI_HZ
+        device.mode = 0
+        version = RC522(spidev_transfer(device)).version()
+    except OSError as exc:
+        return Check(name, False, f"{where}: the SPI transfer failed ({exc})", "sudo reboot, then run doctor again")
+    finally:
+        device.close()
+    if version in KNOWN_VERSIONS:
+        chip = _VERSION_NAMES.get(version, "a compatible clone")
+        return Check(name, True, f"{where} ({node}): VersionReg 0x{version:02X}, {chip}")
+    if version in (0x00, 0xFF):
+        reading = f"VersionReg reads 0x{version:02X}: no chip answers"
+    else:
+        reading = f"VersionReg reads 0x{version:02X}: something answers, but not an MFRC522"
+    return Check(name, False, f"{where} ({node}): {reading}", f"check {zone}'s reader: {_wiring(pins)}")
+
+
+def _wiring(pins: ReaderPins) -> str:
+    """How a reader at ``pins`` is wired to the header (hardware/README.md), for the fix of one that does not
+    answer: its pins from the one table of the header (:data:`companion.hardware.HEADER_PINS`)."""
+    bus = SPI_BUSES[pins.spi_port]
+    ce = HEADER_PINS[bus.chip_selects[pins.spi_device]]
+    lines = f"SCK pin {HEADER_PINS[bus.sclk]}, MOSI pin {HEADER_PINS[bus.mosi]}, MISO pin {HEADER_PINS[bus.miso]}"
+    return (
+        f"3.3 V and GND, SDA to CE{pins.spi_device} (pin {ce}), {lines}, RST to GPIO{pins.reset} (held low, the "
+        "chip sleeps: the daemon drives it high)"
+    )
+
+
+register(SpiReaders())
+register(Mfrc522Readers())
