@@ -18,12 +18,12 @@ from pathlib import Path
 from typing import Any
 
 import companion.sim as sim
+from companion.nfc.backends import SPI_HZ
 from companion.nfc.ndef import CARD_PAGE, FIRST_PAGE, card_id_pages
 from companion.nfc.rc522 import RC522, machine_transfer, spidev_transfer
 from companion.sim.pi import pi_modules
 from companion.sim.world import CALL_COST_S
 
-SPI_HZ = 4_000_000
 ZONES = 8
 GOALS_MS = {"empty": 1.5, "identified": 6.0, "round cards": 15.0, "round empty": 15.0}
 PLATFORMS = (("Pi 4", "pi4"), ("Pi Zero 2 W", "zero2w"), ("Pico (hub)", "pico"))

@@ -19,7 +19,6 @@ before the config is read). docs/EXTENDING.md, "Adding a reader", walks through 
 
 from __future__ import annotations
 
-import asyncio
 import importlib
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
@@ -39,6 +38,7 @@ if TYPE_CHECKING:
 __all__ = [
     "BUILTIN",
     "DEFAULT",
+    "KINDS",
     "Feed",
     "ReaderKind",
     "Readers",
@@ -55,7 +55,7 @@ __all__ = [
 BUILTIN = ("companion.readers.rc522_spi", "companion.readers.hub", "companion.readers.sim")
 DEFAULT = "spi"  # readers.backend when the config leaves it out: an MFRC522 on the Pi's SPI, read by our driver
 
-_KINDS: dict[str, ReaderKind] = {}
+KINDS: dict[str, ReaderKind] = {}  # every registered kind by name (as python-chess's VARIANTS)
 
 
 @dataclass(frozen=True)
@@ -200,10 +200,10 @@ class ReaderKind:
 
 def register(reader_kind: ReaderKind) -> ReaderKind:
     """Make ``reader_kind`` known by its name (a second kind of the same name is refused)."""
-    known = _KINDS.get(reader_kind.name)
+    known = KINDS.get(reader_kind.name)
     if known is not None and known is not reader_kind:
         raise ValueError(f"a reader kind named {reader_kind.name!r} is registered already ({type(known).__name__})")
-    _KINDS[reader_kind.name] = reader_kind
+    KINDS[reader_kind.name] = reader_kind
     return reader_kind
 
 
@@ -215,18 +215,13 @@ def _load_builtin() -> None:
 def names() -> tuple[str, ...]:
     """Every registered kind's name, companion's own first."""
     _load_builtin()
-    return tuple(_KINDS)
+    return tuple(KINDS)
 
 
 def kind(name: str) -> ReaderKind:
     """The registered kind called ``name``; a ``KeyError`` names the known ones."""
     _load_builtin()
     try:
-        return _KINDS[name]
+        return KINDS[name]
     except KeyError:
-        raise KeyError(f"no reader kind {name!r}; the kinds are {', '.join(_KINDS)}") from None
-
-
-async def until_cancelled() -> None:
-    """Wait for the task to be cancelled (readers that read in a thread of their own have nothing to await)."""
-    await asyncio.Event().wait()
+        raise KeyError(f"no reader kind {name!r}; the kinds are {', '.join(KINDS)}") from None
