@@ -45,12 +45,12 @@ def test_off_a_pi_simulated_readers_get_mock_pins_and_real_ones_lgpio(tmp_path: 
 def test_gpiozeros_own_setting_gives_mock_pins_whatever_the_readers_and_the_board(tmp_path: Path) -> None:
     mock = PinChoice("mock", "GPIOZERO_PIN_FACTORY=mock (gpiozero's own setting): mock pins")
     for backend in ("spi", "mfrc522", "hub", "sim"):
-        assert choose(backend, tmp_path, environ={"GPIOZERO_PIN_FACTORY": "mock"}) == mock
+        assert choose(kind(backend), tmp_path, environ={"GPIOZERO_PIN_FACTORY": "mock"}) == mock
         assert (
-            choose(backend, pi_root(tmp_path / backend, MODELS["Pi 5"]), environ={"GPIOZERO_PIN_FACTORY": "mock"})
+            choose(kind(backend), pi_root(tmp_path / backend, MODELS["Pi 5"]), environ={"GPIOZERO_PIN_FACTORY": "mock"})
             == mock
         )
-    assert choose("hub", tmp_path, environ={}).name == "lgpio"
+    assert choose(kind("hub"), tmp_path, environ={}).name == "lgpio"
 
 
 def run(code: str, cwd: Path) -> dict[str, str]:
