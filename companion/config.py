@@ -31,14 +31,13 @@ from urllib.parse import urlsplit
 from companion.decks import BUILTIN_DECKS, DeckError, load_deck
 from companion.files import read_text
 from companion.games import DEFAULT_GAME, find_kind, kinds
-from companion.nfc.registry import DEFAULT_PATH as DEFAULT_REGISTRY
-from companion.readers import DEFAULT as DEFAULT_READERS
-from companion.readers import kind as reader_kind
-from companion.readers import names
+from companion.readers.registry import DEFAULT as DEFAULT_READERS
+from companion.readers.registry import names, registered
 from companion.rules.base import SetupError
 
 __all__ = [
     "DEFAULT_PATH",
+    "DEFAULT_REGISTRY",
     "Config",
     "ConfigError",
     "GameConfig",
@@ -48,6 +47,7 @@ __all__ = [
 ]
 
 DEFAULT_PATH = Path("/etc/companion/config.toml")
+DEFAULT_REGISTRY = Path("/var/lib/companion/registry.toml")  # readers.registry: the card registry enroll writes
 
 
 class ConfigError(ValueError):
@@ -196,7 +196,7 @@ def _read_config(read: _Keys, source: str) -> Config:
         reader_settings={
             key: read.text(f"readers.{key}", setting.default)
             for name in names()
-            for key, setting in reader_kind(name).settings.items()
+            for key, setting in registered(name).settings.items()
         },
         display=tuple(read.texts("display.options")),
         frames=Path(frames) if (frames := read.text("display.frames", "")) else None,

@@ -34,21 +34,22 @@ from companion.config import Config
 from companion.decks import load_deck
 from companion.hardware import load_pinmap, pinmap_path
 from companion.journal import Journal, JournalDamaged, JournalError
+from companion.nfc.backends import Feed
 from companion.nfc.registry import Registry
 from companion.nfc.tracking import TableTracker
 from companion.pins import PinFactoryError, choose, make_factory
-from companion.readers import Feed, Readers, Setup, kind
+from companion.readers import Readers, Setup, kind
 from companion.referee import HubStatus, JournalNotice, Referee
 from companion.rules.transcript import state
 from companion.systemd import Notifier
-from companion.table import Output, Table
+from companion.table import Table
 from companion.ui.buttons import Buttons
 from companion.ui.display import Screen, make_device, parse_options
 from companion.ui.frames import FrameFolder
 from companion.ui.lights import StatusLed, ZoneLights
 from companion.ui.presses import ENV as PRESSES
 from companion.ui.presses import PressPipe
-from companion.view import TableView
+from companion.view import Output, TableView
 
 __all__ = ["Daemon", "StartError"]
 

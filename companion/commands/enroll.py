@@ -13,17 +13,17 @@ from pathlib import Path
 from typing import Any
 
 from companion.config import DEFAULT_PATH as CONFIG_PATH
-from companion.config import ConfigError, load_config
+from companion.config import DEFAULT_REGISTRY, ConfigError, load_config
 from companion.decks import Deck, DeckError, load_deck
 from companion.hardware import PinMap, PinMapError
 from companion.nfc.enrollment import Enrollment, Station
 from companion.nfc.rc522 import NfcError
-from companion.nfc.registry import DEFAULT_PATH as DEFAULT_REGISTRY
 from companion.nfc.registry import Registry, RegistryError
 from companion.nfc.stations import SimulatedHand
 from companion.pins import PinFactoryError
-from companion.readers import DEFAULT as DEFAULT_READERS
-from companion.readers import Setting, StationError, StationOptions, kind, names
+from companion.readers import StationError, StationOptions, kind
+from companion.readers.registry import DEFAULT as DEFAULT_READERS
+from companion.readers.registry import Setting, names
 
 
 def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:

@@ -44,6 +44,7 @@ LAYERS = (
             "events.py",
             "view.py",
             "journal.py",
+            "readers/registry.py",
             "config.py",
             "menu.py",
             "referee/",
@@ -52,12 +53,23 @@ LAYERS = (
     Layer(
         "devices",
         "what touches the hardware, or simulates it, and what it shows: readers, hub, buttons, LEDs, OLED",
-        ("pins.py", "hardware.py", "nfc/", "hub/", "sim/", "ui/", "games/seises.py", "games/sexto_set.py"),
+        (
+            "pins.py",
+            "hardware.py",
+            "nfc/",
+            "hub/",
+            "sim/",
+            "ui/",
+            "games/seises.py",
+            "games/sexto_set.py",
+            "doctor/",
+            "readers/",
+        ),
     ),
     Layer(
         "daemon",
         "the table put together: devices around the referee, the journal on disk, the service",
-        ("table.py", "daemon.py", "demo.py", "doctor.py", "systemd.py", "club/"),
+        ("table.py", "daemon.py", "demo.py", "doctor/diagnose.py", "systemd.py", "club/"),
     ),
     Layer(
         "commands",

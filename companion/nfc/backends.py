@@ -22,7 +22,7 @@ import threading
 import time
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import Any, Protocol
 
 from companion.events import ZoneScan
 from companion.nfc.ndef import (
@@ -36,10 +36,8 @@ from companion.nfc.ndef import (
 from companion.nfc.rc522 import RC522, NfcError, NfcProtocolError, ReaderNotResponding, spidev_transfer
 from companion.nfc.tracking import CardNames
 
-if TYPE_CHECKING:
-    from companion.readers import Feed
-
 __all__ = [
+    "Feed",
     "ReaderBackend",
     "ScenarioError",
     "SimBackend",
@@ -56,6 +54,14 @@ log = logging.getLogger(__name__)
 
 SPI_HZ = 4_000_000  # the readers' SPI clock: well inside the MFRC522's 10 Mbit/s (datasheet 8.1.2)
 _TYPE_2_SAK = 0x00  # NTAG21x and other type 2 tags
+
+
+@dataclass(frozen=True)
+class Feed:
+    """Where running readers hand their news (:meth:`ReaderBackend.run`, the hub's kind), on the daemon's loop."""
+
+    scan: Callable[[ZoneScan], None]  # one zone's scan
+    link: Callable[[bool, str], None]  # readers behind a link (the hub) came up (True) or were lost (False, why)
 
 
 class ZoneReader(Protocol):

@@ -21,9 +21,7 @@ from pathlib import Path
 from companion.events import hexuid
 from companion.files import read_text
 
-__all__ = ["DEFAULT_PATH", "Registry", "RegistryError", "uid_key"]
-
-DEFAULT_PATH = Path("/var/lib/companion/registry.toml")  # readers.registry when the config leaves it out
+__all__ = ["Registry", "RegistryError", "uid_key"]
 
 _HEADER = "# companion card registry: tag UID (hex) = card id, one table per deck. Written by companion enroll.\n"
 

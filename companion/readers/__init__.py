@@ -7,73 +7,34 @@ enroll`` can bind tags through it. The daemon, ``run --check``, doctor and enrol
 configured one and never name a type themselves (Mopidy's back-ends work the same way: an extension registered
 once, a core that never names it)::
 
-    >>> sorted(names())
-    ['hub', 'mfrc522', 'sim', 'spi']
-    >>> kind("sim").simulated
-    True
+    >>> kind("sim").simulated, type(kind("mfrc522")).__name__
+    (True, 'Mfrc522Readers')
 
-Adding a reader type is one module with its :class:`ReaderKind` subclass that ends with ``register(MyKind())``,
-and its module name in :data:`BUILTIN` (or, for a kind that lives outside companion, an ``import`` of that module
-before the config is read). docs/EXTENDING.md, "Adding a reader", walks through it.
+Adding a reader type is one module with its :class:`ReaderKind` subclass that ends with ``register(MyKind())``
+(:mod:`companion.readers.registry`), and its module name in ``registry.BUILTIN`` (or, for a kind that lives
+outside companion, an ``import`` of that module before the config is read). docs/EXTENDING.md, "Adding a
+reader", walks through it.
 """
 
 from __future__ import annotations
 
-import importlib
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, ClassVar, Protocol
 
-from companion.events import ZoneScan
+from companion.readers.registry import Setting, names, registered
 
 if TYPE_CHECKING:
     from companion.config import Config
     from companion.doctor.checks import Check, System
     from companion.hardware import PinMap
+    from companion.nfc.backends import Feed
     from companion.nfc.enrollment import Station
     from companion.nfc.registry import Registry
-    from companion.table import Output
     from companion.ui.lights import StatusLed
+    from companion.view import Output
 
-__all__ = [
-    "BUILTIN",
-    "DEFAULT",
-    "KINDS",
-    "Feed",
-    "ReaderKind",
-    "Readers",
-    "Setting",
-    "Setup",
-    "StationError",
-    "StationOptions",
-    "kind",
-    "names",
-    "register",
-]
-
-# The modules of the kinds companion ships; each registers its kinds when imported.
-BUILTIN = ("companion.readers.rc522_spi", "companion.readers.hub", "companion.readers.sim")
-DEFAULT = "spi"  # readers.backend when the config leaves it out: an MFRC522 on the Pi's SPI, read by our driver
-
-KINDS: dict[str, ReaderKind] = {}  # every registered kind by name (as python-chess's VARIANTS)
-
-
-@dataclass(frozen=True)
-class Setting:
-    """A ``[readers]`` key of one kind: its default and what it is. ``option``: enroll and ``cards`` take it on
-    the command line too (``hub_port`` as ``--hub-port``)."""
-
-    default: str
-    about: str
-    option: bool = False
-
-
-@dataclass(frozen=True)
-class Feed:
-    """Where running readers hand their news, always on the daemon's loop."""
-
-    scan: Callable[[ZoneScan], None]  # one zone's scan
-    link: Callable[[bool, str], None]  # readers behind a link (the hub) came up (True) or were lost (False, why)
+__all__ = ["ReaderKind", "Readers", "Setup", "StationError", "StationOptions", "kind"]
 
 
 @dataclass(frozen=True)
@@ -198,30 +159,9 @@ class ReaderKind:
         raise StationError(f"{self.name} readers cannot enroll tags; enroll with --backend {enrolling}")
 
 
-def register(reader_kind: ReaderKind) -> ReaderKind:
-    """Make ``reader_kind`` known by its name (a second kind of the same name is refused)."""
-    known = KINDS.get(reader_kind.name)
-    if known is not None and known is not reader_kind:
-        raise ValueError(f"a reader kind named {reader_kind.name!r} is registered already ({type(known).__name__})")
-    KINDS[reader_kind.name] = reader_kind
-    return reader_kind
-
-
-def _load_builtin() -> None:
-    for module in BUILTIN:
-        importlib.import_module(module)  # a kind module registers itself when imported
-
-
-def names() -> tuple[str, ...]:
-    """Every registered kind's name, companion's own first."""
-    _load_builtin()
-    return tuple(KINDS)
-
-
 def kind(name: str) -> ReaderKind:
-    """The registered kind called ``name``; a ``KeyError`` names the known ones."""
-    _load_builtin()
-    try:
-        return KINDS[name]
-    except KeyError:
-        raise KeyError(f"no reader kind {name!r}; the kinds are {', '.join(KINDS)}") from None
+    """The kind the config's ``readers.backend`` names; a ``KeyError`` names the known ones."""
+    found = registered(name)
+    if not isinstance(found, ReaderKind):
+        raise TypeError(f"reader kind {name!r} is a {type(found).__name__}, not a companion.readers.ReaderKind")
+    return found

@@ -13,7 +13,9 @@ from companion.doctor.checks import Check, System
 from companion.events import ZoneScan
 from companion.hardware import PinMap
 from companion.hub.session import TRACKER_ABSENCES, HubEvent, HubOffline, HubOnline
-from companion.readers import Feed, ReaderKind, Readers, Setting, Setup, StationError, StationOptions, register
+from companion.nfc.backends import Feed
+from companion.readers import ReaderKind, Readers, Setup, StationError, StationOptions
+from companion.readers.registry import Setting, register
 
 if TYPE_CHECKING:
     from companion.config import Config

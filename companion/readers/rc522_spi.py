@@ -17,7 +17,8 @@ from companion.doctor.checks import Check, System
 from companion.hardware import HEADER_PINS, SPI_BUSES, PinMap, ReaderPins
 from companion.nfc.backends import ReaderBackend, SpiZone, mfrc522_backend, spi_backend
 from companion.nfc.rc522 import KNOWN_VERSIONS, RC522, spidev_transfer
-from companion.readers import ReaderKind, Readers, Setup, StationError, StationOptions, register
+from companion.readers import ReaderKind, Readers, Setup, StationError, StationOptions
+from companion.readers.registry import register
 
 if TYPE_CHECKING:
     from companion.config import Config

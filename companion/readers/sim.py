@@ -12,7 +12,8 @@ from companion.doctor.checks import Check, System
 from companion.files import read_text
 from companion.hardware import PinMap
 from companion.nfc.backends import SimBackend, Step, parse_scenario
-from companion.readers import ReaderKind, Readers, Setting, Setup, StationOptions, register
+from companion.readers import ReaderKind, Readers, Setup, StationOptions
+from companion.readers.registry import Setting, register
 
 if TYPE_CHECKING:
     from companion.config import Config

@@ -9,7 +9,7 @@ from types import ModuleType
 
 import pytest
 
-import companion.readers
+import companion.readers.registry as registry
 
 collect_ignore = ["pn532_like.py"]  # imported by the tests that register it, not on its own
 
@@ -17,8 +17,8 @@ collect_ignore = ["pn532_like.py"]  # imported by the tests that register it, no
 @pytest.fixture
 def pn532(monkeypatch: pytest.MonkeyPatch) -> Iterator[ModuleType]:
     """The ``pn532_like`` module, freshly imported (so registered) into a copy of the registry."""
-    companion.readers.names()  # companion's own kinds first, as in a real run
-    monkeypatch.setattr(companion.readers, "KINDS", dict(companion.readers.KINDS))
+    registry.names()  # companion's own kinds first, as in a real run
+    monkeypatch.setattr(registry, "KINDS", dict(registry.KINDS))
     sys.modules.pop("pn532_like", None)
     yield importlib.import_module("pn532_like")
     sys.modules.pop("pn532_like", None)

@@ -27,7 +27,8 @@ from companion.doctor.checks import Check, System
 from companion.hardware import PinMap
 from companion.nfc.backends import ReaderBackend
 from companion.nfc.rc522 import NfcProtocolError, ReaderNotResponding
-from companion.readers import ReaderKind, Readers, Setup, register
+from companion.readers import ReaderKind, Readers, Setup
+from companion.readers.registry import register
 
 ACK = bytes.fromhex("0000FF00FF00")
 HOST, CHIP = 0xD4, 0xD5

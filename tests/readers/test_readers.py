@@ -9,10 +9,11 @@ from pathlib import Path
 
 import pytest
 
-import companion.readers
-from companion.readers import ReaderKind, kind, names, register
+import companion
+from companion.readers import ReaderKind, kind
+from companion.readers.registry import names, register
 
-PACKAGE = Path(companion.readers.__file__).parent.parent
+PACKAGE = Path(companion.__file__).parent
 
 # The same words where they mean something else than a reader type; how many times each module writes them.
 OTHER_MEANINGS = {
