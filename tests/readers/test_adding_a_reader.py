@@ -4,19 +4,20 @@ a config that names it, ``run --check`` and doctor check it, enroll says it cann
 from __future__ import annotations
 
 import asyncio
-import time
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
+from contextlib import AbstractAsyncContextManager
 from pathlib import Path
 from types import ModuleType
 
 import pytest
-from gpiozero.pins.mock import MockFactory, MockPWMPin
+from gpiozero.pins.mock import MockFactory
 
 from companion.cli import main
 from companion.config import ConfigError, parse_config
 from companion.daemon import Daemon
 from companion.doctor.checks import System
 from companion.doctor.diagnose import diagnose
+from companion.events import Button
 from companion.hardware import load_pinmap
 from companion.journal import Journal
 from companion.nfc.registry import Registry
@@ -24,6 +25,8 @@ from companion.ui.display import FakeI2CBus, make_device
 
 UID = bytes.fromhex("04A1B2C3D4E5F6")
 PINS = load_pinmap()
+Running = Callable[[Daemon], AbstractAsyncContextManager[Daemon]]  # the root conftest's fixtures
+Until = Callable[..., Awaitable[None]]
 
 
 def config_text(tmp_path: Path) -> str:
@@ -33,13 +36,6 @@ def config_text(tmp_path: Path) -> str:
     )
 
 
-async def until(condition: Callable[[], bool], timeout: float = 5.0) -> None:
-    end = time.monotonic() + timeout
-    while not condition():
-        assert time.monotonic() < end, "timed out"
-        await asyncio.sleep(0.005)
-
-
 def test_a_config_names_it_only_once_it_is_registered(tmp_path: Path, request: pytest.FixtureRequest) -> None:
     with pytest.raises(ConfigError, match=r"readers\.backend: 'pn532' is not one of spi, mfrc522, hub, sim"):
         parse_config(config_text(tmp_path), "test")
@@ -47,33 +43,29 @@ def test_a_config_names_it_only_once_it_is_registered(tmp_path: Path, request: p
     assert parse_config(config_text(tmp_path), "test").backend == "pn532"
 
 
-def test_the_daemon_plays_a_card_laid_on_it(tmp_path: Path, pn532: ModuleType) -> None:
+def test_the_daemon_plays_a_card_laid_on_it(
+    tmp_path: Path, pn532: ModuleType, mock_factory: MockFactory, running: Running, until: Until
+) -> None:
     registry = Registry.load(tmp_path / "registry.toml", deck="spanish-40")
     registry.bind(UID, "6O")
     registry.save()
-    factory = MockFactory(revision="c03111", pin_class=MockPWMPin)
-    daemon = Daemon(
-        parse_config(config_text(tmp_path), "test"), pin_factory=factory, display=make_device([], bus=FakeI2CBus())
-    )
-    confirm = factory.pin(PINS.buttons["confirm"])
+    config = parse_config(config_text(tmp_path), "test")
+    daemon = Daemon(config, pin_factory=mock_factory, display=make_device([], bus=FakeI2CBus()))
+    confirm = mock_factory.pin(PINS.buttons[Button.CONFIRM])
 
     async def play() -> None:
-        stop = asyncio.Event()
-        task = asyncio.create_task(daemon.run(stop))
-        await until(lambda: daemon.table is not None)
-        table = daemon.table
-        assert table is not None
-        pn532.BUS["z1"].field.append(UID)  # the card's tag, on the chip of zone z1
-        await until(lambda: table.referee.pending is not None)
-        assert factory.pin(PINS.zones["z1"].green).state, "the zone is green while the play waits"
-        confirm.drive_low()
-        await asyncio.sleep(0.08)
-        confirm.drive_high()
-        await until(lambda: [e.text for e in table.journal.entries(table.game_id)] == ["play 6O"])
-        pn532.BUS["z1"].field.clear()
-        await until(lambda: not factory.pin(PINS.zones["z1"].green).state)
-        stop.set()
-        assert await task == 0
+        async with running(daemon):
+            table = daemon.table
+            assert table is not None
+            pn532.BUS["z1"].field.append(UID)  # the card's tag, on the chip of zone z1
+            await until(lambda: table.referee.pending is not None)
+            assert mock_factory.pin(PINS.zones["z1"].green).state, "the zone is green while the play waits"
+            confirm.drive_low()
+            await asyncio.sleep(0.08)
+            confirm.drive_high()
+            await until(lambda: [e.text for e in table.journal.entries(table.game_id)] == ["play 6O"])
+            pn532.BUS["z1"].field.clear()
+            await until(lambda: not mock_factory.pin(PINS.zones["z1"].green).state)
 
     asyncio.run(play())
     assert [e.text for e in Journal(tmp_path / "journal.db").entries(1)] == ["play 6O"]
