@@ -8,10 +8,9 @@ from collections.abc import Callable, Iterator
 import pytest
 
 import companion.sim as sim
+from companion.nfc.backends import SPI_HZ
 from companion.nfc.rc522 import RC522, spidev_transfer
 from companion.sim.pi import pi_modules
-
-SPI_HZ = 4_000_000
 
 
 def open_reader(bus: int = 0, device: int = 0, **options: float) -> RC522:
