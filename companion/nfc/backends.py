@@ -22,7 +22,7 @@ import threading
 import time
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
-from typing import Any, Protocol
+from typing import Any, Protocol, runtime_checkable
 
 from companion.events import ZoneScan
 from companion.nfc.ndef import (
@@ -43,6 +43,7 @@ __all__ = [
     "SimBackend",
     "SpiZone",
     "Step",
+    "TagMemoryReader",
     "ZoneReader",
     "gpio_cs_transfer",
     "mfrc522_backend",
@@ -68,6 +69,17 @@ class ZoneReader(Protocol):
     def init(self) -> None: ...
 
     def scan(self, on_select: Callable[[bytes, int], None] | None = None) -> list[bytes]: ...
+
+
+@runtime_checkable
+class TagMemoryReader(ZoneReader, Protocol):
+    """A zone reader that can also read the memory of the tag it has just selected (NTAG21x FAST_READ), so the
+    back-end reads the card id a tag carries; our MFRC522 driver is one, the ``mfrc522`` package is not."""
+
+    def fast_read(self, first: int, last: int) -> bytes: ...
+
+    def forget(self) -> None:
+        """Select every tag at the next scan, not only confirm the lone one of the last."""
 
 
 class ReaderBackend:
@@ -138,7 +150,7 @@ class ReaderBackend:
 
     def _read_card_id(self, zone: str, reader: ZoneReader, uid: bytes, sak: int) -> None:
         ids = self._tag_ids.setdefault(zone, {})
-        if sak != _TYPE_2_SAK or uid in ids or not isinstance(reader, RC522):
+        if sak != _TYPE_2_SAK or uid in ids or not isinstance(reader, TagMemoryReader):
             return
         if self.registry is not None and self.registry.card_for(uid) is not None:
             return
@@ -162,7 +174,7 @@ class ReaderBackend:
             if zone in self._down:  # it lost power or never answered: its set-up is gone
                 reader.init()
                 self._down.discard(zone)
-            if self._unread.get(zone) and isinstance(reader, RC522):
+            if self._unread.get(zone) and isinstance(reader, TagMemoryReader):
                 reader.forget()  # select every tag this time, not only confirm the lone one: its read failed
             uids = reader.scan(lambda uid, sak: self._read_card_id(zone, reader, uid, sak))
         except ReaderNotResponding as exc:

@@ -14,9 +14,11 @@ import companion.sim as sim
 from companion.decks import load_deck
 from companion.events import CardArrived, CardLeft, UnknownTag, UnknownTagLeft, ZoneScan
 from companion.nfc.backends import (
+    ReaderBackend,
     ScenarioError,
     SimBackend,
     SpiZone,
+    TagMemoryReader,
     gpio_cs_transfer,
     mfrc522_backend,
     parse_scenario,
@@ -296,3 +298,37 @@ def test_at_the_table_a_tag_named_at_last_stops_being_an_unknown_card(tmp_path: 
     assert referee.view().zone_lights["z1"] is not ZoneLight.UNKNOWN
     assert referee.zones.lying["z1"] == {"6O"}
     assert [e.text for e in table.journal.entries(table.game_id)] == ["play 6O"]
+
+
+class _OtherChip:
+    """A reader that is not our MFRC522 driver but reads a selected NTAG's memory: one tag carrying card 6O."""
+
+    uid = bytes.fromhex("04AB000000006F")
+
+    def __init__(self) -> None:
+        memory = bytearray(4 * 45)
+        data = card_id_pages("6O")
+        memory[4 * FIRST_PAGE : 4 * FIRST_PAGE + len(data)] = data
+        self.memory = bytes(memory)
+
+    def init(self) -> None:
+        pass
+
+    def scan(self, on_select: Callable[[bytes, int], None] | None = None) -> list[bytes]:
+        if on_select is not None:
+            on_select(self.uid, 0x00)  # SAK 00: a type 2 tag
+        return [self.uid]
+
+    def fast_read(self, first: int, last: int) -> bytes:
+        return self.memory[4 * first : 4 * (last + 1)]
+
+    def forget(self) -> None:
+        pass
+
+
+def test_any_reader_that_reads_tag_memory_gets_the_card_id_a_tag_carries() -> None:
+    """Reading the card id asks what the reader can do (TagMemoryReader), not which driver it is."""
+    chip = _OtherChip()
+    assert isinstance(chip, TagMemoryReader)
+    scan = ReaderBackend([("z1", chip)]).poll(0.0)[0]
+    assert scan.tag_cards == ((chip.uid, "6O"),)
