@@ -44,6 +44,7 @@ __all__ = [
     "MqttConfig",
     "load_config",
     "parse_config",
+    "read_mqtt",
 ]
 
 DEFAULT_PATH = Path("/etc/companion/config.toml")
@@ -205,6 +206,16 @@ def _read_config(read: _Keys, source: str) -> Config:
         journal=Path(read.path("journal.path", "/var/lib/companion/journal.db")),
         mqtt=_read_mqtt(read),
     )
+
+
+def read_mqtt(settings: Mapping[str, Any], source: str) -> MqttConfig | None:
+    """The ``[mqtt]`` table given alone (``companion demo --mqtt URL --table NAME``), checked as in a file."""
+    read = _Keys(source, {"mqtt": dict(settings)})
+    mqtt = _read_mqtt(read)
+    read.refuse_unknown()
+    if read.problems:
+        raise ConfigError(*read.problems)
+    return mqtt
 
 
 TABLE_NAME = re.compile(r"[A-Za-z0-9_-]{1,64}")  # one level of a topic: no "/", no wildcards "+" and "#"

@@ -9,7 +9,8 @@
   can make SQLite's own "database or disk is full" happen or watch the statements the journal runs.
 * ``until`` and ``running``: the daemon on the test's event loop, and waiting there for what it does.
 * ``broker``: Debian's mosquitto (``make test`` installs it) on a free loopback port, its config and its
-  persistence in the test's temporary folder (never the system's service), stopped after the test.
+  persistence in the test's temporary folder (never the system's service), stopped after the test; ``board``:
+  the room's subscriber on it (``async with board.watching():``), as the club's would be.
 
 Hypothesis runs without a deadline: a busy CI machine must not fail a property.
 """
@@ -18,6 +19,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import json
 import os
 import shutil
 import signal
@@ -31,6 +33,7 @@ from collections.abc import AsyncIterator, Callable, Iterator
 from pathlib import Path
 from typing import Any
 
+import aiomqtt
 import pytest
 from gpiozero import Device
 from gpiozero.pins.mock import MockFactory, MockPWMPin
@@ -248,3 +251,56 @@ def broker(tmp_path: Path) -> Iterator[Broker]:
         yield broker
     finally:
         broker.stop()
+
+
+class Board:
+    """The room's subscriber, as the club's would be: a persistent session (the broker queues what it misses while
+    it is away), every table's events, states and status."""
+
+    def __init__(self, broker: Broker) -> None:
+        self.broker = broker
+        self.events: list[dict[str, Any]] = []
+        self.state: dict[str, dict[str, Any]] = {}
+        self.status: dict[str, str] = {}
+
+    @contextlib.asynccontextmanager
+    async def watching(self) -> AsyncIterator[Board]:
+        subscribed = asyncio.Event()
+        task = asyncio.create_task(self._run(subscribed))
+        await asyncio.wait_for(subscribed.wait(), 10)
+        try:
+            yield self
+        finally:
+            task.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await task
+
+    async def _run(self, subscribed: asyncio.Event) -> None:
+        while True:
+            try:
+                async with aiomqtt.Client(
+                    "127.0.0.1", self.broker.port, identifier="board", clean_session=False
+                ) as client:
+                    for topic in ("events", "state", "status"):
+                        await client.subscribe(f"companion/+/{topic}", qos=1)
+                    subscribed.set()
+                    async for message in client.messages:
+                        assert isinstance(message.payload, bytes)
+                        table, topic = message.topic.value.split("/")[1:]
+                        text = message.payload.decode()
+                        if topic == "events":
+                            self.events.append(json.loads(text))
+                        elif topic == "state":
+                            self.state[table] = json.loads(text)
+                        else:
+                            self.status[table] = text
+            except aiomqtt.MqttError:
+                await asyncio.sleep(0.05)
+
+    def ids(self) -> list[str]:
+        return [event["id"] for event in self.events]
+
+
+@pytest.fixture
+def board(broker: Broker) -> Board:
+    return Board(broker)

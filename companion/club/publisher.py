@@ -28,11 +28,13 @@ from typing import Any
 import aiomqtt
 
 from companion.club.feed import pending
-from companion.config import MqttConfig
+from companion.config import GameConfig, MqttConfig
 from companion.journal import Journal, JournalError
+from companion.referee import Referee
+from companion.rules.transcript import state
 from companion.view import TableView
 
-__all__ = ["CURSOR", "Publisher"]
+__all__ = ["CURSOR", "Publisher", "last_state", "publish_journal"]
 
 log = logging.getLogger(__name__)
 
@@ -124,6 +126,14 @@ class Publisher:
             await client.publish(f"{self.topic}/state", state, qos=1, retain=True)
             self._sent_state = state
 
+    async def send_once(self) -> None:
+        """Connect, send what waits and the state, say ``offline`` and leave; MqttError if the broker cannot be
+        reached or refuses the table."""
+        async with self._client() as client:
+            await client.publish(f"{self.topic}/status", "online", qos=1, retain=True)
+            await self._send(client)
+            await client.publish(f"{self.topic}/status", "offline", qos=1, retain=True)
+
     def _client(self) -> aiomqtt.Client:
         config = self.config
         context = None
@@ -140,3 +150,18 @@ class Publisher:
             timeout=10,
             keepalive=KEEPALIVE_S,
         )
+
+
+def last_state(journal: Journal) -> dict[str, Any]:
+    """The state of the journal's last game, rebuilt from its entries as the table does when it resumes it."""
+    last = journal.last_game()
+    assert last is not None, "a journal with no game has no state"
+    referee = Referee(GameConfig.from_settings(last.settings), {})
+    referee.replay(journal.entries(last.id))
+    return state(referee.game)
+
+
+async def publish_journal(config: MqttConfig, journal: Journal) -> None:
+    """Publish a journal whose games are over (the demo's, played at its simulated clock's speed): its events
+    after the cursor and its last game's state; MqttError if the broker cannot be reached or refuses."""
+    await Publisher(config, journal, lambda: last_state(journal)).send_once()

@@ -3,15 +3,20 @@
 from __future__ import annotations
 
 import argparse
+import asyncio
 import sys
 import tempfile
 from pathlib import Path
 from typing import Any
 
+import aiomqtt
 from PIL import Image
 
+from companion.club.publisher import publish_journal
+from companion.config import ConfigError, MqttConfig, read_mqtt
 from companion.demo import Demo, save_gif
 from companion.games import kinds
+from companion.journal import Journal
 
 
 def register(subparsers: Any) -> None:
@@ -34,11 +39,30 @@ def register(subparsers: Any) -> None:
     parser.add_argument("--lang", choices=["es", "en"], default="es", help="the table's language (default es)")
     parser.add_argument("--verbose", action="store_true", help="print every card laid, press, LED change and message")
     parser.add_argument("--gif", type=Path, help="also write the screens as an animated GIF to this file")
+    parser.add_argument(
+        "--mqtt", metavar="URL", help="publish the games to this MQTT broker as a table does (docs/CLUB.md)"
+    )
+    parser.add_argument("--table", help="the table's name on the broker, with --mqtt")
     parser.set_defaults(func=run)
 
 
 def run(args: argparse.Namespace) -> int:
     games = list(kinds()) if args.game == "all" else [args.game]
+    mqtt = None
+    if args.mqtt is not None or args.table is not None:
+        try:
+            mqtt = read_mqtt({"url": args.mqtt or "", "table": args.table or ""}, "companion demo")
+        except ConfigError as exc:
+            print(str(exc).replace("mqtt.url", "--mqtt").replace("mqtt.table", "--table"), file=sys.stderr)
+            return 2
+    if mqtt is not None and args.journal is None:  # the games are published from their journal once played
+        with tempfile.TemporaryDirectory(prefix="companion-demo-") as folder:
+            args.journal = Path(folder) / "journal.db"
+            return _run(args, games, mqtt)
+    return _run(args, games, mqtt)
+
+
+def _run(args: argparse.Namespace, games: list[str], mqtt: MqttConfig | None) -> int:
     try:
         if args.frames is not None:  # said before the game, not after it
             args.frames.mkdir(parents=True, exist_ok=True)
@@ -69,6 +93,10 @@ def run(args: argparse.Namespace) -> int:
             return 1
         if status:
             return status
+    if mqtt is not None:
+        status = _publish(mqtt, args.journal)
+        if status:
+            return status
     if args.gif is not None and screens:
         try:
             count = save_gif(screens, args.gif)
@@ -79,4 +107,17 @@ def run(args: argparse.Namespace) -> int:
             )
             return 1
         print(f"{args.gif}: {count} screens")
+    return 0
+
+
+def _publish(mqtt: MqttConfig, path: Path) -> int:
+    journal = Journal(path)
+    try:
+        asyncio.run(publish_journal(mqtt, journal))
+    except aiomqtt.MqttError as exc:
+        print(f"companion demo: --mqtt {mqtt.url}: {exc}; is the broker running there?", file=sys.stderr)
+        return 1
+    finally:
+        journal.close()
+    print(f"{mqtt.url}: published as companion/{mqtt.table}")
     return 0

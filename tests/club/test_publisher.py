@@ -4,14 +4,12 @@ a subscriber of the room that sees what the club would: every event once, in ord
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import json
-from collections.abc import AsyncIterator, Awaitable, Callable
+from collections.abc import Awaitable, Callable
 from contextlib import AbstractAsyncContextManager
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-import aiomqtt
 import pytest
 from gpiozero.pins.mock import MockFactory
 
@@ -19,65 +17,18 @@ from companion.cli import main
 from companion.club.publisher import CURSOR
 from companion.config import parse_config
 from companion.daemon import Daemon
+from companion.games import DEFAULT_GAME
 from companion.hardware import load_pinmap
 from companion.journal import Cursor, Journal
 from companion.nfc.backends import SimBackend
 from companion.ui.display import FakeI2CBus, make_device
 
 if TYPE_CHECKING:
-    from conftest import Broker
+    from conftest import Board, Broker
 
 PINS = load_pinmap()
 Running = Callable[[Daemon], AbstractAsyncContextManager[Daemon]]
 Until = Callable[..., Awaitable[None]]
-
-
-class Board:
-    """The room's subscriber, as the club's would be: a persistent session (the broker queues what it misses while
-    it is away), every table's events, states and status."""
-
-    def __init__(self, broker: Broker) -> None:
-        self.broker = broker
-        self.events: list[dict[str, Any]] = []
-        self.state: dict[str, dict[str, Any]] = {}
-        self.status: dict[str, str] = {}
-
-    @contextlib.asynccontextmanager
-    async def watching(self) -> AsyncIterator[Board]:
-        subscribed = asyncio.Event()
-        task = asyncio.create_task(self._run(subscribed))
-        await asyncio.wait_for(subscribed.wait(), 10)
-        try:
-            yield self
-        finally:
-            task.cancel()
-            with contextlib.suppress(asyncio.CancelledError):
-                await task
-
-    async def _run(self, subscribed: asyncio.Event) -> None:
-        while True:
-            try:
-                async with aiomqtt.Client(
-                    "127.0.0.1", self.broker.port, identifier="board", clean_session=False
-                ) as client:
-                    for topic in ("events", "state", "status"):
-                        await client.subscribe(f"companion/+/{topic}", qos=1)
-                    subscribed.set()
-                    async for message in client.messages:
-                        assert isinstance(message.payload, bytes)
-                        table, topic = message.topic.value.split("/")[1:]
-                        text = message.payload.decode()
-                        if topic == "events":
-                            self.events.append(json.loads(text))
-                        elif topic == "state":
-                            self.state[table] = json.loads(text)
-                        else:
-                            self.status[table] = text
-            except aiomqtt.MqttError:
-                await asyncio.sleep(0.05)
-
-    def ids(self) -> list[str]:
-        return [event["id"] for event in self.events]
 
 
 def table_config(tmp_path: Path, broker: Broker, table: str = "t1") -> str:
@@ -143,11 +94,11 @@ def test_a_table_publishes_every_event_once_in_order_and_its_state_as_companion_
     running: Running,
     until: Until,
     hand: SimBackend,
+    board: Board,
     capsys: pytest.CaptureFixture[str],
 ) -> None:
     config = parse_config(table_config(tmp_path, broker), "t")
     daemon = Daemon(config, pin_factory=mock_factory, display=make_device([], bus=FakeI2CBus()))
-    board = Board(broker)
 
     async def play() -> None:
         async with board.watching(), running(daemon):
@@ -186,13 +137,13 @@ def test_the_broker_killed_mid_game_and_started_again_loses_nothing_and_doubles_
     running: Running,
     until: Until,
     hand: SimBackend,
+    board: Board,
     monkeypatch: pytest.MonkeyPatch,
     capsys: pytest.CaptureFixture[str],
 ) -> None:
     monkeypatch.setattr("companion.club.publisher.RETRY_S", (0.1, 0.2))
     config = parse_config(table_config(tmp_path, broker), "t")
     daemon = Daemon(config, pin_factory=mock_factory, display=make_device([], bus=FakeI2CBus()))
-    board = Board(broker)
 
     async def play() -> None:
         async with board.watching(), running(daemon):
@@ -227,11 +178,11 @@ def test_a_table_started_while_the_broker_is_down_publishes_its_backlog_once_it_
     running: Running,
     until: Until,
     hand: SimBackend,
+    board: Board,
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     monkeypatch.setattr("companion.club.publisher.RETRY_S", (0.1, 0.2))
     config = parse_config(table_config(tmp_path, broker), "t")
-    board = Board(broker)
 
     async def play() -> None:
         async with board.watching():  # the board's session is on the broker, which keeps what comes for it
@@ -255,3 +206,39 @@ def test_a_table_started_while_the_broker_is_down_publishes_its_backlog_once_it_
 
     asyncio.run(play())
     assert board.ids() == ["1:0", "1:1", "1:2", "1:3"]
+
+
+@pytest.mark.slow
+def test_companion_demo_mqtt_publishes_a_whole_demo_game_whose_retained_state_ends_with_the_winner(
+    tmp_path: Path, board: Board, until: Until, capsys: pytest.CaptureFixture[str]
+) -> None:
+    path = tmp_path / "journal.db"
+
+    async def watch() -> None:
+        async with board.watching():
+            status = await asyncio.to_thread(
+                main,
+                ["demo", "--game", DEFAULT_GAME, "--journal", str(path), "--mqtt", board.broker.url, "--table", "t1"],
+            )
+            assert status == 0
+            journal = Journal(path)
+            await until(lambda: board.ids() == expected_ids(journal) and board.status.get("t1") == "offline")
+
+    asyncio.run(watch())
+    journal = Journal(path)
+    game = journal.last_game()
+    assert game is not None and game.outcome is not None and game.outcome["winner"] is not None
+    assert board.events[-1] == {"id": f"{game.id}:end", "game": game.id, "type": "end", "outcome": game.outcome}
+    assert board.state["t1"] == play_json(DEFAULT_GAME, transcript(journal, game.id), tmp_path, capsys)
+    assert len(board.ids()) == len(set(board.ids())) == game.entries + 2  # its start, its entries and its end
+
+
+def test_companion_demo_refuses_a_broker_address_or_a_table_name_it_cannot_use_before_playing(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    assert main(["demo", "--mqtt", "http://club.local", "--table", "t1"]) == 2
+    assert "companion demo: --mqtt: 'http://club.local' is not a broker's address" in capsys.readouterr().err
+    assert main(["demo", "--mqtt", "mqtt://club.local", "--table", "mesa/3"]) == 2
+    assert "companion demo: --table: 'mesa/3' cannot name the table" in capsys.readouterr().err
+    assert main(["demo", "--table", "t1"]) == 2
+    assert "companion demo: --table: needs --mqtt" in capsys.readouterr().err
