@@ -185,8 +185,8 @@ class Broker:
     (``autosave_on_changes``), so a persistent subscriber's session outlives the kill.
     """
 
-    def __init__(self, folder: Path, extra: str = "") -> None:
-        self.folder, self.extra = folder, extra
+    def __init__(self, folder: Path, security: str = "allow_anonymous true\n") -> None:
+        self.folder, self.security = folder, security  # who may connect, publish and read
         self.port = _free_port()
         self.url = f"mqtt://127.0.0.1:{self.port}"
         self.process: subprocess.Popen[bytes] | None = None
@@ -197,12 +197,11 @@ class Broker:
         config = self.folder / "mosquitto.conf"
         config.write_text(
             f"listener {self.port} 127.0.0.1\n"
-            "allow_anonymous true\n"
+            f"{self.security}"
             f"persistence true\npersistence_location {self.folder}/\n"
             "autosave_interval 1\nautosave_on_changes true\n"
             f"log_dest file {self.folder / 'mosquitto.log'}\nlog_type all\n"
             "user root\n"  # as root it would switch to the user mosquitto, who may not write the test's folder
-            f"{self.extra}"
         )
         with (self.folder / "stderr").open("ab") as stderr:  # its warning about root, before the log is open
             self.process = subprocess.Popen([program, "-c", str(config)], stdin=subprocess.DEVNULL, stderr=stderr)
@@ -257,8 +256,8 @@ class Board:
     """The room's subscriber, as the club's would be: a persistent session (the broker queues what it misses while
     it is away), every table's events, states and status."""
 
-    def __init__(self, broker: Broker) -> None:
-        self.broker = broker
+    def __init__(self, broker: Broker, username: str | None = None, password: str | None = None) -> None:
+        self.broker, self.username, self.password = broker, username, password
         self.events: list[dict[str, Any]] = []
         self.state: dict[str, dict[str, Any]] = {}
         self.status: dict[str, str] = {}
@@ -279,7 +278,12 @@ class Board:
         while True:
             try:
                 async with aiomqtt.Client(
-                    "127.0.0.1", self.broker.port, identifier="board", clean_session=False
+                    "127.0.0.1",
+                    self.broker.port,
+                    identifier="board",
+                    clean_session=False,
+                    username=self.username,
+                    password=self.password,
                 ) as client:
                     for topic in ("events", "state", "status"):
                         await client.subscribe(f"companion/+/{topic}", qos=1)
