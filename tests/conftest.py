@@ -8,6 +8,7 @@
 * ``disk``: the SQLite connections the code opens during the test, taken at :func:`sqlite3.connect`, so a test
   can make SQLite's own "database or disk is full" happen or watch the statements the journal runs.
 * ``until`` and ``running``: the daemon on the test's event loop, and waiting there for what it does.
+* ``service``: ``companion run`` as a process of its own, as systemd or a person starts it.
 * ``broker``: Debian's mosquitto (``make test`` installs it) on a free loopback port, its config and its
   persistence in the test's temporary folder (never the system's service), stopped after the test; ``board``:
   the room's subscriber on it (``async with board.watching():``), as the club's would be.
@@ -308,3 +309,40 @@ class Board:
 @pytest.fixture
 def board(broker: Broker) -> Board:
     return Board(broker)
+
+
+COMPANION = Path(sys.executable).parent / "companion"  # the installed command, as the README and the unit run it
+
+
+@pytest.fixture
+def service() -> Iterator[Callable[..., subprocess.Popen[str]]]:
+    """``service(config, *args, env={...}, cwd=..., stdout=..., stderr=...)``: ``companion run --config CONFIG ARGS``
+    started with the test's environment and ``env`` on top (None takes a variable out); its output comes as
+    text, stderr in stdout unless told otherwise. One still running after the test is stopped with SIGKILL."""
+    started: list[subprocess.Popen[str]] = []
+
+    def start(
+        config: Path,
+        *args: str | Path,
+        env: dict[str, str | None] | None = None,
+        cwd: Path | None = None,
+        stdout: int = subprocess.PIPE,
+        stderr: int = subprocess.STDOUT,
+    ) -> subprocess.Popen[str]:
+        environment = {**os.environ, **(env or {})}
+        process = subprocess.Popen(
+            [COMPANION, "run", "--config", str(config), *map(str, args)],
+            cwd=cwd,
+            env={name: value for name, value in environment.items() if value is not None},
+            stdout=stdout,
+            stderr=stderr,
+            text=True,
+        )
+        started.append(process)
+        return process
+
+    yield start
+    for process in started:
+        if process.poll() is None:
+            process.kill()
+        process.communicate()

@@ -5,10 +5,8 @@ draws on a fake I2C bus."""
 from __future__ import annotations
 
 import asyncio
-import os
 import signal
 import subprocess
-import sys
 from collections.abc import Awaitable, Callable
 from contextlib import AbstractAsyncContextManager
 from pathlib import Path
@@ -29,6 +27,8 @@ from companion.view import MessageKind, StatusLight
 PINS = load_pinmap()
 Running = Callable[[Daemon], AbstractAsyncContextManager[Daemon]]
 Until = Callable[..., Awaitable[None]]
+Service = Callable[..., subprocess.Popen[str]]
+MOCK_PINS: dict[str, str | None] = {"GPIOZERO_PIN_FACTORY": "mock"}
 
 
 def config_text(tmp_path: Path, extra: str = "") -> str:
@@ -193,47 +193,40 @@ def test_a_reader_that_stops_answering_is_said_and_comes_back(
     asyncio.run(play())
 
 
-def run_service(tmp_path: Path, text: str) -> subprocess.Popen[str]:
+def config_file(tmp_path: Path, text: str) -> Path:
     path = tmp_path / "config.toml"
     path.write_text(text)
-    env = {**os.environ, "GPIOZERO_PIN_FACTORY": "mock"}
-    return subprocess.Popen(
-        [sys.executable, "-m", "companion", "run", "--config", str(path)],
-        env=env,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.STDOUT,
-        text=True,
-    )
+    return path
 
 
-def test_sigterm_stops_the_service_cleanly(tmp_path: Path) -> None:
-    service = run_service(tmp_path, config_text(tmp_path))
-    assert service.stdout is not None
-    for line in service.stdout:
+def test_sigterm_stops_the_service_cleanly(tmp_path: Path, service: Service) -> None:
+    process = service(config_file(tmp_path, config_text(tmp_path)), env=MOCK_PINS)
+    assert process.stdout is not None
+    for line in process.stdout:
         if "table ready" in line:
             break
-    service.send_signal(signal.SIGTERM)
-    out, _ = service.communicate(timeout=10)
-    assert service.returncode == 0, out
+    process.send_signal(signal.SIGTERM)
+    out, _ = process.communicate(timeout=10)
+    assert process.returncode == 0, out
     assert "stopped: Companion parado" in out
 
 
-def test_the_service_comes_up_on_a_journal_with_a_damaged_game(tmp_path: Path) -> None:
+def test_the_service_comes_up_on_a_journal_with_a_damaged_game(tmp_path: Path, service: Service) -> None:
     journal = Journal(tmp_path / "journal.db")
     game = journal.new_game({"game": "seises", "players": 4}, 0.0)
     journal.append(game, Entry("action", "play 1B", 1.0))  # illegal: a hand opens with a six
     journal.close()
-    service = run_service(tmp_path, config_text(tmp_path))
-    assert service.stdout is not None
+    process = service(config_file(tmp_path, config_text(tmp_path)), env=MOCK_PINS)
+    assert process.stdout is not None
     said = []
-    for line in service.stdout:
+    for line in process.stdout:
         said.append(line)
         if "table ready" in line:
             break
-    service.send_signal(signal.SIGTERM)
-    out, _ = service.communicate(timeout=10)
+    process.send_signal(signal.SIGTERM)
+    out, _ = process.communicate(timeout=10)
     out = "".join(said) + out
-    assert service.returncode == 0, out
+    assert process.returncode == 0, out
     assert "game 1 in" in out and "closed as damaged" in out
     games = Journal(tmp_path / "journal.db").games()
     assert [g.outcome["termination"] if g.outcome else None for g in games] == ["damaged", None]
@@ -253,12 +246,12 @@ def test_the_service_comes_up_on_a_journal_with_a_damaged_game(tmp_path: Path) -
     ],
 )
 def test_a_wrong_config_stops_the_service_at_start_with_the_key(
-    tmp_path: Path, change: tuple[str, str], said: str
+    tmp_path: Path, change: tuple[str, str], said: str, service: Service
 ) -> None:
     (tmp_path / "steps.txt").write_text("0.5 dance 6O\n")
     text = config_text(tmp_path).replace(*change).replace("STEPS", str(tmp_path / "steps.txt"))
-    service = run_service(tmp_path, text)
-    out, _ = service.communicate(timeout=20)
-    assert service.returncode == 2, out
+    process = service(config_file(tmp_path, text), env=MOCK_PINS)
+    out, _ = process.communicate(timeout=20)
+    assert process.returncode == 2, out
     assert "cannot start" in out and said.replace("STEPS", str(tmp_path / "steps.txt")) in out
     assert "Traceback" not in out

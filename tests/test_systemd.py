@@ -12,7 +12,10 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Callable
 from pathlib import Path
+
+Service = Callable[..., subprocess.Popen[str]]
 
 ROOT = Path(__file__).resolve().parents[1]
 COMPANION = Path(sys.executable).parent / "companion"
@@ -37,20 +40,15 @@ def test_log_lines_carry_journald_priorities_when_stderr_is_the_journal(tmp_path
         assert said == [f"<3>{error}" if journal else error]
 
 
-def test_the_service_notifies_systemd_from_its_event_loop(tmp_path: Path) -> None:
+def test_the_service_notifies_systemd_from_its_event_loop(tmp_path: Path, service: Service) -> None:
     folder = tempfile.mkdtemp(prefix="notify-", dir="/tmp")  # a unix socket's path is at most 107 bytes
     address = os.path.join(folder, "notify")
     with socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM) as sock:
         sock.bind(address)
         sock.settimeout(10)
-        env = {**os.environ, "NOTIFY_SOCKET": address, "WATCHDOG_USEC": "200000"}  # WATCHDOG=1 every 0.1 s
-        service = subprocess.Popen(
-            [COMPANION, "run", "--config", ROOT / "systemd/sim.toml"],
-            cwd=tmp_path,
-            env=env,
-            stdout=subprocess.DEVNULL,
-            stderr=subprocess.PIPE,
-            text=True,
+        env = {"NOTIFY_SOCKET": address, "WATCHDOG_USEC": "200000"}  # WATCHDOG=1 every 0.1 s
+        process = service(
+            ROOT / "systemd/sim.toml", cwd=tmp_path, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE
         )
         try:
             heard = [sock.recv(256).decode()]
@@ -61,9 +59,9 @@ def test_the_service_notifies_systemd_from_its_event_loop(tmp_path: Path) -> Non
             pings = heard.count("WATCHDOG=1")
             assert 5 <= pings <= 15, heard  # every 0.1 s for about a second
         finally:
-            service.send_signal(signal.SIGTERM)
-            _, err = service.communicate(timeout=15)
-        assert service.returncode == 0, err
+            process.send_signal(signal.SIGTERM)
+            _, err = process.communicate(timeout=15)
+        assert process.returncode == 0, err
         while True:
             message = sock.recv(256).decode()
             if message != "WATCHDOG=1":

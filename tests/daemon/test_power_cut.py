@@ -4,13 +4,12 @@ SQLite's integrity check passes every time."""
 
 from __future__ import annotations
 
-import os
 import random
 import signal
 import subprocess
-import sys
 import threading
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -19,6 +18,8 @@ from companion.config import GameConfig
 from companion.journal import Journal
 from companion.referee import Referee
 from companion.rules import Play, Seises
+
+Service = Callable[..., subprocess.Popen[str]]
 
 KILLS = 20
 SPACING_S = 0.05  # one card every 50 ms: laid, read, committed, lifted
@@ -41,31 +42,25 @@ def expected_after(plays: list[str]) -> dict[str, object]:
     return game.snapshot()
 
 
-def start(tmp_path: Path) -> tuple[subprocess.Popen[str], list[str], threading.Event]:
-    env = {**os.environ, "GPIOZERO_PIN_FACTORY": "mock"}
-    service = subprocess.Popen(
-        [sys.executable, "-m", "companion", "run", "--config", str(tmp_path / "config.toml")],
-        env=env,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.STDOUT,
-        text=True,
-    )
+def start(service: Service, config: Path) -> tuple[subprocess.Popen[str], list[str], threading.Event]:
+    """The service, its output lines as they come, and an event set once it says the table is ready."""
+    process = service(config, env={"GPIOZERO_PIN_FACTORY": "mock"})
     lines: list[str] = []
     ready = threading.Event()
 
     def read() -> None:
-        assert service.stdout is not None
-        for line in service.stdout:
+        assert process.stdout is not None
+        for line in process.stdout:
             lines.append(line)
             if "table ready" in line:
                 ready.set()
 
     threading.Thread(target=read, daemon=True).start()
-    return service, lines, ready
+    return process, lines, ready
 
 
 @pytest.mark.slow
-def test_sigkill_at_random_moments_loses_nothing_that_was_confirmed(tmp_path: Path) -> None:
+def test_sigkill_at_random_moments_loses_nothing_that_was_confirmed(tmp_path: Path, service: Service) -> None:
     plays = a_legal_hand(40 - 4 * 3, seed=7)  # every seat keeps three cards: the hand never ends
     (tmp_path / "config.toml").write_text(
         "[game]\nconfirm_turns = false\n"
@@ -86,15 +81,15 @@ def test_sigkill_at_random_moments_loses_nothing_that_was_confirmed(tmp_path: Pa
             )
         )
         full_run = 0.1 + len(left) * SPACING_S
-        service, lines, ready = start(tmp_path)
+        process, lines, ready = start(service, tmp_path / "config.toml")
         assert ready.wait(10), "".join(lines)
         if kill < KILLS:
             time.sleep(rng.uniform(0.0, full_run / 3))  # kills early in what is left, so many moments are hit
-            service.send_signal(signal.SIGKILL)
+            process.send_signal(signal.SIGKILL)
         else:
             time.sleep(full_run + 0.5)  # the last run plays the rest of the scenario
-            service.send_signal(signal.SIGTERM)
-        service.wait(10)
+            process.send_signal(signal.SIGTERM)
+        process.wait(10)
         time.sleep(0.05)
         confirmed = [line.split()[-1] for line in lines if ": action play " in line]
         journal = Journal(tmp_path / "journal.db")

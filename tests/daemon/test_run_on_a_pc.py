@@ -3,42 +3,35 @@ itself (no GPIOZERO_PIN_FACTORY), the screen drawn as PNG frames, stopped cleanl
 
 from __future__ import annotations
 
-import os
 import signal
 import subprocess
-import sys
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 from PIL import Image
 
+Service = Callable[..., subprocess.Popen[str]]
+
 ROOT = Path(__file__).resolve().parents[2]
-COMPANION = Path(sys.executable).parent / "companion"
 
 
-def test_the_service_runs_on_a_pc_and_draws_png_frames(tmp_path: Path) -> None:
-    env = {k: v for k, v in os.environ.items() if k != "GPIOZERO_PIN_FACTORY"}
-    service = subprocess.Popen(
-        [COMPANION, "run", "--config", ROOT / "systemd/sim.toml"],  # the README's command, run in tmp_path
-        cwd=tmp_path,
-        env=env,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.STDOUT,
-        text=True,
-    )
+def test_the_service_runs_on_a_pc_and_draws_png_frames(tmp_path: Path, service: Service) -> None:
+    # the README's command, run in tmp_path; the service chooses its pins itself
+    process = service(ROOT / "systemd/sim.toml", cwd=tmp_path, env={"GPIOZERO_PIN_FACTORY": None})
     screen = tmp_path / "companion-sim/screen"
     try:
         end = time.monotonic() + 20
         while not list(screen.glob("*.png")):
-            assert service.poll() is None, service.communicate()[0]
+            assert process.poll() is None, process.communicate()[0]
             assert time.monotonic() < end, "no frame written"
             time.sleep(0.1)
         time.sleep(1)  # it runs on for a moment: the table is refereeing, not stuck at start
-        assert service.poll() is None
+        assert process.poll() is None
     finally:
-        service.send_signal(signal.SIGTERM)
-        out, _ = service.communicate(timeout=15)
-    assert service.returncode == 0, out
+        process.send_signal(signal.SIGTERM)
+        out, _ = process.communicate(timeout=15)
+    assert process.returncode == 0, out
     assert "mock pins" in out and "stopped: Companion parado" in out
     assert "Traceback" not in out and "ERROR" not in out, out
     frames = sorted(screen.glob("*.png"))
@@ -49,24 +42,19 @@ def test_the_service_runs_on_a_pc_and_draws_png_frames(tmp_path: Path) -> None:
         assert last.tobytes() != first.tobytes(), "the last frame is the stopped screen"
 
 
-def test_frames_given_on_the_command_line(tmp_path: Path) -> None:
+def test_frames_given_on_the_command_line(tmp_path: Path, service: Service) -> None:
     config = tmp_path / "config.toml"
     config.write_text(
         f'[readers]\nbackend = "sim"\nregistry = "{tmp_path / "registry.toml"}"\n'
         f'[journal]\npath = "{tmp_path / "journal.db"}"\n'
     )
-    service = subprocess.Popen(
-        [COMPANION, "run", "--config", config, "--frames", tmp_path / "frames"],
-        stdout=subprocess.PIPE,
-        stderr=subprocess.STDOUT,
-        text=True,
-    )
+    process = service(config, "--frames", tmp_path / "frames")
     try:
         end = time.monotonic() + 20
         while not list((tmp_path / "frames").glob("*.png")):
-            assert service.poll() is None and time.monotonic() < end
+            assert process.poll() is None and time.monotonic() < end
             time.sleep(0.1)
     finally:
-        service.send_signal(signal.SIGTERM)
-        out, _ = service.communicate(timeout=15)
-    assert service.returncode == 0 and "PNG frames in" in out, out
+        process.send_signal(signal.SIGTERM)
+        out, _ = process.communicate(timeout=15)
+    assert process.returncode == 0 and "PNG frames in" in out, out
