@@ -14,12 +14,10 @@ import time
 from pathlib import Path
 from typing import Any
 
-from companion.config import ConfigError, GameConfig, load_config
-from companion.decks import DeckError
+from companion.config import ConfigError, load_config
 from companion.games import kinds
 from companion.journal import GameRecord, Journal, JournalError
-from companion.referee import Referee
-from companion.rules import SetupError
+from companion.referee.history import standing
 
 DEFAULT_CONFIG = Path("/etc/companion/config.toml")
 
@@ -170,17 +168,12 @@ def _line(game: GameRecord, journal: Journal) -> str:
 
 
 def _score(game: GameRecord, journal: Journal) -> str:
-    """The score and the winner, from the game's entries replayed through the engine as the table does on start."""
-    if game.damage:
-        return f"damaged: {game.damage}"
-    try:
-        referee = Referee(GameConfig.from_settings(game.settings), {})
-        referee.replay(journal.entries(game.id))
-    except (JournalError, SetupError, DeckError, ValueError, IndexError) as exc:
-        return f"damaged: {exc}"
-    score, winner = referee.kind.score(referee.game, game.outcome is not None)
-    if winner is not None:
-        return f"{score}  won by {winner}"
+    """The score and the winner, or why the game cannot be replayed."""
+    where = standing(game, journal)
+    if where.damage:
+        return f"damaged: {where.damage}"
+    if where.winner is not None:
+        return f"{where.score}  won by {where.winner}"
     if game.outcome is None:
-        return f"{score}  in play"
-    return f"{score}  {game.outcome.get('termination', 'ended')}"
+        return f"{where.score}  in play"
+    return f"{where.score}  {game.outcome.get('termination', 'ended')}"
