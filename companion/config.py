@@ -135,6 +135,7 @@ class Config:
     pinmap: str = ""  # empty: the pin map shipped with the package
     journal: Path = Path("/var/lib/companion/journal.db")
     mqtt: MqttConfig | None = None  # None: the table publishes nowhere
+    web: tuple[str, int] | None = None  # where the table's page is served (companion.web); None: not served
 
 
 def load_config(path: str | Path = DEFAULT_PATH) -> Config:
@@ -205,6 +206,7 @@ def _read_config(read: _Keys, source: str) -> Config:
         pinmap=read.text("pins.map", ""),
         journal=Path(read.path("journal.path", "/var/lib/companion/journal.db")),
         mqtt=_read_mqtt(read),
+        web=_listen(read, "web.listen"),
     )
 
 
@@ -258,6 +260,23 @@ def _read_mqtt(read: _Keys) -> MqttConfig | None:
         read.fail("mqtt.ca", "is for TLS: write the url as mqtts://host:8883")
     tls = parts.scheme == "mqtts"
     return MqttConfig(parts.hostname, port or (8883 if tls else 1883), table, tls, ca, username, password)
+
+
+def _listen(read: _Keys, key: str) -> tuple[str, int] | None:
+    """``HOST:PORT`` (``[::]:8080`` for IPv6), or None when the key is empty; port 0 takes any free port."""
+    text = read.text(key, "").strip()
+    if not text:
+        return None
+    host, _, port = text.rpartition(":")
+    host = host.removeprefix("[").removesuffix("]")
+    if not host or not port.isdigit() or int(port) > 65535 or any(c.isspace() or c in "[]/" for c in host):
+        read.fail(
+            key,
+            f'{text!r} is not an address: write HOST:PORT, such as "127.0.0.1:8080" (this machine only) or '
+            '"0.0.0.0:8080" (every network it is on), or "" for no page',
+        )
+        return None
+    return host, int(port)
 
 
 def _check_game(read: _Keys, game: GameConfig) -> None:

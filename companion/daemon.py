@@ -24,7 +24,7 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import luma.core.error
 from gpiozero.exc import GPIOZeroError
@@ -51,6 +51,9 @@ from companion.ui.presses import ENV as PRESSES
 from companion.ui.presses import PressPipe
 from companion.view import Output, TableView
 
+if TYPE_CHECKING:
+    from companion.web import WebServer
+
 __all__ = ["Daemon", "StartError"]
 
 log = logging.getLogger("companion")
@@ -75,6 +78,7 @@ class Daemon:
     screen: Screen | None = None
     stopped_view: TableView | None = None  # what the screen was left showing
     publisher: Publisher | None = None  # the club's broker's, with [mqtt]
+    web: WebServer | None = None  # the table's page, when the config serves it
     _stack: contextlib.ExitStack = field(default_factory=contextlib.ExitStack)
     _readers: Readers | None = None
 
@@ -154,6 +158,12 @@ class Daemon:
         table.outputs.append(lights)  # the LED first: it is what the player looks at
         if screen is not None:
             table.outputs.append(screen)
+        if config.web is not None:
+            from companion.web import WebServer
+
+            self.web = WebServer(table, config.web)
+            table.outputs.append(self.web)  # after the LEDs and the screen: it only notes the view for the loop
+            tasks.append(loop.create_task(self.web.serve(), name="web"))
 
         buttons = Buttons(
             pinmap.buttons,

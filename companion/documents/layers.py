@@ -68,8 +68,8 @@ LAYERS = (
     ),
     Layer(
         "daemon",
-        "the table put together: devices around the referee, the journal on disk, the service",
-        ("table.py", "daemon.py", "demo.py", "doctor/diagnose.py", "systemd.py", "club/"),
+        "the table put together: devices around the referee, the journal on disk, the service and its page",
+        ("table.py", "daemon.py", "demo.py", "doctor/diagnose.py", "systemd.py", "club/", "web/"),
     ),
     Layer(
         "commands",

@@ -19,9 +19,11 @@ in turn. A game added by a user or a test registers its kind the same way (see d
 from __future__ import annotations
 
 import importlib
+import inspect
 import random
 from abc import ABC, abstractmethod
 from collections.abc import Iterable, Mapping
+from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar, Protocol
 
 from companion.decks import Deck, load_deck
@@ -208,6 +210,12 @@ class GameKind(ABC):
     @abstractmethod
     def robots(self, game: Game, rng: random.Random) -> Robots:
         """Robot players for ``game``; all their randomness comes from ``rng``."""
+
+    def page_script(self) -> Path | None:
+        """The script that draws this game on the table's page (docs/WEB.md): the ``.js`` file beside the kind's
+        module, or None when it has none."""
+        script = Path(inspect.getfile(type(self))).with_suffix(".js")
+        return script if script.is_file() else None
 
     @abstractmethod
     def examples(self, language: Language) -> dict[str, TableView]:

@@ -1,0 +1,63 @@
+"""What the table's page is sent: the game's state as ``companion play --json`` prints it, and around it what the
+players see (whose turn, the pending play, the zones' lights, the last messages), with the texts and the deck's
+cards the page draws them with. Pure: the referee and a view in, a JSON-ready dict out.
+
+Every game is drawn by a script its kind supplies (:meth:`companion.games.GameKind.page_script`); this module
+names no game.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Iterable
+from typing import Any
+
+from companion.referee import Referee
+from companion.rules.transcript import state
+from companion.view import STRINGS, Message, TableView, tr
+
+__all__ = ["PAGE_STRINGS", "message_json", "table_json"]
+
+# The page's own few words (the rest come from the table's catalogue, companion.view.STRINGS): key -> (es, en)
+PAGE_STRINGS: dict[str, tuple[str, str]] = {
+    "messages": ("Mensajes", "Messages"),
+    "waiting": ("Esperando a la mesa…", "Waiting for the table…"),
+    "offline": ("Sin conexión con la mesa: reintentando", "Lost the table: trying again"),
+    "pending": ("Espera OK", "Awaiting OK"),
+    "over": ("Terminada", "Over"),
+    "score": ("Puntos", "Score"),
+    "cards_left": ("Cartas", "Cards"),
+    "seat": ("Jugador", "Player"),
+    "line": ("Línea", "Line"),
+    "leader": ("Gana", "Leads"),
+    "held": ("En mano", "In hand"),
+    "masters_won": ("Maestras ganadas", "Master cards won"),
+}
+
+
+def message_json(message: Message) -> dict[str, str]:
+    return {"kind": message.kind.value, "title": message.title, "todo": message.todo}
+
+
+def table_json(referee: Referee, view: TableView, messages: Iterable[Message]) -> dict[str, Any]:
+    """Everything the page shows; ``state`` is the object ``/api/state`` serves."""
+    kind, game, language = referee.kind, referee.game, view.language
+    pending = referee.pending
+    return {
+        "game": kind.name,
+        "title": kind.title(language),
+        "language": language,
+        "state": state(game),
+        "turn": kind.whose_turn(game, referee) if game.outcome() is None else None,
+        "seats": [referee.seat_name(seat) for seat in range(referee.config.players)],
+        "pending": None if pending is None else {"action": str(pending.action), "zone": pending.zone},
+        "zones": dict(referee.zones.roles),
+        "lights": {zone: light.value for zone, light in view.zone_lights.items()},
+        "status": view.status.value,
+        "message": None if view.message is None else message_json(view.message),
+        "messages": [message_json(message) for message in messages],
+        "menu": None if view.menu is None else {"title": view.menu.title, "items": list(view.menu.items)},
+        "texts": {key: tr(key, language) for key in STRINGS}
+        | {key: english if language == "en" else spanish for key, (spanish, english) in PAGE_STRINGS.items()},
+        "cards": {card.id: dataclasses.asdict(card) for card in game.deck},
+    }

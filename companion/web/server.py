@@ -1,0 +1,186 @@
+"""The web server of the table's page, in the daemon's asyncio loop (docs/WEB.md).
+
+It is an output of the table like the LEDs and the screen, and comes after them: :meth:`WebServer.show` only notes
+the new view and asks the loop to publish it once the table's event is handled, so a card's LED never waits for
+the page. Publishing builds the page's JSON once per change (several views in one turn of the loop make one) and
+hands it to each connected page; a page that is slow to read gets the newest state, never a queue of old ones.
+
+Routes: ``/`` the page, ``/static/...`` its script and style, ``/games/NAME.js`` the script that draws a game
+(its kind's), ``/api/state`` the game's state as ``companion play --json`` prints it, ``/api/table`` what the
+page draws, ``/api/history`` the journal's games, ``/api/events`` the page's state pushed as server-sent events.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import collections
+import contextlib
+import json
+import logging
+from pathlib import Path
+from typing import Any
+
+from aiohttp import web
+
+from companion.games import kinds
+from companion.journal import JournalError
+from companion.referee.history import standing
+from companion.rules.transcript import state
+from companion.table import Table
+from companion.view import Message, TableView
+from companion.web.page import table_json
+
+__all__ = ["MESSAGES_KEPT", "WebServer"]
+
+log = logging.getLogger(__name__)
+
+STATIC = Path(__file__).parent / "static"
+MESSAGES_KEPT = 6  # the last messages the page lists
+SHUTDOWN_S = 1.0  # how long stopping waits for requests in flight
+
+
+class WebServer:
+    """The page of ``table``, served on ``listen`` (host, port; port 0 takes a free one, then in :attr:`port`)."""
+
+    def __init__(self, table: Table, listen: tuple[str, int]) -> None:
+        self.table = table
+        self.listen = listen
+        self.port: int | None = None  # once listening
+        self._view: TableView | None = None
+        self._messages: collections.deque[Message] = collections.deque(maxlen=MESSAGES_KEPT)
+        self._published = ""  # the last JSON sent to the pages
+        self._scheduled = False
+        self._pages: set[asyncio.Queue[str | None]] = set()  # one a connected page; None tells it to end
+        self._runner: web.AppRunner | None = None
+        app = web.Application()
+        app.router.add_get("/", self._index)
+        app.router.add_static("/static/", STATIC)
+        app.router.add_get("/games/{name}.js", self._game_script)
+        app.router.add_get("/api/state", self._state)
+        app.router.add_get("/api/table", self._table)
+        app.router.add_get("/api/history", self._history)
+        app.router.add_get("/api/events", self._events)
+        app.on_shutdown.append(self._end_pages)
+        self.app = app
+
+    # ---- an output of the table -------------------------------------------------------------------------------
+
+    def show(self, view: TableView, now: float) -> None:
+        """Note ``view``; the pages get it once the loop is free (never before the LEDs and the screen)."""
+        self._view = view
+        if view.message is not None and (not self._messages or self._messages[-1] != view.message):
+            self._messages.append(view.message)
+        if not self._pages:
+            self._published = ""  # nobody has it: the next page gets the state as it is then
+        elif not self._scheduled:
+            self._scheduled = True
+            asyncio.get_running_loop().call_soon(self._publish)
+
+    def _publish(self) -> None:
+        self._scheduled = False
+        text = self._json()
+        if text == self._published:
+            return
+        self._published = text
+        for page in self._pages:
+            _replace(page, text)
+
+    def _json(self) -> str:
+        assert self._view is not None  # the daemon shows the table before it serves
+        return json.dumps(table_json(self.table.referee, self._view, self._messages), ensure_ascii=False)
+
+    # ---- serving ----------------------------------------------------------------------------------------------
+
+    async def serve(self) -> None:
+        """Serve until cancelled. An address that cannot be listened on is logged, and the table goes on."""
+        host, port = self.listen
+        self._runner = runner = web.AppRunner(self.app, access_log=None, shutdown_timeout=SHUTDOWN_S)
+        await runner.setup()
+        try:
+            try:
+                await web.TCPSite(runner, host, port).start()
+            except OSError as exc:
+                log.error(
+                    "web: cannot listen on %s:%d (%s): the table referees without its page; free the port or "
+                    "change web.listen",
+                    host,
+                    port,
+                    exc.strerror or exc,
+                )
+                return
+            self.port = runner.addresses[0][1]
+            log.info("web: the table's page is on http://%s:%d/", host, self.port)
+            await asyncio.Event().wait()
+        finally:
+            await runner.cleanup()
+
+    async def _end_pages(self, app: web.Application) -> None:
+        for page in self._pages:
+            _replace(page, None)
+
+    async def _index(self, request: web.Request) -> web.FileResponse:
+        return web.FileResponse(STATIC / "index.html")
+
+    async def _game_script(self, request: web.Request) -> web.FileResponse:
+        kind = kinds().get(request.match_info["name"])
+        script = kind.page_script() if kind is not None else None
+        if script is None:
+            raise web.HTTPNotFound(text=f"no game {request.match_info['name']!r} has a page script")
+        return web.FileResponse(script)
+
+    async def _state(self, request: web.Request) -> web.Response:
+        return web.json_response(state(self.table.referee.game), dumps=_dumps)
+
+    async def _table(self, request: web.Request) -> web.Response:
+        return web.Response(text=self._json(), content_type="application/json")
+
+    async def _history(self, request: web.Request) -> web.Response:
+        journal = self.table.journal
+        try:
+            games = journal.games()
+        except JournalError as exc:
+            raise web.HTTPServiceUnavailable(text=str(exc)) from None
+        listed: list[dict[str, Any]] = []
+        for game in games:
+            where = standing(game, journal)
+            listed.append(
+                {
+                    "id": game.id,
+                    "game": game.settings.get("game"),
+                    "wall": game.wall,
+                    "entries": game.entries,
+                    "score": where.score,
+                    "winner": where.winner,
+                    "outcome": game.outcome,
+                    "damage": where.damage,
+                }
+            )
+        return web.json_response(listed, dumps=_dumps)
+
+    async def _events(self, request: web.Request) -> web.StreamResponse:
+        """The page's state now, then each time it changes, as server-sent events (the browser reconnects)."""
+        response = web.StreamResponse(headers={"Content-Type": "text/event-stream", "Cache-Control": "no-cache"})
+        await response.prepare(request)
+        page: asyncio.Queue[str | None] = asyncio.Queue(maxsize=1)
+        self._pages.add(page)
+        try:
+            text: str | None = self._json()
+            while text is not None:
+                await response.write(f"data: {text}\n\n".encode())
+                text = await page.get()
+        except ConnectionResetError:
+            pass  # the page went away
+        finally:
+            self._pages.discard(page)
+        return response
+
+
+def _replace(page: asyncio.Queue[str | None], text: str | None) -> None:
+    """Put ``text`` in place of what the page has not read yet: it only needs the newest."""
+    with contextlib.suppress(asyncio.QueueEmpty):
+        page.get_nowait()
+    page.put_nowait(text)
+
+
+def _dumps(value: Any) -> str:
+    return json.dumps(value, ensure_ascii=False)
