@@ -23,9 +23,10 @@ lint: $(BIN)/.installed
 test: lint firmware-check debian
 	$(BIN)/pytest -q
 
-# The Debian packages the tests run, installed when missing (quiet when there): mosquitto, the club's broker
+# The Debian packages the tests run, installed when missing (quiet when there): mosquitto, the club's broker;
+# chromium, the browser of the page's tests
 debian:
-	@.ci/debian mosquitto
+	@.ci/debian mosquitto chromium
 
 bench: $(BIN)/.installed
 	$(BIN)/python -m bench
