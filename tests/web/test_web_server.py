@@ -67,13 +67,13 @@ async def serving(tmp_path: Path, extra: str = "") -> AsyncIterator[tuple[Daemon
         assert await task == 0
 
 
-def journal_with(tmp_path: Path, transcript: Path) -> str:
+def journal_with(tmp_path: Path, transcript: Path, language: str = "es") -> str:
     """A journal holding ``transcript``'s game, unfinished (the table resumes it); its settings from the header."""
     lines = transcript.read_text("utf-8").splitlines()
     words = lines[0].removeprefix("#").split()
     players = int(words[words.index("--players") + 1]) if "--players" in words else 4
     deck = words[words.index("--deck") + 1] if "--deck" in words else ""
-    config = GameConfig(name=words[0], players=players, deck=deck)
+    config = GameConfig(name=words[0], players=players, deck=deck, language=language)
     journal = Journal(tmp_path / "journal.db")
     game = journal.new_game(config.settings(), 0.0)
     for line in lines:
