@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import socket
 import subprocess
 import sys
 import time
@@ -212,22 +213,26 @@ def test_the_page_is_built_after_the_table_is_done_never_while_it_shows(tmp_path
 
 
 def test_a_busy_address_leaves_the_table_refereeing(tmp_path: Path, caplog: pytest.LogCaptureFixture) -> None:
-    async def twice() -> None:
-        async with serving(tmp_path) as (daemon, _url):
-            assert daemon.web is not None
-            port = daemon.web.port
-            other = Daemon(
-                parse_config(web_config(tmp_path / "2", "").replace("127.0.0.1:0", f"127.0.0.1:{port}"), "t"),
-                pin_factory=MockFactory(revision="c03111", pin_class=MockPWMPin),
-                display=make_device([], bus=FakeI2CBus()),
-            )
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        port = taken.getsockname()[1]
+        daemon = Daemon(
+            parse_config(web_config(tmp_path).replace("127.0.0.1:0", f"127.0.0.1:{port}"), "t"),
+            pin_factory=MockFactory(revision="c03111", pin_class=MockPWMPin),
+            display=make_device([], bus=FakeI2CBus()),
+        )
+
+        async def busy() -> None:
             stop = asyncio.Event()
-            task = asyncio.create_task(other.run(stop))
+            task = asyncio.create_task(daemon.run(stop))
             await until(lambda: "cannot listen" in caplog.text)
-            assert not task.done()
+            assert daemon._readers is not None and daemon.table is not None
+            daemon._readers.put("6O", "z1")  # type: ignore[attr-defined]
+            await until(lambda: daemon.table.referee.pending is not None)  # type: ignore[union-attr]
             stop.set()
             assert await task == 0
 
-    (tmp_path / "2").mkdir()
-    asyncio.run(twice())
-    assert "free the port or change web.listen" in caplog.text
+        asyncio.run(busy())
+    assert f"web: cannot listen on 127.0.0.1:{port}" in caplog.text
+    assert "the table referees without its page; free the port or change web.listen" in caplog.text
