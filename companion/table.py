@@ -38,6 +38,7 @@ class Table:
     _finished: bool = False  # the journal has the game's outcome
     _unsaved: dict[str, Any] | None = None  # a new game's settings, while the disk had no room for its row
     _held: list[Entry] = field(default_factory=list)  # that game's entries meanwhile
+    _outcomes: dict[int, dict[str, Any]] = field(default_factory=dict)  # games closed while the disk had no room
 
     def start(self, now: float) -> None:
         """Resume the last unfinished game from the journal, or start the configured one.
@@ -57,7 +58,7 @@ class Table:
                     "game %d in %s cannot be resumed: %s; it is closed as damaged", last.id, self.journal.path, exc
                 )
                 self.game_id = last.id
-                self._close({"termination": "damaged", "winner": None, "damage": str(exc)})
+                self._close({"termination": "damaged", "winner": None, "damage": str(exc)}, now)
                 self.referee.start(configured)
                 self.referee.handle(JournalNotice("damaged_game", last.id), now)
         self._open_game(configured.settings(), now)
@@ -103,13 +104,13 @@ class Table:
         for entry in entries:
             if entry.kind == "new_game":
                 if not self._finished:
-                    self._close({"termination": "replaced", "winner": None})  # a new game was chosen mid-game
+                    self._close({"termination": "replaced", "winner": None}, now)  # a new game was chosen mid-game
                 self._open_game(json.loads(entry.text), now)
             else:
                 self._append(entry, now)
         outcome = self.referee.game.outcome()
         if entries and outcome is not None and self.referee.kind.ends_at_outcome and not self._finished:
-            self._close({"termination": outcome.termination, "winner": outcome.winner})
+            self._close({"termination": outcome.termination, "winner": outcome.winner}, now)
 
     def _open_game(self, settings: dict[str, Any], now: float) -> None:
         """A new game: its row is written now, or with its first entry once the disk has room."""
@@ -118,14 +119,18 @@ class Table:
         self._saved(now)
 
     def _saved(self, now: float) -> bool:
-        if self._unsaved is None:
-            return True
+        """Whether what comes before the game's entries is on disk: the outcomes of the games closed while the disk
+        had no room, then the game's own row."""
         try:
-            self.game_id = self.journal.new_game(self._unsaved, now)
+            for game_id, outcome in list(self._outcomes.items()):
+                self.journal.finish(game_id, outcome)
+                del self._outcomes[game_id]
+            if self._unsaved is not None:
+                self.game_id = self.journal.new_game(self._unsaved, now)
+                self._unsaved = None
         except JournalError as exc:
             self._journal_failed(exc, now)
             return False
-        self._unsaved = None
         return True
 
     def _append(self, entry: Entry | None, now: float) -> bool:
@@ -149,14 +154,13 @@ class Table:
             self.referee.handle(JournalStatus(True), now)
         return True
 
-    def _close(self, outcome: dict[str, Any]) -> None:
+    def _close(self, outcome: dict[str, Any], now: float) -> None:
+        """The game's outcome, written now or, while the disk has no room, kept until it has (as its entries are)."""
         self._finished = True
         if self._unsaved is not None:
             return  # never written: nothing to close
-        try:
-            self.journal.finish(self.game_id, outcome)
-        except JournalError as exc:
-            log.error("%s", exc)
+        self._outcomes[self.game_id] = outcome
+        self._saved(now)
 
     def _journal_failed(self, exc: JournalError, now: float) -> None:
         if self.referee.journal_ok:  # said once; the retries that fail too are only debug

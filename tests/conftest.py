@@ -77,7 +77,7 @@ class Disk:
     own "database or disk is full" (``max_page_count``, with the free room in the last pages used up), and
     :meth:`free` gives room again. ``connections`` are the connections the code opened, oldest first."""
 
-    FILLER = -1  # the entries of no game: what takes up the free room
+    FILLER = -1  # the entries of no game, and the games started at no time: what takes up the free room
 
     def __init__(self) -> None:
         self.connections: list[sqlite3.Connection] = []
@@ -92,7 +92,7 @@ class Disk:
             pages = db.execute("PRAGMA page_count").fetchone()[0]
             db.execute(f"PRAGMA max_page_count = {pages}")
             seq = 0
-            for size in (4096, 512, 64, 8, 1):  # whatever a row of this size still fits in
+            for size in (4096, 512, 64, 8, 1):  # whatever a row of this size still fits in, in both tables
                 with contextlib.suppress(sqlite3.OperationalError):
                     while True:
                         seq += 1
@@ -100,11 +100,15 @@ class Disk:
                             "INSERT INTO entries (game, seq, t, kind, text) VALUES (?, ?, 0, 'action', ?)",
                             (self.FILLER, seq, "x" * size),
                         )
+                with contextlib.suppress(sqlite3.OperationalError):
+                    while True:  # the games' pages too: a game's outcome or a new game's row finds no room
+                        db.execute("INSERT INTO games (started, settings) VALUES (?, ?)", (self.FILLER, "x" * size))
             db.execute(f"PRAGMA max_page_count = {pages + room_pages}")
 
     def free(self) -> None:
         for db in self.open():
             db.execute("DELETE FROM entries WHERE game = ?", (self.FILLER,))
+            db.execute("DELETE FROM games WHERE started = ?", (self.FILLER,))
             db.execute("PRAGMA max_page_count = 1000000000")
 
 

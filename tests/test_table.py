@@ -8,7 +8,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from companion.config import GameConfig
-from companion.events import CardArrived, CardLeft
+from companion.events import Button, CardArrived, CardLeft, Press
 from companion.journal import Entry, Journal
 from companion.nfc.registry import Registry
 from companion.nfc.tracking import TableTracker
@@ -69,3 +69,31 @@ def test_a_new_game_closes_the_old_one_and_survives_a_full_disk_until_there_is_r
     assert [g.outcome for g in games] == [{"termination": "replaced", "winner": None}, None]
     assert [e.text for e in table.journal.entries(games[1].id)] == ["play 6O", "play 7O"]
     assert table.referee.view().status is StatusLight.READY
+
+
+def new_game_from_the_menu(table: Table, t: float) -> None:
+    """A long CONFIRM opens the menu; its fifth line starts a new game."""
+    table.press(Press(Button.CONFIRM, "long", t), t)
+    for _ in range(4):
+        table.press(Press(Button.PASS, "short", t), t)
+    table.press(Press(Button.CONFIRM, "short", t), t)
+
+
+def test_the_outcome_of_a_game_replaced_on_a_full_disk_is_written_once_there_is_room(
+    tmp_path: Path, disk: Disk
+) -> None:
+    table = table_at(tmp_path)
+    play(table, "6O", 1.0)
+    first = table.game_id
+    disk.fill()
+    new_game_from_the_menu(table, 2.0)
+    view = table.referee.view()
+    assert view.message is not None and view.message.kind is MessageKind.DISK_FULL, "the table says it"
+    assert table.journal.game(first).outcome is None  # type: ignore[union-attr]
+    disk.free()
+    table.retry_journal(3.0)
+    games = table.journal.games()
+    assert [g.outcome for g in games] == [{"termination": "replaced", "winner": None}, None]
+    assert table.game_id == games[1].id and table.referee.view().status is StatusLight.READY
+    table.retry_journal(4.0)
+    assert len(table.journal.games()) == 2, "written once"
