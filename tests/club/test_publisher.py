@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import socket
 from collections.abc import Awaitable, Callable
 from contextlib import AbstractAsyncContextManager
 from pathlib import Path
@@ -31,12 +32,13 @@ Running = Callable[[Daemon], AbstractAsyncContextManager[Daemon]]
 Until = Callable[..., Awaitable[None]]
 
 
-def table_config(tmp_path: Path, broker: Broker, table: str = "t1") -> str:
+def table_config(tmp_path: Path, broker: Broker | None, table: str = "t1") -> str:
+    """A simulated table's config publishing to ``broker`` (None: to the url written as URL, for the test to put)."""
     return (
         f'[readers]\nbackend = "sim"\nregistry = "{tmp_path / "registry.toml"}"\npoll_interval_ms = 5\n'
         f'[journal]\npath = "{tmp_path / "journal.db"}"\n'
         "[game]\nconfirm_turns = false\n"
-        f'[mqtt]\nurl = "{broker.url}"\ntable = "{table}"\n'
+        f'[mqtt]\nurl = "{broker.url if broker is not None else "URL"}"\ntable = "{table}"\n'
     )
 
 
@@ -242,3 +244,30 @@ def test_companion_demo_refuses_a_broker_address_or_a_table_name_it_cannot_use_b
     assert "companion demo: --table: 'mesa/3' cannot name the table" in capsys.readouterr().err
     assert main(["demo", "--table", "t1"]) == 2
     assert "companion demo: --table: needs --mqtt" in capsys.readouterr().err
+
+
+def test_the_table_plays_on_while_its_broker_takes_the_connection_and_never_answers(
+    tmp_path: Path, mock_factory: MockFactory, running: Running, until: Until, hand: SimBackend
+) -> None:
+    """A broker that is there but stuck (it accepts the connection, never acknowledges it): the publisher waits on
+    its own task, and the table's plays go to the journal and the LEDs meanwhile."""
+    stuck = socket.socket()
+    stuck.bind(("127.0.0.1", 0))
+    stuck.listen()
+    url = f"mqtt://127.0.0.1:{stuck.getsockname()[1]}"
+    text = table_config(tmp_path, None).replace("URL", url)
+    daemon = Daemon(parse_config(text, "t"), pin_factory=mock_factory, display=make_device([], bus=FakeI2CBus()))
+
+    async def play() -> None:
+        async with running(daemon):
+            assert daemon.publisher is not None
+            for card in ("6O", "7O", "5O"):
+                await lay(hand, until, daemon, card)
+            assert not daemon.publisher.connected  # still waiting for the broker's CONNACK
+            table = daemon.table
+            assert table is not None and table.journal.cursor(CURSOR) == Cursor()
+
+    try:
+        asyncio.run(play())
+    finally:
+        stuck.close()
