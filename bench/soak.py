@@ -372,7 +372,18 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m bench soak", description=__doc__.split("\n\n")[0])
     parser.add_argument("--minutes", type=float, default=1.0, help="how long to play (at least one game of each)")
     parser.add_argument("--seed", type=int, default=1, help="the same seed plays the same games and faults")
+    parser.add_argument(
+        "--service",
+        action="store_true",
+        help="against the real service: companion run SIGKILLed and restarted, its hub on a pty (soak_service.py)",
+    )
     args = parser.parse_args(argv)
+    if args.service:
+        from bench import soak_service
+
+        command = f"python -m bench soak --service --minutes {args.minutes:g} --seed {args.seed}"
+        print(f"## Chaos soak of the service ({command})")
+        return soak_service.main(args.minutes, args.seed)
     logging.getLogger("companion").addHandler(logging.NullHandler())  # the faults' log lines are expected
     print(f"## Chaos soak (python -m bench soak --minutes {args.minutes:g} --seed {args.seed})")
     _, _, violations = soak(args.minutes, args.seed)
