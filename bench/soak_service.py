@@ -5,20 +5,21 @@ moments and started again, its reader hub on a pty with garbage and unplugs on t
 journal). The hub is ``companion.hub.simulated.SimulatedHub``: the firmware in a process of its own, on simulated
 readers, at the far end of a pty under the config's ``hub_port`` (a symlink, as udev makes). Robot players lay and
 lift cards on the hub's zones from this process (``SimulatedHub.put``/``take``) and press CONFIRM, PASS and UNDO
-through the service's mock pins (``COMPANION_MOCK_PINS``, ``companion.pins.PinWire``). What this process sees of
-the service is what a person at the table sees or a technician reads: the zone LEDs (the hub's own state), the
-journal file (opened read-only) and the log.
+on the service's mock pins through its named pipe of presses (``GPIOZERO_PIN_FACTORY=mock``,
+``COMPANION_PRESSES``: ``companion/ui/presses.py``). What this process sees of the service is what a person at
+the table sees or a technician reads: the zone LEDs (the hub's own state), the journal file (opened read-only)
+and the log.
 
 Before each action a fault comes with a chance ``rate``, at a random moment of the action (before the card is
 laid, while it waits for CONFIRM, just after CONFIRM, after the commit, after the lift):
 
 - ``kill``: SIGKILL of the service, then a new one on the same files;
 - ``unplug``: the pty closed and its path gone, for a while, then a new pty under the same path;
-- ``garbage``: random bytes on the link from the hub (between two of its frames, as line noise is);
+- ``garbage``: random bytes on the link, between two frames: from the hub (as line noise is), or to it;
 - ``unknown tag``: a tag no card is bound to, laid and lifted; ``illegal``: a card that does not fit, laid and
   lifted; ``two cards``: another card laid with the one meant, then lifted; ``wrong zone`` (6º SET): the card laid
-  on another line's zone first; ``bounce``: CONFIRM bouncing before it settles; ``undo``: a long UNDO after the
-  commit, and the action made again.
+  on another line's zone first; ``undo``: a long UNDO after the action, and the action made again. (A bouncing
+  button is the in-process soak's: the pipe presses cleanly.)
 
 The promises checked (a broken one is a violation; the goal is 0): after every kill, every action the service had
 committed (logged, or seen in the journal) is in the journal, once, and the journal replays to the players' game;
@@ -47,35 +48,31 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from companion.config import GameConfig
-from companion.hardware import load_pinmap
 from companion.hub.protocol import COLOURS, MODES
 from companion.hub.session import LOG_EVERY_S
 from companion.hub.simulated import SimulatedHub
 from companion.journal import Entry, Journal, JournalError
 from companion.nfc.registry import Registry
-from companion.pins import MOCK_PINS, drive
 from companion.referee import Referee
 from companion.rules import Action, Game, Play, Seises, SextoSet
 from companion.rules.robots import SeisesTable, SextoSetTable
+from companion.ui.presses import ENV as PRESSES
 
-FAULTS = ("kill", "unplug", "garbage", "unknown tag", "illegal", "two cards", "wrong zone", "bounce", "undo")
-WEIGHTS = (4, 2, 3, 1, 1, 1, 1, 1, 1)  # the faults of the process and the link come most often
+FAULTS = ("kill", "unplug", "garbage", "unknown tag", "illegal", "two cards", "wrong zone", "undo")
+WEIGHTS = (4, 2, 3, 1, 1, 1, 1, 1)  # the faults of the process and the link come most often
 MOMENTS = ("before", "laid", "confirmed", "committed", "lifted")
-# When a fault strikes: a player tries a wrong card before the card meant, lays two together, bounces CONFIRM,
-# takes the action back once it is done; the process and the link fail at any moment of the action.
+# When a fault strikes: a player tries a wrong card before the card meant, lays two together, takes the action
+# back once it is done; the process and the link fail at any moment of the action.
 WHEN = {
     "unknown tag": "before",
     "illegal": "before",
     "wrong zone": "before",
     "two cards": "laying",
-    "bounce": "pressing",
     "undo": "lifted",
 }
 MASTERS = ("M1R", "M2R", "M3R", "M4R", "M1B", "M2B", "M3B", "M4B")
 WAIT_S = 20.0  # the longest a step may take on a busy machine before it is a violation
 START_S = 60.0  # ... and a start of the service or the hub
-PRESS_S = 0.15
-HOLD_S = 1.7  # a long press (the buttons' LONG_S is 1.5 s)
 GARBAGE_SAID_S = LOG_EVERY_S + 2.0  # link faults are logged at most every LOG_EVERY_S
 
 
@@ -98,15 +95,13 @@ class Service:
 
     def __init__(self, folder: Path) -> None:
         self.folder = folder
-        self.wire = folder / "pins.sock"
+        self.presses = folder / "presses"  # the named pipe the service reads its button presses from
         self.lines: list[tuple[float, str]] = []
         self.process: subprocess.Popen[str] | None = None
-        self.buttons = load_pinmap().buttons
 
     def start(self) -> int:
         """Start it; returns the index of its first log line."""
-        env = {k: v for k, v in os.environ.items() if k != "GPIOZERO_PIN_FACTORY"}
-        env[MOCK_PINS] = str(self.wire)
+        env = {**os.environ, "GPIOZERO_PIN_FACTORY": "mock", PRESSES: str(self.presses)}
         self.process = process = subprocess.Popen(
             [sys.executable, "-m", "companion", "run", "--config", str(self.folder / "config.toml")],
             env=env,
@@ -146,20 +141,16 @@ class Service:
         self.process.send_signal(signal.SIGTERM)
         return self.process.wait(30)
 
-    def press(self, button: str, hold: float = PRESS_S, bounces: int = 0) -> bool:
-        """Press ``button`` (a contact that bounces ``bounces`` times first); False if no service listened."""
-        gpio = self.buttons[button]
+    def press(self, button: str, long: bool = False) -> bool:
+        """Press ``button`` (the service holds it 0.1 s, or past the long press); False if no service listens."""
         try:
-            for _ in range(bounces):  # a contact bounces for a few milliseconds before it settles
-                drive(self.wire, gpio, "low")
-                time.sleep(0.002)
-                drive(self.wire, gpio, "high")
-                time.sleep(0.002)
-            drive(self.wire, gpio, "low")
-            time.sleep(hold)
-            drive(self.wire, gpio, "high")
-        except OSError:  # killed meanwhile: a press on a table that is off goes nowhere
+            pipe = os.open(self.presses, os.O_WRONLY | os.O_NONBLOCK)
+        except OSError:  # killed (or not started yet): a press on a table that is off goes nowhere
             return False
+        try:
+            os.write(pipe, f"{button}{' long' if long else ''}\n".encode())
+        finally:
+            os.close(pipe)
         return True
 
 
@@ -355,11 +346,7 @@ class ServiceSoak:
                     break
             elif not self.service.press("pass"):
                 continue
-            bounces = 0
-            if todo.pop("pressing", None) == "bounce":
-                self.counts["bounce"] += 1
-                bounces = self._chaos.randint(2, 5)
-            self.service.press("confirm", bounces=bounces)
+            self.service.press("confirm")
             self._fault_at("confirmed", todo, action, zone, hand)
             if self.counts["kill"] != kills and not self._committed():
                 continue  # the press, or the pending play, went with the service
@@ -390,7 +377,7 @@ class ServiceSoak:
         self.counts[fault] += 1
         before = self.rows
         if fault == "kill":
-            time.sleep(self._chaos.uniform(0.0, 0.05))
+            time.sleep(self._chaos.uniform(0.0, 0.25))  # a press takes the service 0.1 s: before, during, after
             self._kill()
         elif fault == "unplug":
             self._unplug()
@@ -494,7 +481,7 @@ class ServiceSoak:
             self.counts["undo"] -= 1  # it cannot be made again as it was: no undo this time
             return
         before = self.rows
-        self.service.press("undo", hold=HOLD_S)
+        self.service.press("undo", long=True)
         if not self._until(lambda: len(self._actions()) == before + 1):
             raise Violation("a long UNDO took nothing back")
         if self._actions()[-1].kind != "undo":
