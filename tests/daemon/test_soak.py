@@ -6,14 +6,31 @@ run; a violation names its seed and step and the command that plays the same cho
 
 from __future__ import annotations
 
+import importlib.util
+import random
 import re
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
+
+import pytest
+
+from companion.journal import Entry, Journal
 
 import pytest
 
 ROOT = Path(__file__).parents[2]
+
+
+def bench_module(name: str) -> Any:
+    """``bench/NAME.py`` (the benchmarks sit beside the package, not in it)."""
+    spec = importlib.util.spec_from_file_location(f"bench.{name}", ROOT / "bench" / f"{name}.py")
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = module  # dataclasses look their module up
+    spec.loader.exec_module(module)
+    return module
 
 
 def soak(*options: str) -> str:
@@ -58,3 +75,23 @@ def test_a_short_soak_of_the_service_kills_it_unplugs_its_hub_and_breaks_no_prom
     assert kills >= 3 and restarts == kills and unplugs >= 1 and garbage > 0, out
     faults = injected(out)
     assert len(faults) == 8 and all(n > 0 for n in faults.values()), faults
+
+
+def test_the_service_soak_sees_a_confirmed_action_lost_or_doubled(tmp_path: Path) -> None:
+    """The soak's own check can fail: the journal must replay to the players' game, no action short, none over."""
+    bench = bench_module("soak_service")
+    Violation = bench.Violation
+    soak = bench.ServiceSoak(seed=1, minutes=0)
+    soak.folder, soak.players = tmp_path, bench.Players("seises", random.Random(1))
+    journal = Journal(tmp_path / "journal.db")
+    game = journal.new_game(soak.players.config.settings(), 0.0)
+    action, _, _ = soak.players.choose()
+    soak.players.done(action)
+    with pytest.raises(Violation, match="after the play: the journal replays to another game than the players'"):
+        soak._check_journal("after the play")  # confirmed to the players, not on disk
+    journal.append(game, Entry("action", str(action), 1.0))
+    soak._check_journal("after the play")
+    journal.append(game, Entry("action", str(action), 2.0))
+    with pytest.raises(Violation, match="the journal does not replay"):  # the same card twice
+        soak._check_journal("after the play")
+    journal.close()
