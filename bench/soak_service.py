@@ -48,14 +48,14 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from companion.config import GameConfig
+from companion.games import Robots, find_kind
 from companion.hub.protocol import COLOURS, MODES
 from companion.hub.session import LOG_EVERY_S
 from companion.hub.simulated import SimulatedHub
 from companion.journal import Entry, Journal, JournalError
 from companion.nfc.registry import Registry
 from companion.referee import Referee
-from companion.rules import Action, Game, Play, Seises, SextoSet
-from companion.rules.robots import SeisesTable, SextoSetTable
+from companion.rules import Action, Game, Play
 from companion.ui.presses import ENV as PRESSES
 
 FAULTS = ("kill", "unplug", "garbage", "unknown tag", "illegal", "two cards", "wrong zone", "undo")
@@ -156,63 +156,43 @@ class Service:
 
 @dataclass
 class Players:
-    """Robot players of one game, and the game as they know it (what the table confirmed to them)."""
+    """Robot players of one game (the game kind's own), and the game as they know it: what the table confirmed."""
 
     name: str
     rng: random.Random
     config: GameConfig = field(init=False)
     zones: dict[str, str] = field(init=False)
     game: Game = field(init=False)
-    _robots: SeisesTable | SextoSetTable = field(init=False)
-    _hand: list[str] | None = None  # 6º SET: the hand the chosen card comes from
+    _robots: Robots = field(init=False)
+    _hand: list[str] | None = None  # the hand the chosen card comes from
     _undo: Callable[[], None] = field(default=lambda: None)  # the robots' side of taking the last action back
 
     def __post_init__(self) -> None:
-        if self.name == "seises":
-            self.config, self.zones = GameConfig(name="seises", players=4), {"z1": "table"}
-        else:
-            self.config = GameConfig(name="sexto-set")
-            self.zones = {f"z{i}": master for i, master in enumerate(MASTERS, start=1)}
+        self.config = GameConfig(name=self.name, players=4)
+        # 6º SET's zones head their master cards' lines from the start, as a config can say; Seises has one zone
+        self.zones = (
+            {f"z{i}": m for i, m in enumerate(MASTERS, start=1)} if self.name == "sexto-set" else {"z1": "table"}
+        )
         self.game = Referee(self.config, self.zones).game
-        if isinstance(self.game, Seises):
-            self._robots = SeisesTable(self.game, self.rng, renege=0.02)
-        else:
-            assert isinstance(self.game, SextoSet)
-            self._robots = SextoSetTable(self.game, self.rng)
+        self._robots = find_kind(self.name).robots(self.game, self.rng)
 
     def over(self) -> bool:
-        game = self.game
-        if isinstance(game, SextoSet):
-            return max(game.sets_won.values()) >= 2 or game.set_number > 5
-        return game.outcome() is not None
+        return self._robots.over()
 
     def choose(self) -> tuple[Action, str | None, list[str]]:
         """The next action, the zone its card goes on, and the cards in the hand it comes from."""
-        robots = self._robots
-        if isinstance(robots, SeisesTable):
-            action = robots.choose()
-            seat = robots.game.turn
-            assert seat is not None
-            return action, "z1" if isinstance(action, Play) else None, list(robots.hands[seat])
-        action, hand = robots.choose()
-        zone = next((z for z, m in self.zones.items() if m == action.line), None) if isinstance(action, Play) else None
-        self._hand = hand
-        return action, zone, list(hand or [])
+        action, self._hand = self._robots.choose()
+        zone = None
+        if isinstance(action, Play):
+            zone = next(z for z, head in self.zones.items() if head == action.line) if action.line else "z1"
+        return action, zone, list(self._hand or self._robots.hand())
 
     def done(self, action: Action) -> None:
         """The table committed ``action``."""
-        robots = self._robots
-        if isinstance(robots, SeisesTable):
-            seat = robots.game.turn
-            assert seat is not None
-            robots.game.push(action)
-            robots.played(seat, action)
-            self._undo = lambda: robots.unplayed(seat, action)
-        else:
-            hand = self._hand
-            robots.game.push(action)
-            drawn = robots.played(action, hand)
-            self._undo = lambda: robots.unplayed(action, hand, drawn)
+        hand = self._hand
+        self.game.push(action)
+        drawn = self._robots.played(action, hand)
+        self._undo = lambda: self._robots.unplayed(action, hand, drawn)
 
     def undone(self) -> None:
         """The table took the last action back."""
@@ -220,11 +200,8 @@ class Players:
         self._undo()
 
     def can_undo(self) -> bool:
-        """Whether the last action can be taken back and made again as it was (it ended no hand nor set)."""
-        robots = self._robots
-        if isinstance(robots, SextoSetTable):
-            return robots.game.result is None
-        return robots.game.turn is not None and robots._dealt_hand == robots.game.hand
+        """Whether the last action can be taken back and made again as it was (as the demo: it ended nothing)."""
+        return self.game.outcome() is None
 
     def free_card(self, meant: str, rng: random.Random) -> str | None:
         """A card of the deck not played yet (nor a master card), other than ``meant``."""
@@ -367,7 +344,7 @@ class ServiceSoak:
         if fault in ("two cards", "illegal"):
             return isinstance(action, Play)
         if fault == "wrong zone":
-            return isinstance(action, Play) and isinstance(self.players.game, SextoSet)
+            return isinstance(action, Play) and len(self.players.zones) > 1
         return True
 
     def _fault_at(self, now: str, todo: dict[str, str], action: Action, zone: str | None, hand: list[str]) -> None:
@@ -386,7 +363,7 @@ class ServiceSoak:
         elif fault == "unknown tag":
             self._bad_card(UNKNOWN_UID, zone or self._chaos.choice(list(self.players.zones)), ("amber", "blink"))
         elif fault == "illegal":
-            self._illegal(zone, hand)
+            self._illegal(action, zone, hand)
         elif fault == "wrong zone":
             assert isinstance(action, Play) and zone is not None
             elsewhere = self._chaos.choice([z for z in self.players.zones if z != zone])
@@ -467,10 +444,9 @@ class ServiceSoak:
         if look is not None and not self._until(lambda: self._led(zone) == ("off", "steady")):
             raise Violation(f"{uid.hex()} lifted off {zone}: the LED stays {self._led(zone)}")
 
-    def _illegal(self, zone: str | None, hand: list[str]) -> None:
-        assert zone is not None
-        game, line = self.players.game, self.players.zones[zone]
-        wrong = [c for c in hand if game.reason(Play(c, line) if isinstance(game, SextoSet) else Play(c)) is not None]
+    def _illegal(self, action: Action, zone: str | None, hand: list[str]) -> None:
+        assert isinstance(action, Play) and zone is not None
+        wrong = [c for c in hand if self.players.game.reason(Play(c, action.line)) is not None]
         if not wrong:
             return
         self._bad_card(self.uids[self._chaos.choice(wrong)], zone, ("red", "blink"))
