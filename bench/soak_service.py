@@ -311,7 +311,6 @@ class ServiceSoak:
         card = action.card if isinstance(action, Play) else None
         self._fault_at("before", todo, action, zone, hand)
         for _ in range(3):
-            kills = self.counts["kill"]
             if card is not None and zone is not None:
                 self._lay(card, zone, extra=todo.pop("laying", None) == "two cards")
                 self._fault_at("laid", todo, action, zone, hand)
@@ -323,10 +322,11 @@ class ServiceSoak:
                     break
             elif not self.service.press("pass"):
                 continue
+            kills = self.counts["kill"]
             self.service.press("confirm")
             self._fault_at("confirmed", todo, action, zone, hand)
             if self.counts["kill"] != kills and not self._committed():
-                continue  # the press, or the pending play, went with the service
+                continue  # killed after CONFIRM: the press, or the pending play, may have gone with the service
             if self._until(self._committed):
                 break
             if not self.service.alive():
