@@ -18,8 +18,6 @@ import pytest
 
 from companion.journal import Entry, Journal
 
-import pytest
-
 ROOT = Path(__file__).parents[2]
 
 
