@@ -263,19 +263,31 @@ def _read_mqtt(read: _Keys) -> MqttConfig | None:
 
 
 def _listen(read: _Keys, key: str) -> tuple[str, int] | None:
-    """``HOST:PORT`` (``[::]:8080`` for IPv6), or None when the key is empty; port 0 takes any free port."""
+    """The address of a ``listen`` key, or None when it is empty."""
     text = read.text(key, "").strip()
     if not text:
         return None
-    host, _, port = text.rpartition(":")
+    try:
+        return parse_listen(text)
+    except ValueError as exc:
+        read.fail(key, f'{exc}, or "" for no page')
+        return None
+
+
+def parse_listen(text: str) -> tuple[str, int]:
+    """``HOST:PORT`` (``[::]:8080`` for IPv6) as (host, port); port 0 takes any free port. ValueError says what to
+    write::
+
+        >>> parse_listen("[::]:8080")
+        ('::', 8080)
+    """
+    host, _, port = text.strip().rpartition(":")
     host = host.removeprefix("[").removesuffix("]")
     if not host or not port.isdigit() or int(port) > 65535 or any(c.isspace() or c in "[]/" for c in host):
-        read.fail(
-            key,
+        raise ValueError(
             f'{text!r} is not an address: write HOST:PORT, such as "127.0.0.1:8080" (this machine only) or '
-            '"0.0.0.0:8080" (every network it is on), or "" for no page',
+            '"0.0.0.0:8080" (every network it is on)'
         )
-        return None
     return host, int(port)
 
 

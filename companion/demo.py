@@ -17,8 +17,10 @@ registry and the journal live in a temporary folder that is removed at the end u
 
 from __future__ import annotations
 
+import asyncio
 import random
 import shutil
+import signal
 import tempfile
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -84,6 +86,8 @@ WORDS: dict[str, tuple[str, str]] = {
     "red": ("rojo intermitente", "blinking red"),
     "amber": ("ámbar intermitente", "blinking amber"),
     "standings": ("Clasificación", "Standings"),
+    "web": ("la mesa en el navegador: {url}", "the table in a browser: {url}"),
+    "hold": ("sigue en {url} hasta Ctrl-C", "still on {url} until Ctrl-C"),
     "summary": (
         "{game}: {actions} acciones confirmadas, {rows} filas en el diario, {noise} lecturas con ruido, {s} s de mesa",
         "{game}: {actions} actions confirmed, {rows} journal rows, {noise} noisy reads, {s} s of table time",
@@ -109,6 +113,10 @@ class Demo:
     verbose: bool = False  # every event, not only the story
     keep: bool = False  # keep the temporary folder (registry and journal) and say where it is
     screens: list[tuple[float, Image.Image]] | None = None  # when a list, each frame sent and its table time
+    web: tuple[str, int] | None = None  # serve the table's page there (companion.web), playing at the table's pace
+    speed: float = 1.0  # with web: how many times faster than the table's pace
+    hold: bool = False  # with web: keep serving after the game, until interrupted
+    _loop: asyncio.AbstractEventLoop | None = field(default=None, init=False)  # the page's, while served
 
     def say(self, key: str, **fields: object) -> str:
         spanish, english = WORDS[key]
@@ -168,6 +176,8 @@ class Demo:
         if self.keep or self.journal_path is not None:
             self.out(self.say("journal", path=self.journal.path))
         try:
+            if self.web is not None:
+                self._serve(self.web)
             self.table.start(self.now)
             self._play()
             self.out("")
@@ -177,7 +187,11 @@ class Demo:
                 self.out(frame_to_text(self.bus.last_image()))
             self.out(self._summary())
             self.out("")
+            if self.hold:
+                self._hold()
         finally:
+            if self._loop is not None:
+                self._stop_serving(self._loop)
             self.buttons.close()
             self.lights.close() if isinstance(self.lights, ZoneLights) else status.close()
             self.journal.close()
@@ -185,10 +199,53 @@ class Demo:
                 factory.close()
         return 0
 
+    # ---- the table's page ------------------------------------------------------------------------------------
+
+    def _serve(self, listen: tuple[str, int]) -> None:
+        """Serve the page from a loop of the demo's own, which runs while the table waits (:meth:`_wait`): the table
+        and the server never run at once, as in the daemon where both are on one loop."""
+        from companion.web import WebServer
+
+        self._loop = loop = asyncio.new_event_loop()
+        self.server = WebServer(self.table, listen)
+        self.table.outputs.append(self.server)
+        self._serving = loop.create_task(self.server.serve())
+        loop.run_until_complete(self._listening())
+        self.out(self.say("web", url=self._url()))
+
+    async def _listening(self) -> None:
+        while self.server.port is None:
+            if self._serving.done():  # the server said why in the log
+                host, port = self.server.listen
+                raise OSError(f"--web: cannot listen on {host}:{port}; give a free address")
+            await asyncio.sleep(0.01)
+
+    def _url(self) -> str:
+        host = self.server.listen[0]
+        return f"http://{'127.0.0.1' if host in ('0.0.0.0', '::') else host}:{self.server.port}/"
+
+    def _hold(self) -> None:
+        """Keep serving the finished game until SIGINT or SIGTERM."""
+        if self._loop is None:
+            return
+        stop = asyncio.Event()
+        for signum in (signal.SIGINT, signal.SIGTERM):
+            self._loop.add_signal_handler(signum, stop.set)
+        self.out(self.say("hold", url=self._url()))
+        self._loop.run_until_complete(stop.wait())
+
+    def _stop_serving(self, loop: asyncio.AbstractEventLoop) -> None:
+        self._serving.cancel()
+        loop.run_until_complete(asyncio.gather(self._serving, return_exceptions=True))
+        loop.close()
+
     # ---- the players' hands and fingers ---------------------------------------------------------------------
 
     def _wait(self, seconds: float) -> None:
-        """Let ``seconds`` of table time pass, polling the readers and ticking the buttons as the daemon does."""
+        """Let ``seconds`` of table time pass, polling the readers and ticking the buttons as the daemon does; with
+        the page served, as much real time passes (divided by ``speed``) while it serves."""
+        if self._loop is not None:
+            self._loop.run_until_complete(asyncio.sleep(seconds / self.speed))
         end = self.now + seconds
         while self.now < end:
             self.now = round(self.now + POLL_S, 6)

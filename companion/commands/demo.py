@@ -13,7 +13,7 @@ import aiomqtt
 from PIL import Image
 
 from companion.club.publisher import publish_journal
-from companion.config import ConfigError, MqttConfig, read_mqtt
+from companion.config import ConfigError, MqttConfig, parse_listen, read_mqtt
 from companion.demo import Demo, save_gif
 from companion.games import kinds
 from companion.journal import Journal
@@ -40,6 +40,13 @@ def register(subparsers: Any) -> None:
     parser.add_argument("--verbose", action="store_true", help="print every card laid, press, LED change and message")
     parser.add_argument("--gif", type=Path, help="also write the screens as an animated GIF to this file")
     parser.add_argument(
+        "--web",
+        metavar="HOST:PORT",
+        help="serve the table's page there while the game is played, at the table's pace (docs/WEB.md)",
+    )
+    parser.add_argument("--speed", type=float, default=1.0, help="with --web: play this many times faster")
+    parser.add_argument("--hold", action="store_true", help="with --web: keep serving after the game, until Ctrl-C")
+    parser.add_argument(
         "--mqtt", metavar="URL", help="publish the games to this MQTT broker as a table does (docs/CLUB.md)"
     )
     parser.add_argument("--table", help="the table's name on the broker, with --mqtt")
@@ -48,6 +55,17 @@ def register(subparsers: Any) -> None:
 
 def run(args: argparse.Namespace) -> int:
     games = list(kinds()) if args.game == "all" else [args.game]
+    try:
+        args.listen = parse_listen(args.web) if args.web is not None else None
+    except ValueError as exc:
+        print(f"companion demo: --web: {exc}", file=sys.stderr)
+        return 2
+    if args.web is None and (args.hold or args.speed != 1.0):
+        print("companion demo: --hold and --speed go with --web HOST:PORT", file=sys.stderr)
+        return 2
+    if args.speed <= 0:
+        print(f"companion demo: --speed {args.speed:g}: give a number above 0 (2 plays twice as fast)", file=sys.stderr)
+        return 2
     mqtt = None
     if args.mqtt is not None or args.table is not None:
         try:
@@ -75,7 +93,7 @@ def _run(args: argparse.Namespace, games: list[str], mqtt: MqttConfig | None) ->
         )
         return 2
     screens: list[tuple[float, Image.Image]] | None = [] if args.gif is not None else None
-    for game in games:
+    for number, game in enumerate(games, start=1):
         demo = Demo(
             game=game,
             seed=args.seed,
@@ -85,6 +103,9 @@ def _run(args: argparse.Namespace, games: list[str], mqtt: MqttConfig | None) ->
             verbose=args.verbose,
             keep=args.keep,
             screens=screens,
+            web=args.listen,
+            speed=args.speed,
+            hold=args.hold and number == len(games),  # after the last game
         )
         try:
             status = demo.run()

@@ -52,6 +52,7 @@ class WebServer:
         self._scheduled = False
         self._pages: set[asyncio.Queue[str | None]] = set()  # one a connected page; None tells it to end
         self._runner: web.AppRunner | None = None
+        self._loop: asyncio.AbstractEventLoop | None = None  # the loop it serves on, once serving
         app = web.Application()
         app.router.add_get("/", self._index)
         app.router.add_static("/static/", STATIC)
@@ -70,11 +71,11 @@ class WebServer:
         self._view = view
         if view.message is not None and (not self._messages or self._messages[-1] != view.message):
             self._messages.append(view.message)
-        if not self._pages:
+        if not self._pages or self._loop is None:
             self._published = ""  # nobody has it: the next page gets the state as it is then
         elif not self._scheduled:
             self._scheduled = True
-            asyncio.get_running_loop().call_soon(self._publish)
+            self._loop.call_soon(self._publish)  # the demo shows between turns of its loop, not in one
 
     def _publish(self) -> None:
         self._scheduled = False
@@ -94,6 +95,7 @@ class WebServer:
     async def serve(self) -> None:
         """Serve until cancelled. An address that cannot be listened on is logged, and the table goes on."""
         host, port = self.listen
+        self._loop = asyncio.get_running_loop()
         self._runner = runner = web.AppRunner(self.app, access_log=None, shutdown_timeout=SHUTDOWN_S)
         await runner.setup()
         try:

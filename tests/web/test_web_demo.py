@@ -1,0 +1,100 @@
+"""``companion demo --web HOST:PORT``: the demo's game served live while the robots play it, and with ``--hold``
+after it ends, until interrupted."""
+
+from __future__ import annotations
+
+import json
+import signal
+import socket
+import subprocess
+import sys
+import time
+import urllib.error
+import urllib.request
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+DEMO = [sys.executable, "-m", "companion", "demo", "--game", "seises"]
+
+
+def free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return int(probe.getsockname()[1])
+
+
+def get(url: str) -> Any:
+    with urllib.request.urlopen(url, timeout=5) as response:
+        return json.load(response)
+
+
+def test_the_demo_serves_its_game_while_it_is_played_and_holds_it_until_interrupted(tmp_path: Path) -> None:
+    port = free_port()
+    demo = subprocess.Popen(
+        [*DEMO, "--lang", "en", "--web", f"127.0.0.1:{port}", "--speed", "100", "--hold"],
+        cwd=tmp_path,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+    )
+    seen: list[int] = []  # the plays laid, each time the page was asked
+    try:
+        end = time.monotonic() + 120
+        while True:
+            assert demo.poll() is None, demo.communicate()[0]
+            assert time.monotonic() < end, "the demo's game did not end"
+            try:
+                table = get(f"http://127.0.0.1:{port}/api/table")
+            except (urllib.error.URLError, ConnectionError):
+                time.sleep(0.05)  # not listening yet
+                continue
+            seen.append(sum(table["state"]["hand_sizes"]))
+            if table["state"]["winner"] is not None:
+                break
+            time.sleep(0.05)
+        time.sleep(0.5)
+        assert demo.poll() is None, "--hold keeps serving after the game"
+        assert get(f"http://127.0.0.1:{port}/api/state")["winner"] is not None
+        demo.send_signal(signal.SIGINT)
+        out, _ = demo.communicate(timeout=20)
+    finally:
+        if demo.poll() is None:
+            demo.kill()
+            demo.communicate()
+    assert demo.returncode == 0, out
+    assert len(set(seen)) > 3, "the page followed the game as it was played"
+    assert f"the table in a browser: http://127.0.0.1:{port}/" in out
+    assert f"still on http://127.0.0.1:{port}/ until Ctrl-C" in out
+    assert "Traceback" not in out
+
+
+@pytest.mark.parametrize(
+    ("arguments", "said"),
+    [
+        (["--web", "8080"], "companion demo: --web: '8080' is not an address: write HOST:PORT"),
+        (["--hold"], "companion demo: --hold and --speed go with --web HOST:PORT"),
+        (["--web", "127.0.0.1:0", "--speed", "0"], "companion demo: --speed 0: give a number above 0"),
+    ],
+)
+def test_wrong_web_arguments_are_said(arguments: list[str], said: str) -> None:
+    done = subprocess.run(
+        [sys.executable, "-m", "companion", "demo", "--game", "seises", *arguments], capture_output=True, text=True
+    )
+    assert done.returncode == 2 and done.stderr.startswith(said), done.stderr
+
+
+def test_a_busy_address_is_said(tmp_path: Path) -> None:
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        port = taken.getsockname()[1]
+        done = subprocess.run(
+            [sys.executable, "-m", "companion", "demo", "--game", "seises", "--web", f"127.0.0.1:{port}"],
+            capture_output=True,
+            text=True,
+            cwd=tmp_path,
+        )
+    assert done.returncode == 1
+    assert f"companion demo: --web: cannot listen on 127.0.0.1:{port}; give a free address" in done.stderr
