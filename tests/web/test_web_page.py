@@ -10,11 +10,11 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import Browser
 from test_web_server import GAMES, journal_with, serving, until
 
 import companion.sim as sim
 from companion.decks import Card, load_deck
+from companion.documents.browser import Browser
 from companion.rules.transcript import state
 from companion.web.page import PAGE_STRINGS
 

@@ -1,0 +1,106 @@
+"""``python -m companion.documents.pages``: screenshots of the table's page in docs/web/, one a game and language.
+
+Each is a game the robots played part of (a fixed seed), resumed from its journal by the daemon (simulated
+readers, mock pins), served on a free port and photographed by headless Chromium (:mod:`.browser`) at a phone's
+width. Needs Debian's chromium (``.ci/chromium``)."""
+
+from __future__ import annotations
+
+import asyncio
+import random
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+from gpiozero.pins.mock import MockFactory, MockPWMPin
+
+from companion.config import GameConfig, parse_config
+from companion.daemon import Daemon
+from companion.decks import load_deck
+from companion.documents.browser import Browser, BrowserError, chromium
+from companion.documents.layers import DOCS_DIR
+from companion.games import find_kind, kinds
+from companion.journal import Entry, Journal
+from companion.ui.display import FakeI2CBus, make_device
+from companion.view import LANGUAGES
+
+__all__ = ["PHONE_WIDTH", "robot_actions", "write_pages"]
+
+PHONE_WIDTH = 420  # CSS pixels: the page as a player's phone shows it
+SEED = 14
+ACTIONS = 24  # how far the robots play: a board with something on every part of it
+
+
+def robot_actions(game_name: str, count: int, seed: int = SEED) -> list[str]:
+    """The first ``count`` actions robots take in a new game (4 players, the game's own deck)."""
+    kind = find_kind(game_name)
+    game = kind.new_game(4, load_deck(kind.default_deck), {})
+    robots = kind.robots(game, random.Random(seed))
+    actions: list[str] = []
+    while len(actions) < count and game.outcome() is None:
+        action, hand = robots.choose()
+        game.push(action)
+        robots.played(action, hand)
+        actions.append(str(action))
+    return actions
+
+
+async def shoot(browser: Browser, game_name: str, language: str, workdir: Path) -> bytes:
+    """The page of a robot game of ``game_name`` half-played, in ``language``, as PNG."""
+    settings = GameConfig(name=game_name, language=language).settings()
+    journal = Journal(workdir / "journal.db")
+    game_id = journal.new_game(settings, 0.0)
+    for text in robot_actions(game_name, ACTIONS):
+        journal.append(game_id, Entry("action", text, 1.0))
+    journal.close()
+    config = parse_config(
+        # the game, its language and its seats come from the journal; the config's game gives only the zones
+        f'[readers]\nbackend = "sim"\nregistry = "{workdir / "registry.toml"}"\n'
+        f'[journal]\npath = "{workdir / "journal.db"}"\n[web]\nlisten = "127.0.0.1:0"\n',
+        "pages",
+    )
+    pins = MockFactory(revision="c03111", pin_class=MockPWMPin)
+    daemon = Daemon(config, pin_factory=pins, display=make_device([], bus=FakeI2CBus()))
+    stop = asyncio.Event()
+    task = asyncio.create_task(daemon.run(stop))
+    try:
+        end = time.monotonic() + 10
+        while daemon.web is None or daemon.web.port is None:
+            if task.done() or time.monotonic() > end:
+                raise RuntimeError("the daemon did not serve its page")
+            await asyncio.sleep(0.01)
+        async with browser.page(f"http://127.0.0.1:{daemon.web.port}/") as page:
+            await page.until("!!document.querySelector('#game table')")
+            return await page.screenshot(PHONE_WIDTH)
+    finally:
+        stop.set()
+        await task
+
+
+def write_pages(folder: Path) -> list[Path]:
+    folder.mkdir(parents=True, exist_ok=True)
+    written = []
+    with chromium() as browser:
+        for game_name in kinds():
+            for language in LANGUAGES:
+                with tempfile.TemporaryDirectory(prefix="companion-pages-") as workdir:
+                    png = asyncio.run(shoot(browser, game_name, language, Path(workdir)))
+                path = folder / f"{language}-{game_name}.png"
+                path.write_bytes(png)
+                written.append(path)
+    return written
+
+
+def main() -> int:
+    try:
+        for path in write_pages(DOCS_DIR / "web"):
+            print(path)
+    except BrowserError as exc:
+        print(f"python -m companion.documents.pages: {exc}", file=sys.stderr)
+        return 1
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
