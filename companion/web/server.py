@@ -87,8 +87,8 @@ class WebServer:
             _replace(page, text)
 
     def _json(self) -> str:
-        assert self._view is not None  # the daemon shows the table before it serves
-        return json.dumps(table_json(self.table.referee, self._view, self._messages), ensure_ascii=False)
+        view = self._view or self.table.referee.view()  # a page may ask before the table first shows
+        return json.dumps(table_json(self.table.referee, view, self._messages), ensure_ascii=False)
 
     # ---- serving ----------------------------------------------------------------------------------------------
 
