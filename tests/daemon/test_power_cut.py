@@ -22,7 +22,8 @@ from companion.rules import Play, Seises
 Service = Callable[..., subprocess.Popen[str]]
 
 KILLS = 20
-SPACING_S = 0.05  # one card every 50 ms: laid, read, committed, lifted
+SPACING_S = 0.1  # one card every 100 ms: laid for 70 ms (read, committed), lifted
+LIES_S = 0.07  # long enough for a busy machine's poll thread to see it; a 30 ms card was missed under load
 
 
 def a_legal_hand(cards: int, seed: int) -> list[str]:
@@ -76,7 +77,7 @@ def test_sigkill_at_random_moments_loses_nothing_that_was_confirmed(tmp_path: Pa
         left = plays[previous:]
         (tmp_path / "scenario.txt").write_text(
             "\n".join(
-                f"{0.05 + i * SPACING_S:.3f} on {card} z1\n{0.08 + i * SPACING_S:.3f} off {card}"
+                f"{0.05 + i * SPACING_S:.3f} on {card} z1\n{0.05 + LIES_S + i * SPACING_S:.3f} off {card}"
                 for i, card in enumerate(left)
             )
         )
@@ -87,7 +88,9 @@ def test_sigkill_at_random_moments_loses_nothing_that_was_confirmed(tmp_path: Pa
             time.sleep(rng.uniform(0.0, full_run / 3))  # kills early in what is left, so many moments are hit
             process.send_signal(signal.SIGKILL)
         else:
-            time.sleep(full_run + 0.5)  # the last run plays the rest of the scenario
+            deadline = time.monotonic() + full_run + 20  # the last run plays the rest of the scenario
+            while left and time.monotonic() < deadline and not any(f"play {left[-1]}\n" in ln for ln in lines):
+                time.sleep(0.05)
             process.send_signal(signal.SIGTERM)
         process.wait(10)
         time.sleep(0.05)
