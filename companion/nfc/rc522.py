@@ -109,6 +109,9 @@ KNOWN_VERSIONS = (0x90, 0x91, 0x92, 0x88, 0xB2, 0x12)
 
 # RFCfgReg RxGain code by receiver gain in dB (section 9.3.3.6); codes 0 and 1 repeat 2 and 3.
 GAINS_DB = {18: 2, 23: 3, 33: 4, 38: 5, 43: 6, 48: 7}
+# With quick_confirm, every FULL_SCAN_EVERY-th scan of a lone tag selects it in full all the same: a twin sharing
+# its level-1 answer (laid beside it, or slid in as it left) is found within that many scans, never missed.
+FULL_SCAN_EVERY = 16  # a full selection costs a still card twice a quick one: 1 in 16 keeps a round in its goal
 
 # Waiting: each wait is one SPI transaction that reads CommIrqReg over and over for as long as the answer should
 # take (the bus clocks it: 2 us a read at 4 MHz), then ErrorReg, FIFOLevelReg, ControlReg and CollReg; a call
@@ -221,9 +224,10 @@ class RC522:
     long answer is not cut short); ``gain`` is the receiver gain in dB (see ``GAINS_DB``).
 
     ``quick_confirm``: a lone tag that gives the same cascade-level-1 answer as the lone tag of the previous scan
-    is taken for it without selecting it (a third of the time). Two NTAG213s share that answer when their first
-    three UID bytes match, but a swap cannot go unseen: lifting a card leaves the pad empty for many polls, and
-    an empty poll clears the memory. Enrollment, where a test can swap tags between two polls, turns it off.
+    is taken for it without selecting it (a third of the time), except every ``FULL_SCAN_EVERY``-th scan, which
+    selects it in full. Two NTAG213s of one roll share that answer when their first three UID bytes match: a twin
+    laid beside the tag, or slid in as it left, is found by the next full scan (a lift that leaves the pad empty
+    for a poll clears the memory at once). Enrollment, which binds what it reads, turns it off.
     """
 
     def __init__(
@@ -255,6 +259,7 @@ class RC522:
         # The UID of the previous scan when it found exactly one tag: a clean cascade-level-1 answer equal to
         # its first level confirms it without the rest of the selection.
         self._single: bytes | None = None
+        self._confirms = 0  # scans in a row that took the lone tag for the previous one by its level-1 answer
 
     # -- registers ------------------------------------------------------------------------------------------
 
@@ -605,7 +610,8 @@ class RC522:
         self._single = None
 
     def _inventory(self, on_select: "Callable[[bytes, int], None] | None") -> list[bytes]:
-        single = self._single if self.quick_confirm else None
+        single = self._single if self.quick_confirm and self._confirms < FULL_SCAN_EVERY - 1 else None
+        self._confirms = self._confirms + 1 if single is not None else 0
         if single is not None:
             cl1 = cascade_levels(single)[0]
             answer, collision = self.anticollision(1)

@@ -278,8 +278,30 @@ def test_a_swap_for_a_tag_with_the_same_first_level_is_seen_once_the_pad_was_emp
     assert reader.scan() == [twin.uid]
     sim.field(0, 0).remove(twin)
     sim.field(0, 0).add(first)
-    reader.quick_confirm = False  # an instant swap is seen only with full selection
+    reader.quick_confirm = False  # an instant swap is seen at once only with full selection
     assert reader.scan() == [NTAG]
+
+
+def test_a_twin_laid_beside_a_confirmed_tag_and_left_alone_after_it_is_lifted_is_seen_within_a_full_scan(
+    reader: RC522,
+) -> None:
+    """Two NTAG213s of one roll share their first three UID bytes, so their level-1 answers are the same bits: a
+    scan that only confirms the lone tag by that answer cannot tell them apart. Every FULL_SCAN_EVERY-th scan
+    selects every tag, so a twin laid on the pad is found, and after the first is lifted the twin is the one seen."""
+    first, twin = sim.Ntag213(NTAG), sim.Ntag213(NTAG[:3] + b"\x00\x00\x00\x01")
+    sim.field(0, 0).add(first)
+    for _ in range(rc522.FULL_SCAN_EVERY):
+        assert reader.scan() == [NTAG]
+    sim.field(0, 0).add(twin)
+    scans = [sorted(reader.scan()) for _ in range(rc522.FULL_SCAN_EVERY)]
+    assert sorted([NTAG, twin.uid]) in scans, "the twin is found within a full scan"
+    sim.field(0, 0).remove(twin)
+    for _ in range(rc522.FULL_SCAN_EVERY):
+        assert reader.scan() == [NTAG]
+    sim.field(0, 0).remove(first)
+    sim.field(0, 0).add(twin)  # slid in as the first left: the pad never empty
+    scans = [reader.scan() for _ in range(rc522.FULL_SCAN_EVERY)]
+    assert scans[-1] == [twin.uid], f"the lifted tag is not reported for the twin that lies there: {scans}"
 
 
 @pytest.mark.parametrize("how", ["power-on", "soft power-down"])
