@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import asyncio
 import collections
+import concurrent.futures
 import contextlib
 import json
 import logging
@@ -23,14 +24,14 @@ from typing import Any
 from aiohttp import web
 
 from companion.games import kinds
-from companion.journal import JournalError
+from companion.journal import Journal, JournalError
 from companion.referee.history import standing
 from companion.rules.transcript import state
 from companion.table import Table
 from companion.view import Message, TableView
 from companion.web.page import table_json
 
-__all__ = ["MESSAGES_KEPT", "WebServer"]
+__all__ = ["MESSAGES_KEPT", "WebServer", "history"]
 
 log = logging.getLogger(__name__)
 
@@ -53,6 +54,8 @@ class WebServer:
         self._pages: set[asyncio.Queue[str | None]] = set()  # one a connected page; None tells it to end
         self._runner: web.AppRunner | None = None
         self._loop: asyncio.AbstractEventLoop | None = None  # the loop it serves on, once serving
+        # /api/history's one thread: requests take turns, so phones asking at once never replay the journal at once
+        self._history_reader = concurrent.futures.ThreadPoolExecutor(1, thread_name_prefix="web-history")
         app = web.Application()
         app.router.add_get("/", self._index)
         app.router.add_static("/static/", STATIC)
@@ -115,6 +118,7 @@ class WebServer:
             await asyncio.Event().wait()
         finally:
             await runner.cleanup()
+            self._history_reader.shutdown(wait=False, cancel_futures=True)
 
     async def _end_pages(self, app: web.Application) -> None:
         for page in self._pages:
@@ -137,26 +141,13 @@ class WebServer:
         return web.Response(text=self._json(), content_type="application/json")
 
     async def _history(self, request: web.Request) -> web.Response:
-        journal = self.table.journal
+        """The journal's games, read and replayed in the history's own thread: never on the loop, which a card's
+        LED waits for (a long journal replays every game)."""
+        loop = asyncio.get_running_loop()
         try:
-            games = journal.games()
+            listed = await loop.run_in_executor(self._history_reader, history, self.table.journal.path)
         except JournalError as exc:
             raise web.HTTPServiceUnavailable(text=str(exc)) from None
-        listed: list[dict[str, Any]] = []
-        for game in games:
-            where = standing(game, journal)
-            listed.append(
-                {
-                    "id": game.id,
-                    "game": game.settings.get("game"),
-                    "wall": game.wall,
-                    "entries": game.entries,
-                    "score": where.score,
-                    "winner": where.winner,
-                    "outcome": game.outcome,
-                    "damage": where.damage,
-                }
-            )
         return web.json_response(listed, dumps=_dumps)
 
     async def _events(self, request: web.Request) -> web.StreamResponse:
@@ -175,6 +166,35 @@ class WebServer:
         finally:
             self._pages.discard(page)
         return response
+
+
+def history(path: Path) -> list[dict[str, Any]]:
+    """The games of the journal at ``path``, each with its score and winner (what ``companion history`` prints).
+
+    It opens the file read-only, a connection of its own: the table's connection stays the loop's alone, and
+    SQLite's WAL lets this one read while the table writes."""
+    if not path.is_file():
+        return []  # no game yet
+    journal = Journal.read_only(path)
+    try:
+        listed: list[dict[str, Any]] = []
+        for game in journal.games():
+            where = standing(game, journal)
+            listed.append(
+                {
+                    "id": game.id,
+                    "game": game.settings.get("game"),
+                    "wall": game.wall,
+                    "entries": game.entries,
+                    "score": where.score,
+                    "winner": where.winner,
+                    "outcome": game.outcome,
+                    "damage": where.damage,
+                }
+            )
+        return listed
+    finally:
+        journal.close()
 
 
 def _replace(page: asyncio.Queue[str | None], text: str | None) -> None:

@@ -23,6 +23,7 @@ import companion.web.server as server
 from companion.config import ConfigError, GameConfig, load_config, parse_config
 from companion.daemon import Daemon
 from companion.journal import Entry, Journal
+from companion.referee.history import standing
 from companion.rules.transcript import UNDO, parse_line
 from companion.ui.display import FakeI2CBus, make_device
 
@@ -152,6 +153,35 @@ def test_api_history_lists_the_journals_games_as_companion_history_does(tmp_path
     assert (game["id"], game["game"], game["damage"]) == (1, "seises", "")
     assert history[0].startswith("   1  ") and f"{game['entries']:5d} entries" in history[0]
     assert game["winner"] is not None and history[0].endswith(f"{game['score']}  won by {game['winner']}")
+
+
+def test_api_history_never_holds_the_loop_up(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A long journal takes its time to replay; the loop, which a card's LED waits for, goes on meanwhile."""
+    journal_with(tmp_path, GAMES / "seises-2-players.txt")
+    slow = 0.5  # seconds to replay each game: a journal of many long games
+
+    def replayed_slowly(*args, **kwargs):  # type: ignore[no-untyped-def]
+        time.sleep(slow)
+        return standing(*args, **kwargs)
+
+    monkeypatch.setattr(server, "standing", replayed_slowly)
+
+    async def ask() -> tuple[float, object]:
+        async with serving(tmp_path) as (_daemon, url), aiohttp.ClientSession() as session:
+            gaps: list[float] = []
+            asking = asyncio.ensure_future(session.get(f"{url}/api/history"))
+            last = time.monotonic()
+            while not asking.done():
+                await asyncio.sleep(0.005)
+                now = time.monotonic()
+                gaps.append(now - last)
+                last = now
+            async with asking.result() as response:
+                return max(gaps), await response.json()
+
+    longest, listed = asyncio.run(ask())
+    assert isinstance(listed, list) and [game["id"] for game in listed] == [1]
+    assert longest < slow / 2, f"the loop stood still for {longest:.3f} s while the history was read"
 
 
 def test_every_change_is_pushed_to_the_connected_pages(tmp_path: Path) -> None:
