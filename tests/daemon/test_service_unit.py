@@ -1,14 +1,27 @@
-"""The service unit verifies, is hardened to an exposure of 2.0 or less, and the installer is safe to run twice."""
+"""The service unit verifies, is hardened to an exposure of 2.0 or less, lets the page and the club's publisher
+reach the local network and nothing else, and the installer is safe to run twice."""
 
 from __future__ import annotations
 
+import asyncio
+import ipaddress
 import os
 import re
 import shutil
+import signal
+import socket
 import stat
 import subprocess
 import sys
+import time
+from collections.abc import Callable
 from pathlib import Path
+from typing import TYPE_CHECKING
+
+import aiohttp
+
+if TYPE_CHECKING:
+    from conftest import Board, Broker
 
 ROOT = Path(__file__).parents[2]
 UNIT = ROOT / "systemd" / "companion.service"
@@ -39,6 +52,124 @@ def test_the_unit_is_hardened_to_an_exposure_of_2_or_less(tmp_path: Path) -> Non
     match = re.search(r"Overall exposure level for companion.service: ([0-9.]+)", result.stdout)
     assert match, result.stdout + result.stderr
     assert float(match.group(1)) <= 2.0
+
+
+# systemd.resource-control(5), "IPAddressAllow=, IPAddressDeny=", table 1: the symbolic names a list may hold.
+IP_NAMES = {
+    "any": ("0.0.0.0/0", "::/0"),
+    "localhost": ("127.0.0.0/8", "::1/128"),
+    "link-local": ("169.254.0.0/16", "fe80::/64"),
+    "multicast": ("224.0.0.0/4", "ff00::/8"),
+}
+
+
+def unit_settings(text: str) -> dict[str, list[str]]:
+    """Each key of the unit with its values, in order: a key set on several lines has them all."""
+    found: dict[str, list[str]] = {}
+    for line in text.splitlines():
+        if "=" in line and not line.startswith(("#", "[")):
+            key, value = line.split("=", 1)
+            found.setdefault(key, []).append(value)
+    return found
+
+
+def networks(values: list[str]) -> list[ipaddress.IPv4Network | ipaddress.IPv6Network]:
+    """An IP address list as systemd reads it: entries combine, an empty assignment resets the list."""
+    listed: list[str] = []
+    for value in values:
+        listed = [*listed, *value.split()] if value else []
+    return [ipaddress.ip_network(net) for entry in listed for net in IP_NAMES.get(entry, (entry,))]
+
+
+def reachable(settings: dict[str, list[str]], address: str) -> bool:
+    """Whether the unit lets the service exchange packets with ``address``: an allowed address passes, then a
+    denied one is dropped, then anything passes (systemd.resource-control(5))."""
+    ip = ipaddress.ip_address(address)
+    if any(ip in net for net in networks(settings.get("IPAddressAllow", []))):
+        return True
+    return not any(ip in net for net in networks(settings.get("IPAddressDeny", [])))
+
+
+def test_the_unit_reaches_this_machine_and_the_local_networks_only() -> None:
+    settings = unit_settings(UNIT.read_text())
+    assert settings["IPAddressDeny"] == ["any"]
+    for local in ("127.0.0.1", "::1", "169.254.7.1", "fe80::1", "10.1.2.3", "172.20.0.5", "192.168.1.20", "fd12::1"):
+        assert reachable(settings, local), f"{local}: a phone or a broker on the room's network is cut off"
+    for far in ("8.8.8.8", "100.64.0.1", "172.32.0.1", "2001:db8::1", "224.0.0.251"):
+        assert not reachable(settings, far), f"{far}: beyond the local networks"
+
+
+SOCKETS_SEEN = """
+import os, sys
+
+_seen = open(os.environ["SOCKETS_SEEN"], "a", buffering=1)
+
+
+def _note(event, args):
+    if event == "socket.__new__":
+        _seen.write(f"family {int(args[1])}\\n")
+    elif event in ("socket.bind", "socket.connect") and isinstance(args[1], tuple):
+        _seen.write(f"{event} {args[1][0] or '0.0.0.0'}\\n")
+
+
+sys.addaudithook(_note)
+"""
+
+
+def test_the_unit_lets_the_page_and_the_club_publisher_open_their_sockets(
+    tmp_path: Path, service: Callable[..., subprocess.Popen[str]], broker: Broker, board: Board
+) -> None:
+    """The service serves its page (on IPv6 here) and publishes to the club's broker (IPv4), and every socket it
+    opens, and every address it binds or connects to, is one the unit allows: Python's audit events name them
+    (sitecustomize, imported at start-up, listens), as the sandbox would see them."""
+    site = tmp_path / "site"
+    site.mkdir()
+    (site / "sitecustomize.py").write_text(SOCKETS_SEEN)
+    seen = tmp_path / "sockets"
+    with socket.socket(socket.AF_INET6) as probe:
+        probe.bind(("::1", 0))
+        port = probe.getsockname()[1]
+    config = tmp_path / "config.toml"
+    config.write_text(
+        (ROOT / "systemd" / "sim.toml").read_text()
+        + f'\n[web]\nlisten = "[::1]:{port}"\n[mqtt]\nurl = "{broker.url}"\ntable = "mesa-1"\n'
+    )
+    process = service(config, cwd=tmp_path, env={"PYTHONPATH": str(site), "SOCKETS_SEEN": str(seen)})
+
+    async def served_and_published() -> None:
+        async with board.watching(), aiohttp.ClientSession() as session:
+            end = time.monotonic() + 30
+            while board.status.get("mesa-1") != "online" or not await answers(session, f"http://[::1]:{port}/"):
+                assert process.poll() is None, process.communicate()[0]
+                assert time.monotonic() < end, "the service neither served nor published"
+                await asyncio.sleep(0.05)
+
+    try:
+        asyncio.run(served_and_published())
+    finally:
+        process.send_signal(signal.SIGTERM)
+        out, _ = process.communicate(timeout=20)
+    assert process.returncode == 0, out
+    lines = seen.read_text().splitlines()
+    families = {socket.AddressFamily(int(line.split()[1])).name for line in lines if line.startswith("family ")}
+    bound = {line.split()[1] for line in lines if line.startswith("socket.bind ")}
+    connected = {line.split()[1] for line in lines if line.startswith("socket.connect ")}
+    assert {"AF_INET", "AF_INET6"} <= families and "::1" in bound and "127.0.0.1" in connected
+    settings = unit_settings(UNIT.read_text())
+    assert settings.get("PrivateNetwork", ["no"]) == ["no"], "a network of its own would hide the page"
+    assert families <= set(" ".join(settings["RestrictAddressFamilies"]).split())
+    # A socket bound to every address of the machine (paho binds its own end so) takes packets from where the
+    # list allows; each address bound to or connected to by name must be allowed.
+    named = (bound | connected) - {"0.0.0.0", "::"}
+    assert all(reachable(settings, address) for address in named), named
+
+
+async def answers(session: aiohttp.ClientSession, url: str) -> bool:
+    try:
+        async with session.get(url) as response:
+            return response.status == 200
+    except aiohttp.ClientConnectionError:
+        return False
 
 
 def test_the_unit_runs_as_its_own_user_with_the_device_groups_it_needs() -> None:
