@@ -31,6 +31,7 @@ from urllib.parse import urlsplit
 from companion.decks import BUILTIN_DECKS, DeckError, load_deck
 from companion.files import read_text
 from companion.games import DEFAULT_GAME, find_kind, kinds
+from companion.i18n import DEFAULT_LANGUAGE, languages
 from companion.readers.registry import DEFAULT as DEFAULT_READERS
 from companion.readers.registry import names, registered
 from companion.rules.base import SetupError
@@ -67,7 +68,7 @@ class GameConfig:
     players: int = 4
     deck: str = ""  # empty: the game's own deck (its kind's default_deck)
     options: Mapping[str, str] = field(default_factory=dict)
-    language: str = "es"
+    language: str = DEFAULT_LANGUAGE
     confirm_turns: bool = True
     seat_names: tuple[str, ...] = ()
 
@@ -83,7 +84,7 @@ class GameConfig:
             players=int(settings.get("players", 4)),
             deck=str(settings.get("deck", "")),
             options={str(k): str(v) for k, v in dict(settings.get("options") or {}).items()},
-            language=str(settings.get("language", "es")),
+            language=str(settings.get("language", DEFAULT_LANGUAGE)),
             confirm_turns=bool(settings.get("confirm_turns", True)),
             seat_names=tuple(str(name) for name in settings.get("seat_names") or ()),
         )
@@ -173,7 +174,7 @@ def _read_config(read: _Keys, source: str) -> Config:
         players=read.number("game.players", 4, low=2, high=8),
         deck=deck,
         options={k: str(v) for k, v in read.table("game.options").items()},
-        language=read.choice("game.language", "es", ("es", "en")),
+        language=read.choice("game.language", DEFAULT_LANGUAGE, languages()),  # those a catalogue speaks
         confirm_turns=read.flag("game.confirm_turns", True),
         seat_names=tuple(read.texts("game.seat_names")),
     )

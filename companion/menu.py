@@ -27,7 +27,8 @@ from typing import Literal
 from companion.decks import Deck, load_deck
 from companion.events import Button, Press
 from companion.games import DEFAULT_GAME, find_kind, kinds
-from companion.view import LANGUAGES, Language, MenuView, tr
+from companion.i18n import language_name, languages
+from companion.view import Language, MenuView, tr
 
 __all__ = ["Choice", "Menu", "Settings", "decks_for", "players_for"]
 
@@ -127,12 +128,14 @@ class Menu:
             return decks_for(self.settings.game)
         if key == "players":
             return players_for(self.settings.game, self.settings.deck)
-        return LANGUAGES
+        return languages()
 
     def _label(self, key: str, value: str | int, *, note: bool = True) -> str:
         """A value as listed; a player count below the rule sheet's ideal says so where there is room."""
         if key == "game":
             return find_kind(str(value)).title(self.settings.language)
+        if key == "language":
+            return language_name(str(value))  # each language in its own words, whatever the menu speaks
         if key != "players":
             return tr(str(value), self.settings.language)
         ideal = find_kind(self.settings.game).ideal_players
@@ -169,4 +172,4 @@ def _with(settings: Settings, key: str, value: str | int) -> Settings:
     if players not in players_for(game, deck):
         players = players_for(game, deck)[0]
     language = str(value) if key == "language" else settings.language
-    return replace(settings, game=game, deck=deck, players=players, language=language)  # type: ignore[arg-type]
+    return replace(settings, game=game, deck=deck, players=players, language=language)

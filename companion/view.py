@@ -16,10 +16,11 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from enum import StrEnum
-from typing import Literal, Protocol
+from typing import Protocol
+
+from companion.i18n import N_, translate
 
 __all__ = [
-    "LANGUAGES",
     "STRINGS",
     "Language",
     "MenuView",
@@ -33,7 +34,7 @@ __all__ = [
     "tr",
 ]
 
-Language = Literal["es", "en"]
+Language = str  # a language a catalogue speaks (companion.i18n.languages()): "es", "en"...
 
 
 class MessageKind(StrEnum):
@@ -123,44 +124,39 @@ class Output(Protocol):
 
 # ---- the few words the screens and the menu write themselves ------------------------------------------------
 # Everything else on the screen (seat names, message texts, game titles) comes already translated in the view.
-# Every string here is drawn by the screen tests in both languages, so one that is too long fails a test, not a game.
+# Every string here is drawn by the screen tests in every language, so one that is too long fails a test, not a game.
 
-LANGUAGES: tuple[Language, ...] = ("es", "en")
-
-# key -> (Spanish, English)
-STRINGS: dict[str, tuple[str, str]] = {
-    "pot": ("Bote", "Pot"),
-    "reserve": ("Reserva", "Reserve"),
-    "reserve_short": ("Res.", "Res."),
-    "owed": ("Debe", "Owed"),
-    "hand": ("Mano", "Hand"),  # the hand number: "Mano 3"
-    "turn": ("Turno", "Turn"),
-    "draw_pile": ("Mazo", "Pile"),
-    "masters": ("Maestras", "Masters"),
-    "masters_short": ("Maest.", "Mast."),
-    "leads_next": ("Sale", "Next"),  # the pair that leads the next set
-    "sets": ("Sets", "Sets"),
-    "winner": ("Gana", "Winner"),
-    "draw": ("Empate", "Draw"),
-    "menu": ("Menú", "Menu"),
-    "menu_hint": ("OK elige PASO baja", "OK pick PASS next"),
-    "game": ("Juego", "Game"),
-    "players": ("Jugadores", "Players"),
-    "deck": ("Baraja", "Deck"),
-    "language": ("Idioma", "Language"),
-    "new_game": ("Nueva partida", "New game"),
-    "close": ("Cerrar", "Close"),
-    "spanish-40": ("Española 40", "Spanish 40"),
-    "spanish-48": ("Española 48", "Spanish 48"),
-    "squadratik": ("Squadratik", "Squadratik"),
-    "es": ("Español", "Español"),
-    "en": ("English", "English"),
-    "no_game": ("Sin partida", "No game"),
-    "no_game_hint": ("Mantén OK: menú", "Hold OK: menu"),
+# key -> the text, an English msgid of the catalogues (companion.i18n)
+STRINGS: dict[str, str] = {
+    "pot": N_("Pot"),
+    "reserve": N_("Reserve"),
+    "reserve_short": N_("Res."),
+    "owed": N_("Owed"),
+    "hand": N_("Hand"),  # the hand number: "Mano 3"
+    "turn": N_("Turn"),
+    "draw_pile": N_("Pile"),
+    "masters": N_("Masters"),
+    "masters_short": N_("Mast."),
+    "leads_next": N_("Next"),  # the pair that leads the next set
+    "sets": N_("Sets"),
+    "winner": N_("Winner"),
+    "draw": N_("Draw"),
+    "menu": N_("Menu"),
+    "menu_hint": N_("OK pick PASS next"),
+    "game": N_("Game"),
+    "players": N_("Players"),
+    "deck": N_("Deck"),
+    "language": N_("Language"),
+    "new_game": N_("New game"),
+    "close": N_("Close"),
+    "spanish-40": N_("Spanish 40"),
+    "spanish-48": N_("Spanish 48"),
+    "squadratik": N_("Squadratik"),
+    "no_game": N_("No game"),
+    "no_game_hint": N_("Hold OK: menu"),
 }
 
 
 def tr(key: str, language: str) -> str:
-    """The string ``key`` in ``language`` ("es" or "en"; anything else falls back to Spanish)."""
-    spanish, english = STRINGS[key]
-    return english if language == "en" else spanish
+    """The string ``key`` in ``language`` (in English where its catalogue lacks it)."""
+    return translate(STRINGS[key], language)

@@ -13,6 +13,7 @@
   persistence in the test's temporary folder (never the system's service), stopped after the test; ``board``:
   the room's subscriber on it (``async with board.watching():``), as the club's would be.
 
+Every test runs in the C locale, with only the package's catalogues (``untranslated_environment``).
 Hypothesis runs without a deadline: a busy CI machine must not fail a property.
 """
 
@@ -46,6 +47,15 @@ from companion.pins import MOCK_REVISION
 
 settings.register_profile("default", deadline=None, suppress_health_check=[HealthCheck.too_slow], print_blob=True)
 settings.load_profile("default")
+
+
+@pytest.fixture(autouse=True)
+def untranslated_environment(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The command line speaks the environment's language: every test starts in the C locale (English), whatever
+    the locale of the machine that runs it, and with only the package's catalogues."""
+    for variable in ("LANGUAGE", "LC_ALL", "LC_MESSAGES", "COMPANION_LOCALES"):
+        monkeypatch.delenv(variable, raising=False)
+    monkeypatch.setenv("LANG", "C.UTF-8")
 
 
 @pytest.fixture(autouse=True)

@@ -5,8 +5,6 @@ from __future__ import annotations
 import json
 import random
 
-import pytest
-
 from companion.config import GameConfig
 from companion.events import CardArrived, CardLeft, Press, SameCardTwice, UnknownTag, UnknownTagLeft
 from companion.games.seises import SeisesView
@@ -417,12 +415,3 @@ def test_replaying_the_entries_rebuilds_the_same_game() -> None:
     again = seises()
     again.replay(entries)
     assert again.game.snapshot() == referee.game.snapshot()
-
-
-@pytest.mark.parametrize("game", [Seises, SextoSet])
-def test_every_referee_text_exists_in_both_languages(game: type) -> None:
-    from companion.referee import TEXT
-
-    assert all(spanish and english for spanish, english in TEXT.values())
-    assert game.name in ("seises", "sexto-set")
-    assert Play("6O") != Play("6O", "M1R")

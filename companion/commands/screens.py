@@ -8,9 +8,9 @@ from typing import Any
 
 from PIL import Image
 
+from companion.i18n import languages
 from companion.ui.display import FakeI2CBus, Screen, make_device
 from companion.ui.examples import example_views
-from companion.view import LANGUAGES
 
 
 def register(subparsers: Any) -> None:
@@ -45,7 +45,7 @@ def render_examples() -> dict[str, Image.Image]:
     bus = FakeI2CBus()
     screen = Screen(make_device([], bus=bus))
     frames: dict[str, Image.Image] = {}
-    for language in LANGUAGES:
+    for language in languages():
         for name, view in example_views(language).items():
             screen.show(view, now=0.0)
             frames[f"{language}-{name}"] = bus.last_image()

@@ -38,6 +38,7 @@ LAYERS = (
         "the games, the table's state and the journal that keeps it: no device, no thread, no command line",
         (
             "files.py",
+            "i18n.py",
             "decks/",
             "rules/",
             "games/",

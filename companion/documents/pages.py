@@ -21,9 +21,9 @@ from companion.decks import load_deck
 from companion.documents.browser import Browser, BrowserError, chromium
 from companion.documents.layers import DOCS_DIR
 from companion.games import find_kind, kinds
+from companion.i18n import languages
 from companion.journal import Entry, Journal
 from companion.ui.display import FakeI2CBus, make_device
-from companion.view import LANGUAGES
 
 __all__ = ["PHONE_WIDTH", "robot_actions", "write_pages"]
 
@@ -83,7 +83,7 @@ def write_pages(folder: Path) -> list[Path]:
     written = []
     with chromium() as browser:
         for game_name in kinds():
-            for language in LANGUAGES:
+            for language in languages():
                 with tempfile.TemporaryDirectory(prefix="companion-pages-") as workdir:
                     png = asyncio.run(shoot(browser, game_name, language, Path(workdir)))
                 path = folder / f"{language}-{game_name}.png"

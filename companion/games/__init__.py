@@ -27,6 +27,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar, Protocol
 
 from companion.decks import Deck, load_deck
+from companion.i18n import translate
 from companion.rules.base import Action, Game, SetupError, check_options, either
 from companion.view import Language, Message, Scoreboard, TableView
 
@@ -94,7 +95,7 @@ class GameKind(ABC):
     """One game as the table knows it. Subclass it in one module, and :func:`register` an instance."""
 
     name: ClassVar[str]  # in the config, on the command line, in the journal
-    titles: ClassVar[tuple[str, str]]  # as players write it, in Spanish and English
+    caption: ClassVar[str]  # its name as players write it (an English msgid: a name such as "Seises" stays as it is)
     engine: ClassVar[type[Game]]
     decks: ClassVar[tuple[str, ...]]  # the built-in decks it is played with; the first is its default
     options: ClassVar[Mapping[str, tuple[tuple[str, ...], str]]]  # option -> (allowed values, default)
@@ -103,7 +104,7 @@ class GameKind(ABC):
     ends_at_outcome: ClassVar[bool]  # the engine's outcome ends the game (else it ends a set; the match goes on)
     ideal_players: ClassVar[tuple[int, int] | None] = None  # what the rule sheet recommends, when it says
     names_first_seat: ClassVar[bool] = False  # seat names go round from whoever makes the first play: ask who
-    texts: ClassVar[Mapping[str, tuple[str, str]]] = {}  # its own table texts: key -> (Spanish, English)
+    texts: ClassVar[Mapping[str, str]] = {}  # its own table texts: key -> English msgid (mark each with N_)
     todo: ClassVar[Mapping[str, str]] = {}  # a text's key -> the key of its "what to do" line
     confirm_pass_key: ClassVar[str]  # the text that asks to confirm what the PASS button does
 
@@ -112,7 +113,7 @@ class GameKind(ABC):
         return self.decks[0]
 
     def title(self, language: str) -> str:
-        return self.titles[1] if language == "en" else self.titles[0]
+        return translate(self.caption, language)
 
     # ---- setting a game up ------------------------------------------------------------------------------------
 

@@ -19,6 +19,7 @@ from companion.config import GameConfig
 from companion.decks import SUITS, Deck, load_deck
 from companion.events import Button, CardLeft, UnknownTag, UnknownTagLeft
 from companion.games import GameKind, Voice, register
+from companion.i18n import N_
 from companion.rules.base import Action, Game, Pay, Play, either
 from companion.rules.news import ChipOwed, GameWon, HandWon, News, Reneged, SomebodyReneged
 from companion.rules.robots import SeisesRobots
@@ -95,29 +96,26 @@ _SEAT_CELLS: dict[int, _SeatCell] = {
     4: _SeatCell(Slot(1, 22, "small", 7), 25, Slot(31, 12, "body", 7), Slot(44, 18, "body", 7)),
 }
 
-# The referee's words for Seises: key -> (Spanish, English), filled with str.format.
-TEXTS: dict[str, tuple[str, str]] = {
-    "wrong_zone": ("{card}: zona de {suit}", "{card}: {suit} zone"),
-    "wrong_zone_do": ("Ponla en la zona de {suit}", "Lay it on the {suit} zone"),
-    "confirm_pay": ("¿Pagar una ficha?", "Pay one chip?"),
-    "ask_first_seat": ("¿Quién puso el 6 de oros?", "Who laid the 6 of coins?"),
-    "ask_first_seat_do": ("{name}: OK sí, PASO otro nombre", "{name}: OK yes, PASS next name"),
-    "new_game_names_do": ("Al 6 de oros, elegid quién lo puso", "At the 6 of coins, say who laid it"),
-    "hand_won": ("{seat} gana la mano: +{chips}", "{seat} wins the hand: +{chips}"),
-    "next_hand": ("Mano {hand}: abre {seat} con un seis", "Hand {hand}: {seat} opens with a six"),
-    "game_won": ("{seat} gana con {score}", "{seat} wins with {score}"),
-    "renege": ("Renuncio: {seat}", "Renege: {seat}"),
-    "renege_do": ("Pagó teniendo {card}", "Paid holding the {card}"),
-    "renege_points": ("Pagó teniendo {card}: -{points} puntos", "Paid holding the {card}: -{points} points"),
-    "renege_hand": (
-        "Gana la mano: +{chips}. Pagó teniendo {card}{penalty}",
-        "Wins the hand: +{chips}. Paid holding the {card}{penalty}",
-    ),
-    "penalty": (": -{points} puntos", ": -{points} points"),
-    "somebody_reneged": ("¡Renuncio de alguien!", "Somebody reneged!"),
-    "somebody_reneged_do": ("Todos pagaron y hay cartas que valen", "All paid, yet cards in hands fit"),
-    "reserve_empty": ("Bolsa vacía: ficha debida", "Reserve empty: chip owed"),
-    "points_head": ("Puntos", "Points"),
+# The referee's words for Seises: key -> its text (an English msgid), filled with str.format.
+TEXTS: dict[str, str] = {
+    "wrong_zone": N_("{card}: {suit} zone"),
+    "wrong_zone_do": N_("Lay it on the {suit} zone"),
+    "confirm_pay": N_("Pay one chip?"),
+    "ask_first_seat": N_("Who laid the 6 of coins?"),
+    "ask_first_seat_do": N_("{name}: OK yes, PASS next name"),
+    "new_game_names_do": N_("At the 6 of coins, say who laid it"),
+    "hand_won": N_("{seat} wins the hand: +{chips}"),
+    "next_hand": N_("Hand {hand}: {seat} opens with a six"),
+    "game_won": N_("{seat} wins with {score}"),
+    "renege": N_("Renege: {seat}"),
+    "renege_do": N_("Paid holding the {card}"),
+    "renege_points": N_("Paid holding the {card}: -{points} points"),
+    "renege_hand": N_("Wins the hand: +{chips}. Paid holding the {card}{penalty}"),
+    "penalty": N_(": -{points} points"),
+    "somebody_reneged": N_("Somebody reneged!"),
+    "somebody_reneged_do": N_("All paid, yet cards in hands fit"),
+    "reserve_empty": N_("Reserve empty: chip owed"),
+    "points_head": N_("Points"),
 }
 
 TODO: dict[str, str] = {
@@ -166,7 +164,7 @@ def _round_of_pays(payments: list[dict[str, Any]], players: int) -> bool:
 
 class SeisesKind(GameKind):
     name = Seises.name
-    titles = ("Seises", "Seises")
+    caption = N_("Seises")
     engine = Seises
     decks = DECKS
     options = OPTIONS

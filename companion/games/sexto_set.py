@@ -20,6 +20,7 @@ from companion.config import GameConfig
 from companion.decks import Deck
 from companion.events import Button
 from companion.games import GameKind, Voice, register
+from companion.i18n import N_
 from companion.rules.base import Action, Game, Pass, Play
 from companion.rules.news import News, SetEnded, SetStarted
 from companion.rules.robots import SextoSetRobots
@@ -70,21 +71,21 @@ class SextoSetView(Scoreboard):
 # A line's cell: its master card, the cards each pair placed (up to 12:12), the pair that leads it.
 _LINE_CELL = (Slot(1, 16, "small", 7), Slot(18, 30, "body", 7), Slot(52, 10, "body", 7))
 
-# The referee's words for 6º SET: key -> (Spanish, English), filled with str.format.
-TEXTS: dict[str, tuple[str, str]] = {
-    "confirm_pass": ("¿No podéis enlazar? Perdéis el set", "Cannot link? You lose the set"),
-    "set_won": ("Pareja {pair} gana el set", "Pair {pair} wins the set"),
-    "set_drawn": ("Set empatado", "Drawn set"),
-    "next_set": ("Recoged: empieza la pareja {leads}", "Gather: pair {leads} leads next"),
-    "register": ("Maestra en cada zona: faltan {left}", "A master on each zone: {left} left"),
-    "register_do": ("Pon la carta maestra en {zone}", "Lay the master card on {zone}"),
-    "registered": ("{master} en {zone}", "{master} on {zone}"),
-    "head_twice": ("{master} ya está en {zone}", "{master} is already on {zone}"),
-    "ready": ("Listo: empieza la pareja A", "Ready: pair A starts"),
-    "pair": ("Pareja {pair}", "Pair {pair}"),
-    "pair_head": ("Pareja", "Pair"),
-    "sets_head": ("Sets", "Sets"),
-    "masters_head": ("Maestras", "Masters"),
+# The referee's words for 6º SET: key -> its text (an English msgid), filled with str.format.
+TEXTS: dict[str, str] = {
+    "confirm_pass": N_("Cannot link? You lose the set"),
+    "set_won": N_("Pair {pair} wins the set"),
+    "set_drawn": N_("Drawn set"),
+    "next_set": N_("Gather: pair {leads} leads next"),
+    "register": N_("A master on each zone: {left} left"),
+    "register_do": N_("Lay the master card on {zone}"),
+    "registered": N_("{master} on {zone}"),
+    "head_twice": N_("{master} is already on {zone}"),
+    "ready": N_("Ready: pair A starts"),
+    "pair": N_("Pair {pair}"),
+    "pair_head": N_("Pair"),
+    "sets_head": N_("Sets"),
+    "masters_head": N_("Masters"),
 }
 
 TODO: dict[str, str] = {
@@ -107,7 +108,7 @@ def news(before: Mapping[str, Any], after: Mapping[str, Any]) -> list[News]:
 
 class SextoSetKind(GameKind):
     name = SextoSet.name
-    titles = ("6º SET", "6º SET")
+    caption = N_("6º SET")
     engine = SextoSet
     decks = (DECK,)
     options = OPTIONS

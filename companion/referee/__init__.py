@@ -32,6 +32,7 @@ from typing import Any
 from companion.config import GameConfig
 from companion.events import Button, CardArrived, CardLeft, Press, SameCardTwice, UnknownTag, UnknownTagLeft, hexuid
 from companion.games import find_kind, new_game
+from companion.i18n import translate
 from companion.journal import Entry
 from companion.menu import Menu, Settings
 from companion.referee.health import Health, HealthEvent, HubStatus, JournalNotice, JournalStatus, ReaderStatus
@@ -40,7 +41,7 @@ from companion.referee.zones import Zones
 from companion.rules import Action, Game, IllegalPlay, Reason
 from companion.rules.transcript import UNDO, TranscriptError, parse_line
 from companion.rules.words import card_name, undone_words
-from companion.view import Language, Message, MessageKind, StatusLight, TableView, ZoneLight
+from companion.view import Message, MessageKind, StatusLight, TableView, ZoneLight
 
 __all__ = ["HubStatus", "JournalNotice", "JournalStatus", "Pending", "ReaderStatus", "Referee"]
 
@@ -379,15 +380,13 @@ class Referee:
     def _menu_settings(self) -> Settings:
         counts = self.kind.player_counts(self.game.deck)
         players = self.config.players if self.config.players in counts else counts[0]
-        language: Language = "en" if self.language == "en" else "es"
-        return Settings(game=self.kind.name, players=players, deck=self.config.deck_name, language=language)
+        return Settings(game=self.kind.name, players=players, deck=self.config.deck_name, language=self.language)
 
     # ---- messages: the table's voice ------------------------------------------------------------------------
 
     def text(self, key: str, **fields: Any) -> str:
         """The text ``key`` in the table's language: the game kind's own, else the referee's."""
-        spanish, english = self.kind.texts.get(key) or TEXT[key]
-        return (english if self.language == "en" else spanish).format(**fields)
+        return translate(self.kind.texts.get(key) or TEXT[key], self.language).format(**fields)
 
     def _say(self, kind: MessageKind, key: str, **fields: Any) -> None:
         todo_key = self.kind.todo.get(key) or TODO.get(key)
@@ -432,7 +431,7 @@ class Referee:
             message=self.message or self._standing_message(),
             zone_lights=lights,
             status=status,
-            language="en" if self.language == "en" else "es",
+            language=self.language,
             menu=None if self.menu is None else self.menu.view(),
         )
 

@@ -12,26 +12,27 @@ import dataclasses
 from collections.abc import Iterable
 from typing import Any
 
+from companion.i18n import N_, translate
 from companion.referee import Referee
 from companion.rules.transcript import state
-from companion.view import STRINGS, Message, TableView, tr
+from companion.view import STRINGS, Message, TableView
 
 __all__ = ["PAGE_STRINGS", "message_json", "table_json"]
 
-# The page's own few words (the rest come from the table's catalogue, companion.view.STRINGS): key -> (es, en)
-PAGE_STRINGS: dict[str, tuple[str, str]] = {
-    "messages": ("Mensajes", "Messages"),
-    "waiting": ("Esperando a la mesa…", "Waiting for the table…"),
-    "offline": ("Sin conexión con la mesa: reintentando", "Lost the table: trying again"),
-    "pending": ("Espera OK", "Awaiting OK"),
-    "over": ("Terminada", "Over"),
-    "score": ("Puntos", "Score"),
-    "cards_left": ("Cartas", "Cards"),
-    "seat": ("Jugador", "Player"),
-    "line": ("Línea", "Line"),
-    "leader": ("Gana", "Leads"),
-    "held": ("En mano", "In hand"),
-    "masters_won": ("Maestras ganadas", "Master cards won"),
+# The page's own few words (the rest are the screen's, companion.view.STRINGS): key -> its text (an English msgid)
+PAGE_STRINGS: dict[str, str] = {
+    "messages": N_("Messages"),
+    "waiting": N_("Waiting for the table…"),
+    "offline": N_("Lost the table: trying again"),
+    "pending": N_("Awaiting OK"),
+    "over": N_("Over"),
+    "score": N_("Score"),
+    "cards_left": N_("Cards"),
+    "seat": N_("Player"),
+    "line": N_("Line"),
+    "leader": N_("Leads"),
+    "held": N_("In hand"),
+    "masters_won": N_("Master cards won"),
 }
 
 
@@ -57,7 +58,6 @@ def table_json(referee: Referee, view: TableView, messages: Iterable[Message]) -
         "message": None if view.message is None else message_json(view.message),
         "messages": [message_json(message) for message in messages],
         "menu": None if view.menu is None else {"title": view.menu.title, "items": list(view.menu.items)},
-        "texts": {key: tr(key, language) for key in STRINGS}
-        | {key: english if language == "en" else spanish for key, (spanish, english) in PAGE_STRINGS.items()},
+        "texts": {key: translate(text, language) for key, text in (STRINGS | PAGE_STRINGS).items()},
         "cards": {card.id: dataclasses.asdict(card) for card in game.deck},
     }

@@ -154,16 +154,16 @@ class EscaleraRobots:
 
 class EscaleraKind(GameKind):
     name = Escalera.name
-    titles = ("Escalera", "Ladder")
+    caption = "Escalera"
     engine = Escalera
     decks = ("spanish-40",)
     options: ClassVar[Mapping[str, tuple[tuple[str, ...], str]]] = {}
     grammar = ("play <card>, pass or undo", "play <carta>, pass o undo")
     scoreboard = EscaleraView
     ends_at_outcome = True
-    texts: ClassVar[Mapping[str, tuple[str, str]]] = {
-        "confirm_climb_pass": ("¿No puedes subir? Pierdes", "Cannot climb? You lose"),
-        "climbed": ("Asiento {seat} gana", "Seat {seat} wins"),
+    texts: ClassVar[Mapping[str, str]] = {
+        "confirm_climb_pass": "Cannot climb? You lose",  # English, until a catalogue translates them
+        "climbed": "Seat {seat} wins",
     }
     todo: ClassVar[Mapping[str, str]] = {"confirm_climb_pass": "confirm_do"}
     confirm_pass_key = "confirm_climb_pass"

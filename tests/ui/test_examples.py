@@ -10,10 +10,11 @@ from PIL import Image, ImageDraw
 from companion.events import Press
 from companion.games import kind_of_view
 from companion.games.seises import SeisesView
+from companion.i18n import languages
 from companion.menu import Menu, Settings
 from companion.ui.examples import example_views
 from companion.ui.screens import covers_scoreboard, draw_menu, draw_message
-from companion.view import LANGUAGES, Language, MenuView, TableView
+from companion.view import Language, MenuView, TableView
 
 
 def _menu_views(language: Language) -> set[MenuView]:
@@ -37,13 +38,13 @@ def _menu_views(language: Language) -> set[MenuView]:
     return seen
 
 
-@pytest.mark.parametrize("language", LANGUAGES)
+@pytest.mark.parametrize("language", languages())
 def test_the_menu_example_is_a_screen_the_menu_shows(language: Language) -> None:
     menu = example_views(language)["menu"].menu
     assert menu is not None and menu in _menu_views(language)
 
 
-@pytest.mark.parametrize("language", LANGUAGES)
+@pytest.mark.parametrize("language", languages())
 def test_the_game_over_example_crowns_the_highest_score(language: Language) -> None:
     game = example_views(language)["seises-game-over"].game
     assert isinstance(game, SeisesView) and game.winner is not None
@@ -51,7 +52,7 @@ def test_the_game_over_example_crowns_the_highest_score(language: Language) -> N
     assert scores[game.winner] == max(scores) >= game.target
 
 
-@pytest.mark.parametrize("language", LANGUAGES)
+@pytest.mark.parametrize("language", languages())
 def test_every_seises_example_deals_a_whole_deck(language: Language) -> None:
     for name, view in example_views(language).items():
         if isinstance(view.game, SeisesView):
@@ -61,7 +62,7 @@ def test_every_seises_example_deals_a_whole_deck(language: Language) -> None:
             assert view.game.pot + view.game.reserve == 50 or view.game.winner is not None, name
 
 
-@pytest.mark.parametrize("language", LANGUAGES)
+@pytest.mark.parametrize("language", languages())
 def test_every_example_fits_without_cutting(
     language: Language, on_screen: Callable[[Callable[[ImageDraw.ImageDraw], object]], Image.Image]
 ) -> None:

@@ -1,4 +1,4 @@
-"""Every message the referee can put on the screen fits the 128x64 OLED, in both languages, with the longest
+"""Every message the referee can put on the screen fits the 128x64 OLED, in every language, with the longest
 names the decks have: a text that does not fit fails here, not on a table. Fits means: drawn with the real fonts,
 every lit pixel is on the display, and the table (which cuts what does not fit) shows the whole message."""
 
@@ -13,6 +13,7 @@ from PIL import Image, ImageDraw
 
 from companion.decks import SUITS, load_deck
 from companion.games import kinds
+from companion.i18n import languages, translate
 from companion.referee import texts
 from companion.rules import IllegalPlay, Play
 from companion.rules.base import SENTENCES
@@ -86,12 +87,13 @@ TITLES = sorted(set(TEXT) - set(TODO.values()) - PIECES)
 BUILT = [("renege", "renege_hand"), ("new_game", "new_game_names_do"), ("game_won", "renege_points")]
 
 
-def fields(lang: int) -> dict[str, object]:
+def fields(lang: str) -> dict[str, object]:
+    names = "es" if lang == "es" else "en"  # the decks name cards in Spanish and English
     return {
         "zone": "z8",
         "zones": "z1, z8",
-        "card": LONGEST["es" if lang == 0 else "en"],
-        "suit": SUIT["es" if lang == 0 else "en"],
+        "card": LONGEST[names],
+        "suit": SUIT[names],
         "seat": "Asiento 8",
         "chips": 50,
         "hand": 12,
@@ -99,32 +101,36 @@ def fields(lang: int) -> dict[str, object]:
         "pair": "A",
         "left": 8,
         "master": "maestra 4 negra",
-        "action": LONGEST["es" if lang == 0 else "en"],
+        "action": LONGEST[names],
         "game": "sexto-set",
         "n": 8,
         "points": 50,
-        "penalty": TEXT["penalty"][lang].format(points=50),
+        "penalty": translate(TEXT["penalty"], lang).format(points=50),
         "leads": "B",
         "name": "Maximiliano",
     }
 
 
-@pytest.mark.parametrize("lang", [0, 1])
+def say(key: str, lang: str) -> str:
+    return translate(TEXT[key], lang).format(**fields(lang))
+
+
+@pytest.mark.parametrize("lang", languages())
 @pytest.mark.parametrize("key", TITLES)
-def test_every_referee_message_fits_the_screen(key: str, lang: int, on_screen: OnScreen) -> None:
-    todo = TEXT[TODO[key]][lang].format(**fields(lang)) if key in TODO else ""
-    fits(on_screen, Message(MessageKind.INFO, TEXT[key][lang].format(**fields(lang)), todo))
+def test_every_referee_message_fits_the_screen(key: str, lang: str, on_screen: OnScreen) -> None:
+    todo = say(TODO[key], lang) if key in TODO else ""
+    fits(on_screen, Message(MessageKind.INFO, say(key, lang), todo))
 
 
-@pytest.mark.parametrize("lang", [0, 1])
+@pytest.mark.parametrize("lang", languages())
 @pytest.mark.parametrize(("title", "todo"), BUILT)
 def test_every_message_the_referee_puts_together_fits_the_screen(
-    title: str, todo: str, lang: int, on_screen: OnScreen
+    title: str, todo: str, lang: str, on_screen: OnScreen
 ) -> None:
-    todo_text = TEXT[todo][lang].format(**fields(lang))
+    todo_text = say(todo, lang)
     if title == "game_won":  # a renuncio on the game's last card comes before what to do next
-        todo_text = f"{todo_text}. {TEXT['new_game_do'][lang]}"
-    fits(on_screen, Message(MessageKind.END_OF_HAND, TEXT[title][lang].format(**fields(lang)), todo_text))
+        todo_text = f"{todo_text}. {say('new_game_do', lang)}"
+    fits(on_screen, Message(MessageKind.END_OF_HAND, say(title, lang), todo_text))
 
 
 def test_a_layout_that_misjudges_the_fonts_height_fails_the_check(

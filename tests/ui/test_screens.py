@@ -20,14 +20,15 @@ from companion.cli import main
 from companion.games.seises import KIND as SEISES
 from companion.games.seises import Seat, SeisesView
 from companion.games.sexto_set import SextoSetView
+from companion.i18n import languages
 from companion.ui.display import FakeI2CBus, Screen, frame_to_text, make_device
 from companion.ui.examples import example_views
 from companion.ui.screens import TextOverflow, draw_menu, draw_message, put, render
-from companion.view import LANGUAGES, MenuView, Message, MessageKind, TableView
+from companion.view import MenuView, Message, MessageKind, TableView
 
 REFERENCE = Path(__file__).parent / "reference"
 OnScreen = Callable[[Callable[[ImageDraw.ImageDraw], object]], Image.Image]
-EXAMPLES = [(language, name) for language in LANGUAGES for name in example_views(language)]
+EXAMPLES = [(language, name) for language in languages() for name in example_views(language)]
 
 
 @pytest.fixture
@@ -226,7 +227,7 @@ def test_the_cards_each_pair_placed_on_a_line_use_the_body_font() -> None:
     assert _digit_height(replace(game, lines=lines), replace(game, lines=more)) >= 7
 
 
-@pytest.mark.parametrize("language", LANGUAGES)
+@pytest.mark.parametrize("language", languages())
 @pytest.mark.parametrize("players", [2, 3, 4, 5, 6, 7, 8])
 def test_every_seises_layout_fits_the_longest_values(players: int, language: str, on_screen: OnScreen) -> None:
     """Long names are shortened; two-digit cards left, scores of three characters and the owed chips must fit."""

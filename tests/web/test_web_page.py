@@ -15,6 +15,7 @@ from test_web_server import GAMES, journal_with, serving, until
 import companion.sim as sim
 from companion.decks import Card, load_deck
 from companion.documents.browser import Browser
+from companion.i18n import translate
 from companion.rules.transcript import state
 from companion.web.page import PAGE_STRINGS
 
@@ -121,5 +122,4 @@ def by_rank(card: Card) -> int:
 
 
 def tr_page(key: str, language: str) -> str:
-    spanish, english = PAGE_STRINGS[key]
-    return english if language == "en" else spanish
+    return translate(PAGE_STRINGS[key], language)

@@ -1,0 +1,257 @@
+"""The table's words in every language: one gettext catalogue per language, read by Python's own :mod:`gettext`.
+
+Texts are written in the code in English, as gettext's msgids, and each language is one file,
+``companion/locale/<lang>/LC_MESSAGES/companion.po``. The English catalogue lists every msgid and translates none:
+it is the template a translator copies. A text a catalogue lacks is said in English, as gettext does::
+
+    >>> translate("Unknown card on {zone}", "es"), translate("Unknown card on {zone}", "en")
+    ('Carta desconocida en {zone}', 'Unknown card on {zone}')
+    >>> language_name("es"), language_name("en")
+    ('Español', 'English')
+
+The table speaks the language of its config (``game.language``, :func:`translate` with the table's language); the
+command line speaks one language for the whole process, chosen once by :func:`companion.cli.main`
+(:func:`choose_language`), in which :func:`_` translates. A text defined in one place and said in another (a table
+of texts by key) is marked with :func:`N_`, so that the check of the catalogues (``tests/test_i18n.py``) finds it.
+
+The ``.po`` files are read as they are: :func:`compile_po` turns one into the binary ``.mo`` form that
+:class:`gettext.GNUTranslations` loads, in memory, so there is no build step and no second file to keep in step.
+Folders named in ``COMPANION_LOCALES`` (separated by ``:``) are searched before the package's own.
+"""
+
+from __future__ import annotations
+
+import ast
+import gettext
+import io
+import os
+import re
+import struct
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
+from functools import cache
+from pathlib import Path
+
+__all__ = [
+    "DEFAULT_LANGUAGE",
+    "DOMAIN",
+    "LOCALE",
+    "N_",
+    "SOURCE_LANGUAGE",
+    "PoEntry",
+    "_",
+    "choose_language",
+    "compile_po",
+    "language",
+    "language_name",
+    "languages",
+    "parse_po",
+    "set_language",
+    "translate",
+    "translation",
+]
+
+DOMAIN = "companion"
+LOCALE = Path(__file__).parent / "locale"
+SOURCE_LANGUAGE = "en"  # the language of the msgids
+DEFAULT_LANGUAGE = "es"  # what a table speaks when nothing says otherwise: the games are Spanish
+LOCALES_VARIABLE = "COMPANION_LOCALES"
+
+
+def N_(message: str) -> str:
+    """Marks ``message`` as a msgid said later through :func:`translate` or :func:`_`; returns it as it is."""
+    return message
+
+
+# ---- reading a .po file --------------------------------------------------------------------------------------
+
+
+@dataclass
+class PoEntry:
+    """One entry of a catalogue: its msgid (with its context and plural, if any) and its translations."""
+
+    msgid: str
+    msgstr: list[str] = field(default_factory=list)  # one per plural form; empty strings are untranslated
+    context: str | None = None
+    plural: str | None = None
+    fuzzy: bool = False
+    line: int = 0
+
+    @property
+    def translated(self) -> bool:
+        return bool(self.msgstr) and all(self.msgstr) and not self.fuzzy
+
+
+def parse_po(text: str, source: str = "<po>") -> list[PoEntry]:
+    """The entries of a ``.po`` file, the header (msgid "") first when there is one.
+
+    >>> [(e.msgid, e.msgstr) for e in parse_po('msgid "Pot"\\nmsgstr "Bote"\\n')]
+    [('Pot', ['Bote'])]
+    """
+    entries: list[PoEntry] = []
+    entry: PoEntry | None = None
+    keyword = ""
+    fuzzy = False
+    for number, raw in enumerate(text.splitlines(), 1):
+        line = raw.strip()
+        if not line or (line.startswith("#") and not line.startswith("#,")):
+            continue
+        if line.startswith("#,"):
+            fuzzy = "fuzzy" in line
+            continue
+        word, _space, rest = line.partition(" ")
+        if line.startswith('"'):
+            word, rest = "", line
+        elif word in ("msgctxt", "msgid"):
+            if entry is not None and (word == "msgctxt" or entry.msgid or keyword != "msgctxt"):
+                entries.append(entry)
+                entry = None
+            if entry is None:
+                entry = PoEntry("", fuzzy=fuzzy, line=number)
+                fuzzy = False
+            keyword = word
+            if word == "msgctxt":
+                entry.context = ""
+        elif word == "msgid_plural" or re.fullmatch(r"msgstr(\[\d+\])?", word):
+            keyword = word
+            if entry is None:
+                raise ValueError(f"{source}:{number}: {word} before any msgid")
+            if word == "msgid_plural":
+                entry.plural = ""
+            else:
+                entry.msgstr.append("")
+        else:
+            raise ValueError(f"{source}:{number}: not a line of a .po file: {raw!r}")
+        if entry is None:
+            raise ValueError(f"{source}:{number}: a string before any msgid")
+        try:
+            value = ast.literal_eval(rest)
+        except (SyntaxError, ValueError):
+            raise ValueError(f"{source}:{number}: a string must be in double quotes: {raw!r}") from None
+        if not isinstance(value, str):
+            raise ValueError(f"{source}:{number}: a string must be in double quotes: {raw!r}")
+        if keyword == "msgctxt":
+            entry.context = (entry.context or "") + value
+        elif keyword == "msgid":
+            entry.msgid += value
+        elif keyword == "msgid_plural":
+            entry.plural = (entry.plural or "") + value
+        else:
+            entry.msgstr[-1] += value
+    if entry is not None:
+        entries.append(entry)
+    return entries
+
+
+def compile_po(entries: Iterable[PoEntry]) -> bytes:
+    """The ``.mo`` form of ``entries`` (GNU gettext's format, as CPython's Tools/i18n/msgfmt.py writes it),
+    keeping only translated entries, as msgfmt does; the header is kept as it is."""
+    messages: dict[bytes, bytes] = {}
+    for entry in entries:
+        if not entry.translated and entry.msgid:
+            continue
+        key = entry.msgid if entry.plural is None else f"{entry.msgid}\0{entry.plural}"
+        if entry.context is not None:
+            key = f"{entry.context}\x04{key}"
+        messages[key.encode()] = "\0".join(entry.msgstr).encode()
+    keys = sorted(messages)
+    values = [messages[key] for key in keys]
+    ids, strs = b"".join(key + b"\0" for key in keys), b"".join(value + b"\0" for value in values)
+    start = 7 * 4 + 16 * len(keys)  # the header, then the two tables of (length, offset)
+    offsets: list[int] = []
+    for strings, base in ((keys, start), (values, start + len(ids))):
+        for string in strings:
+            offsets += [len(string), base]
+            base += len(string) + 1
+    header = struct.pack("<7I", 0x950412DE, 0, len(keys), 7 * 4, 7 * 4 + 8 * len(keys), 0, 0)
+    return header + struct.pack(f"<{len(offsets)}I", *offsets) + ids + strs
+
+
+# ---- finding and loading catalogues ---------------------------------------------------------------------------
+
+
+def _folders() -> tuple[Path, ...]:
+    extra = [Path(folder) for folder in os.environ.get(LOCALES_VARIABLE, "").split(os.pathsep) if folder]
+    return (*extra, LOCALE)
+
+
+def catalogue_path(lang: str) -> Path | None:
+    """The ``.po`` file of ``lang``: the first found in ``COMPANION_LOCALES``'s folders, then the package's."""
+    for folder in _folders():
+        path = folder / lang / "LC_MESSAGES" / f"{DOMAIN}.po"
+        if path.is_file():
+            return path
+    return None
+
+
+def languages() -> tuple[str, ...]:
+    """Every language a catalogue is found for: Spanish and English first, then the others by their code."""
+    found = {path.parts[-3] for folder in _folders() for path in folder.glob(f"*/LC_MESSAGES/{DOMAIN}.po")}
+    first = (DEFAULT_LANGUAGE, SOURCE_LANGUAGE)
+    return first + tuple(sorted(found - set(first)))
+
+
+def translation(lang: str) -> gettext.NullTranslations:
+    """The catalogue of ``lang``; a language without one says everything in English (the msgids)."""
+    path = catalogue_path(lang)
+    return _load(path, path.stat().st_mtime_ns if path else 0)
+
+
+@cache
+def _load(path: Path | None, _modified: int) -> gettext.NullTranslations:
+    if path is None:
+        return gettext.NullTranslations()
+    mo = compile_po(parse_po(path.read_text("utf-8"), str(path)))
+    return gettext.GNUTranslations(io.BytesIO(mo))
+
+
+def translate(message: str, lang: str) -> str:
+    """``message`` (an English msgid) in ``lang``, the table's or the page's language."""
+    return translation(lang).gettext(message)
+
+
+def language_name(lang: str) -> str:
+    """``lang`` as its own speakers write it: the ``X-Language-Name`` of its catalogue's header, else its code."""
+    return str(translation(lang).info().get("x-language-name", lang))
+
+
+# ---- the command line's one language -------------------------------------------------------------------------
+
+_language = SOURCE_LANGUAGE
+
+
+def set_language(lang: str) -> None:
+    """Makes ``lang`` the language :func:`_` speaks in (the command line's, for the whole process)."""
+    global _language
+    _language = lang
+
+
+def language() -> str:
+    """The command line's language, as :func:`set_language` last set it (English until then)."""
+    return _language
+
+
+def _(message: str) -> str:
+    """``message`` (an English msgid) in the command line's language."""
+    return translate(message, _language)
+
+
+def choose_language(given: str | None, config: str | None, environ: Mapping[str, str]) -> str:
+    """The command line's language: ``--lang``, else the config's ``game.language``, else the environment's
+    (``LANGUAGE``, ``LC_ALL``, ``LC_MESSAGES``, ``LANG``, as gettext reads them) when a catalogue speaks it, else
+    the table's default, Spanish.
+
+    >>> choose_language(None, None, {"LANG": "en_GB.UTF-8"}), choose_language(None, None, {"LANG": "C"})
+    ('en', 'es')
+    """
+    if given:
+        return given
+    if config:
+        return config
+    known = languages()
+    for variable in ("LANGUAGE", "LC_ALL", "LC_MESSAGES", "LANG"):
+        for word in environ.get(variable, "").split(":"):
+            lang = word.split(".")[0].split("@")[0].split("_")[0]
+            if lang in known:
+                return lang
+    return DEFAULT_LANGUAGE
