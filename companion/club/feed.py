@@ -1,7 +1,8 @@
 """The table's events, read from the journal after a cursor: what ``companion/<table>/events`` carries.
 
 A game's events, in order: its start (id ``<game>:0``), each journal entry (``<game>:<seq>``, as the journal
-numbers it, from 1) and, once the journal has its outcome, its end (``<game>:end``). The ids never change, so a
+numbers it, from 1) and, once the journal has its outcome, its end (``<game>:end``, with ``after``: the number of
+the entry it follows, so a consumer that missed one knows to wait for it). The ids never change, so a
 consumer that sees one twice (after a power cut, or a broker that lost an acknowledgement) keeps the first::
 
     >>> from companion.journal import Entry, Journal
@@ -38,7 +39,8 @@ def pending(journal: Journal, cursor: Cursor) -> list[tuple[Cursor, dict[str, An
             found.append((cursor, _entry(numbered)))
         if game.outcome is not None and not cursor.ended:
             cursor = Cursor(game.id, cursor.seq, True)
-            found.append((cursor, {"id": f"{game.id}:end", "game": game.id, "type": "end", "outcome": game.outcome}))
+            end = {"id": f"{game.id}:end", "game": game.id, "type": "end", "outcome": game.outcome, "after": cursor.seq}
+            found.append((cursor, end))
     return found
 
 

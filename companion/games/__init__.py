@@ -23,6 +23,7 @@ import inspect
 import random
 from abc import ABC, abstractmethod
 from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar, Protocol
 
@@ -38,6 +39,7 @@ __all__ = [
     "BUILTIN",
     "DEFAULT_GAME",
     "GameKind",
+    "Result",
     "Robots",
     "Voice",
     "find_kind",
@@ -89,6 +91,17 @@ class Robots(Protocol):
 
     def hand(self) -> list[str]:
         """The cards of whoever's turn it is (the first partner's, when partners share the turn)."""
+
+
+@dataclass(frozen=True, slots=True)
+class Result:
+    """One side's part in a game, for a league's standings (``companion club``): a seat, or a pair that plays as
+    one. ``side`` is as the engine's snapshot names whose turn it is: a seat from 1, or a pair's letter."""
+
+    side: int | str
+    points: int  # what the game counts towards winning (a Seises seat's points, a pair's master cards won)
+    renuncios: int  # the renuncios the rules proved on this side
+    won: bool
 
 
 class GameKind(ABC):
@@ -203,6 +216,10 @@ class GameKind(ABC):
     @abstractmethod
     def score(self, game: Game, finished: bool) -> tuple[str, str | None]:
         """The score in words for ``companion history``, and who won (None while nobody has)."""
+
+    @abstractmethod
+    def results(self, game: Game, finished: bool) -> list[Result]:
+        """Each side's points, renuncios and whether it won, by the same rules as :meth:`score`'s winner."""
 
     @abstractmethod
     def standings(self, game: Game, voice: Voice) -> tuple[list[str], list[list[str]]]:

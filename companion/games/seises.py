@@ -9,6 +9,7 @@ so at the first play the referee asks who did. The engine's outcome (a seat reac
 from __future__ import annotations
 
 import random
+from collections import Counter
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
@@ -18,7 +19,7 @@ from PIL import ImageDraw
 from companion.config import GameConfig
 from companion.decks import SUITS, Deck, load_deck
 from companion.events import Button, CardLeft, UnknownTag, UnknownTagLeft
-from companion.games import GameKind, Voice, register
+from companion.games import GameKind, Result, Voice, register
 from companion.i18n import N_
 from companion.rules.base import Action, Game, Pay, Play, either
 from companion.rules.news import ChipOwed, GameWon, HandWon, News, Reneged, SomebodyReneged
@@ -341,6 +342,14 @@ class SeisesKind(GameKind):
         assert isinstance(game, Seises)
         score = "points " + " ".join(f"{seat}:{points}" for seat, points in enumerate(game.scores, start=1))
         return score, None if game.winner is None else f"seat {game.winner + 1}"
+
+    def results(self, game: Game, finished: bool) -> list[Result]:
+        assert isinstance(game, Seises)
+        reneges = Counter(renege["seat"] for renege in game.reneges)
+        return [
+            Result(seat, points, reneges[seat], game.winner == seat - 1)
+            for seat, points in enumerate(game.scores, start=1)
+        ]
 
     def standings(self, game: Game, voice: Voice) -> tuple[list[str], list[list[str]]]:
         assert isinstance(game, Seises)

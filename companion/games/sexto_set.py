@@ -19,12 +19,12 @@ from PIL import ImageDraw
 from companion.config import GameConfig
 from companion.decks import Deck
 from companion.events import Button
-from companion.games import GameKind, Voice, register
+from companion.games import GameKind, Result, Voice, register
 from companion.i18n import N_
 from companion.rules.base import Action, Game, Pass, Play
 from companion.rules.news import News, SetEnded, SetStarted
 from companion.rules.robots import SextoSetRobots
-from companion.rules.sexto_set import DECK, OPTIONS, SextoSet
+from companion.rules.sexto_set import DECK, OPTIONS, PAIRS, SextoSet
 from companion.ui.screens import CELL_W, WIDTH, Slot, cell, first_fitting, footer, header_footer, put_on, text_width
 from companion.view import Language, Message, MessageKind, Scoreboard, TableView, tr
 
@@ -244,10 +244,13 @@ class SextoSetKind(GameKind):
         assert isinstance(game, SextoSet)
         sets, masters = game.sets_won, game.match_masters
         score = f"sets A {sets['A']} B {sets['B']}, master cards A {masters['A']} B {masters['B']}"
-        # The sheet's objective is the most master cards: the match's winner once the game has ended.
-        if not finished or masters["A"] == masters["B"]:
-            return score, None
-        return score, f"pair {'A' if masters['A'] > masters['B'] else 'B'}"
+        winner = _match_winner(game, finished)
+        return score, None if winner is None else f"pair {winner}"
+
+    def results(self, game: Game, finished: bool) -> list[Result]:
+        assert isinstance(game, SextoSet)
+        winner = _match_winner(game, finished)
+        return [Result(pair, game.match_masters[pair], 0, pair == winner) for pair in PAIRS]
 
     def standings(self, game: Game, voice: Voice) -> tuple[list[str], list[list[str]]]:
         assert isinstance(game, SextoSet)
@@ -277,6 +280,15 @@ def _second_set(view: TableView) -> bool:
     game = view.game
     assert isinstance(game, SextoSetView)
     return view.message is None and sum(game.sets_won) == 1 and game.result is None and 0 < game.draw_pile < 10
+
+
+def _match_winner(game: SextoSet, finished: bool) -> str | None:
+    """The sheet's objective is the most master cards: the match's winner once the game has ended. A false pass
+    is refused, so no pair ever reneges."""
+    masters = game.match_masters
+    if not finished or masters["A"] == masters["B"]:
+        return None
+    return "A" if masters["A"] > masters["B"] else "B"
 
 
 def _pair(value: str | None) -> Pair | None:

@@ -35,6 +35,7 @@ def test_each_game_s_start_entries_and_end_have_ids_in_the_journal_s_order(tmp_p
     assert events[0]["settings"] == {"game": "g", "players": 2}
     assert events[1]["text"] == "play 6O" and events[1]["t"] == 1.0
     assert events[4]["outcome"] == {"termination": "won", "winner": "seat 1"}
+    assert events[4]["after"] == 3  # the entry the end follows: a consumer that lacks one waits for it
 
 
 def test_from_any_cursor_the_events_are_the_rest_of_those_from_the_start(tmp_path: Path) -> None:

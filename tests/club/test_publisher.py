@@ -230,7 +230,8 @@ def test_companion_demo_mqtt_publishes_a_whole_demo_game_whose_retained_state_en
     journal = Journal(path)
     game = journal.last_game()
     assert game is not None and game.outcome is not None and game.outcome["winner"] is not None
-    assert board.events[-1] == {"id": f"{game.id}:end", "game": game.id, "type": "end", "outcome": game.outcome}
+    end = {"id": f"{game.id}:end", "game": game.id, "type": "end", "outcome": game.outcome, "after": game.entries}
+    assert board.events[-1] == end
     assert board.state["t1"] == play_json(DEFAULT_GAME, transcript(journal, game.id), tmp_path, capsys)
     assert len(board.ids()) == len(set(board.ids())) == game.entries + 2  # its start, its entries and its end
 

@@ -17,7 +17,7 @@ from typing import Any, ClassVar
 from PIL import ImageDraw
 
 from companion.decks import Deck
-from companion.games import GameKind, Voice
+from companion.games import GameKind, Result, Voice
 from companion.rules.base import Action, Game, Outcome, Pass, Play, Reason, add_sentences
 from companion.ui.screens import WIDTH, header_footer, put
 from companion.view import Language, Message, MessageKind, Scoreboard, TableView
@@ -218,6 +218,10 @@ class EscaleraKind(GameKind):
     def score(self, game: Game, finished: bool) -> tuple[str, str | None]:
         assert isinstance(game, Escalera)
         return f"{len(game.laid)} cards laid", None if game.winner is None else f"seat {game.winner + 1}"
+
+    def results(self, game: Game, finished: bool) -> list[Result]:
+        assert isinstance(game, Escalera)
+        return [Result(seat + 1, len(game.laid), 0, game.winner == seat) for seat in (0, 1)]
 
     def standings(self, game: Game, voice: Voice) -> tuple[list[str], list[list[str]]]:
         assert isinstance(game, Escalera)
