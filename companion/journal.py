@@ -293,6 +293,13 @@ class Journal:
         """Entries confirmed at the table but not yet on disk."""
         return len(self._backlog)
 
+    def set_settings(self, game_id: int, settings: Mapping[str, Any]) -> None:
+        """Replace the game's settings (its seats were renamed): resuming it rebuilds it with these."""
+        with self._write():
+            self._connection().execute(
+                "UPDATE games SET settings = ? WHERE id = ?", (json.dumps(dict(settings)), game_id)
+            )
+
     def finish(self, game_id: int, outcome: Mapping[str, Any]) -> None:
         with self._write():
             self._connection().execute(

@@ -30,11 +30,10 @@ from companion.games import DEFAULT_GAME, find_kind, kinds
 from companion.i18n import language_name, languages
 from companion.view import Language, MenuView, tr
 
-__all__ = ["Choice", "Menu", "Settings", "decks_for", "players_for"]
+__all__ = ["Choice", "Menu", "Settings", "decks_for", "label", "players_for"]
 
 _SETTINGS = ("game", "players", "deck", "language")
-_ACTIONS = ("new_game", "close")
-Key = Literal["game", "players", "deck", "language", "new_game", "close"]
+Key = Literal["game", "players", "deck", "language", "new_game", "pair", "close"]
 
 
 def decks_for(game: str) -> tuple[str, ...]:
@@ -43,6 +42,20 @@ def decks_for(game: str) -> tuple[str, ...]:
 
 def players_for(game: str, deck: str) -> tuple[int, ...]:
     return find_kind(game).player_counts(_deck(deck))
+
+
+def label(key: str, value: str | int, game: str, language: str, *, note: bool = True) -> str:
+    """A value of setting ``key`` as the menu lists it, in ``language``; a player count below the rule sheet's ideal
+    says so where there is room (``note``)."""
+    if key == "game":
+        return find_kind(str(value)).title(language)
+    if key == "language":
+        return language_name(str(value))  # each language in its own words, whatever the menu speaks
+    if key != "players":
+        return tr(str(value), language)
+    ideal = find_kind(game).ideal_players
+    below_ideal = note and ideal is not None and int(value) < ideal[0]
+    return f"{value} (ideal {ideal[0]}-{ideal[1]})" if below_ideal and ideal else str(value)
 
 
 @cache
@@ -75,17 +88,20 @@ class Settings:
 
 @dataclass(frozen=True, slots=True)
 class Choice:
-    """A line picked in the menu: a setting and its new value, or "new_game" / "close" (value None)."""
+    """A line picked in the menu: a setting and its new value, or "new_game" / "pair" / "close" (value None)."""
 
     key: Key
     value: str | int | None = None
 
 
 class Menu:
-    """The menu's state: which level (the settings, or one setting's values) and which line is highlighted."""
+    """The menu's state: which level (the settings, or one setting's values) and which line is highlighted.
 
-    def __init__(self, settings: Settings) -> None:
+    ``pairing``: the table serves its page, and the menu offers to show the code a phone pairs with."""
+
+    def __init__(self, settings: Settings, *, pairing: bool = False) -> None:
         self.settings = settings
+        self.actions: tuple[Key, ...] = ("new_game", "pair", "close") if pairing else ("new_game", "close")
         self.editing: str | None = None  # the setting whose values are listed, or None on the first level
         self.selected = 0
 
@@ -111,7 +127,7 @@ class Menu:
         if self.editing is None:
             items = tuple(
                 f"{tr(key, language)}: {self._label(key, getattr(self.settings, key), note=False)}" for key in _SETTINGS
-            ) + tuple(tr(action, language) for action in _ACTIONS)
+            ) + tuple(tr(action, language) for action in self.actions)
             title = tr("menu", language)
         else:
             items = tuple(self._label(self.editing, value) for value in self._values(self.editing))
@@ -119,7 +135,7 @@ class Menu:
         return MenuView(title=title, items=items, selected=self.selected, hint=tr("menu_hint", language))
 
     def _lines(self) -> tuple[object, ...]:
-        return (*_SETTINGS, *_ACTIONS) if self.editing is None else self._values(self.editing)
+        return (*_SETTINGS, *self.actions) if self.editing is None else self._values(self.editing)
 
     def _values(self, key: str) -> tuple[str | int, ...]:
         if key == "game":
@@ -131,22 +147,13 @@ class Menu:
         return languages()
 
     def _label(self, key: str, value: str | int, *, note: bool = True) -> str:
-        """A value as listed; a player count below the rule sheet's ideal says so where there is room."""
-        if key == "game":
-            return find_kind(str(value)).title(self.settings.language)
-        if key == "language":
-            return language_name(str(value))  # each language in its own words, whatever the menu speaks
-        if key != "players":
-            return tr(str(value), self.settings.language)
-        ideal = find_kind(self.settings.game).ideal_players
-        below_ideal = note and ideal is not None and int(value) < ideal[0]
-        return f"{value} (ideal {ideal[0]}-{ideal[1]})" if below_ideal and ideal else str(value)
+        return label(key, value, self.settings.game, self.settings.language, note=note)
 
     def _pick(self) -> Choice | None:
         if self.editing is None:
-            key = (*_SETTINGS, *_ACTIONS)[self.selected]
-            if key in _ACTIONS:
-                return Choice("new_game") if key == "new_game" else self._close()
+            key = (*_SETTINGS, *self.actions)[self.selected]
+            if key in self.actions:
+                return self._close() if key == "close" else Choice(key)
             self.editing = key
             values = self._values(key)
             self.selected = values.index(getattr(self.settings, key))

@@ -106,6 +106,8 @@ class Table:
                 if not self._finished:
                     self._close({"termination": "replaced", "winner": None}, now)  # a new game was chosen mid-game
                 self._open_game(json.loads(entry.text), now)
+            elif entry.kind == "seats":
+                self._rename(now)
             else:
                 self._append(entry, now)
         outcome = self.referee.game.outcome()
@@ -153,6 +155,17 @@ class Table:
             log.warning("journal writable again: the entries kept in memory are on disk now")
             self.referee.handle(JournalStatus(True), now)
         return True
+
+    def _rename(self, now: float) -> None:
+        """The seats were renamed: the game's row gets the new names, so that resuming it keeps them."""
+        settings = self.referee.config.settings()
+        if self._unsaved is not None:  # its row waits for the disk: it will be written with them
+            self._unsaved = settings
+            return
+        try:
+            self.journal.set_settings(self.game_id, settings)
+        except JournalError as exc:
+            self._journal_failed(exc, now)
 
     def _close(self, outcome: dict[str, Any], now: float) -> None:
         """The game's outcome, written now or, while the disk has no room, kept until it has (as its entries are)."""

@@ -105,7 +105,8 @@ class TableView:
 
     ``game`` is the running game's scoreboard (None before a game is chosen). ``message`` is the last message,
     or None. ``zone_lights`` maps every zone name of the pin map to its light; a zone left out is off.
-    ``menu`` is set while the menu is open, and then covers everything else on the screen.
+    ``menu`` is set while the menu is open, and then covers everything else on the screen; ``pairing`` is the
+    code a phone pairs with (docs/WEB.md), while the screen shows it.
     """
 
     game: Scoreboard | None = None
@@ -114,6 +115,7 @@ class TableView:
     status: StatusLight = StatusLight.READY
     language: Language = "es"
     menu: MenuView | None = None
+    pairing: str | None = None
 
 
 class Output(Protocol):
@@ -149,6 +151,10 @@ STRINGS: dict[str, str] = {
     "language": N_("Language"),
     "new_game": N_("New game"),
     "close": N_("Close"),
+    "pair": N_("Pair a phone"),
+    "pairing_title": N_("Phone code"),
+    "pairing_hint": N_("Type it on the phone"),
+    "pairing_close": N_("Any button: close"),
     "spanish-40": N_("Spanish 40"),
     "spanish-48": N_("Spanish 48"),
     "squadratik": N_("Squadratik"),

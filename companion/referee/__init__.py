@@ -26,7 +26,7 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 from companion.config import GameConfig
@@ -36,6 +36,7 @@ from companion.i18n import translate
 from companion.journal import Entry
 from companion.menu import Menu, Settings
 from companion.referee.health import Health, HealthEvent, HubStatus, JournalNotice, JournalStatus, ReaderStatus
+from companion.referee.phone import NewGame, PairingEnded, SeatNames, new_code
 from companion.referee.texts import TEXT, TODO
 from companion.referee.zones import Zones
 from companion.rules import Action, Game, IllegalPlay, Reason
@@ -43,7 +44,18 @@ from companion.rules.transcript import UNDO, TranscriptError, parse_line
 from companion.rules.words import card_name, undone_words
 from companion.view import Message, MessageKind, StatusLight, TableView, ZoneLight
 
-__all__ = ["HubStatus", "JournalNotice", "JournalStatus", "Pending", "ReaderStatus", "Referee"]
+__all__ = [
+    "HubStatus",
+    "JournalNotice",
+    "JournalStatus",
+    "NewGame",
+    "PairingEnded",
+    "Pending",
+    "PhoneEvent",
+    "ReaderStatus",
+    "Referee",
+    "SeatNames",
+]
 
 
 @dataclass(frozen=True, slots=True)
@@ -54,7 +66,8 @@ class Pending:
     zone: str | None
 
 
-Event = CardArrived | CardLeft | UnknownTag | UnknownTagLeft | SameCardTwice | Press | HealthEvent
+PhoneEvent = SeatNames | NewGame | PairingEnded  # what a paired phone changes (companion.referee.phone)
+Event = CardArrived | CardLeft | UnknownTag | UnknownTagLeft | SameCardTwice | Press | HealthEvent | PhoneEvent
 
 
 class Referee:
@@ -77,6 +90,10 @@ class Referee:
         self.first_seat: int | None = None
         self.asking: int | None = None
         self._renege_message: Message | None = None  # the message that gives the status LED its renuncio look
+        # Phones (the table's page): the menu offers "pair a phone" when a page is served; its code, while shown.
+        self.pairable = False
+        self.pairing_code: str | None = None
+        self.new_code = new_code
 
     # ---- set-up ---------------------------------------------------------------------------------------------
 
@@ -131,6 +148,8 @@ class Referee:
         """Apply one event; return the journal entries it committed (write them before showing the view)."""
         if isinstance(event, Press):
             return self._press(event, now)
+        if isinstance(event, SeatNames | NewGame | PairingEnded):
+            return self._phone(event, now)
         if isinstance(event, CardArrived):
             return self._arrived(event.zone, event.card, now)
         if isinstance(event, CardLeft):
@@ -235,13 +254,16 @@ class Referee:
         return [Entry("zone", f"{zone} {card}", now)]
 
     def _press(self, press: Press, now: float) -> list[Entry]:
+        if self.pairing_code is not None:  # any button closes the pairing code, and voids it
+            self.pairing_code = None
+            return []
         if self.menu is not None:
             return self._menu_press(press, now)
         if self.asking is not None:
             return self._answer(press, now)
         if press.button == Button.CONFIRM:
             if press.kind == "long":
-                self.menu = Menu(self._menu_settings())
+                self.menu = Menu(self.menu_settings(), pairing=self.pairable)
                 return []
             if self.pending is None:
                 self._say(MessageKind.INFO, "nothing_pending")
@@ -345,22 +367,42 @@ class Referee:
         self.language = settings.language
         if choice.key == "close":
             self.menu = None
+        elif choice.key == "pair":
+            self.menu = None
+            self.pairing_code = self.new_code()
         elif choice.key == "new_game":
             self.menu = None
-            self.start(
-                GameConfig(
-                    name=settings.game,
-                    players=settings.players,
-                    deck=settings.deck,
-                    options=self.config.options if settings.game == self.config.name else {},
-                    language=settings.language,
-                    confirm_turns=self.config.confirm_turns,
-                    seat_names=self.config.seat_names,
-                )
+            return self._new_game(settings, now)
+        return []
+
+    def _new_game(self, settings: Settings, now: float) -> list[Entry]:
+        self.start(
+            GameConfig(
+                name=settings.game,
+                players=settings.players,
+                deck=settings.deck,
+                options=self.config.options if settings.game == self.config.name else {},
+                language=settings.language,
+                confirm_turns=self.config.confirm_turns,
+                seat_names=self.config.seat_names,
             )
-            todo = self.text("new_game_names_do") if self.seat_names else ""  # the referee will ask who is seat 1
-            self.message = Message(MessageKind.INFO, self.text("new_game", game=settings.game), todo)
-            return [Entry("new_game", json.dumps(self.config.settings()), now)]
+        )
+        todo = self.text("new_game_names_do") if self.seat_names else ""  # the referee will ask who is seat 1
+        self.message = Message(MessageKind.INFO, self.text("new_game", game=settings.game), todo)
+        return [Entry("new_game", json.dumps(self.config.settings()), now)]
+
+    def _phone(self, event: PhoneEvent, now: float) -> list[Entry]:
+        """A change a paired phone asked for (:mod:`companion.referee.phone`), as the menu would make it."""
+        if isinstance(event, NewGame):
+            self.menu = None
+            return self._new_game(event.settings, now)
+        if isinstance(event, SeatNames):
+            self.config = replace(self.config, seat_names=event.names)
+            self._say(MessageKind.INFO, "seats_named")
+            return [Entry("seats", json.dumps(list(event.names)), now)]
+        if self.pairing_code is not None:
+            self.pairing_code = None
+            self._say(MessageKind.INFO, f"pairing_{event.why}")
         return []
 
     def start(self, config: GameConfig) -> None:
@@ -377,7 +419,8 @@ class Referee:
         self.zones.warnings.clear()
         self.message = None
 
-    def _menu_settings(self) -> Settings:
+    def menu_settings(self) -> Settings:
+        """The settings the menu opens on: the game being played."""
         counts = self.kind.player_counts(self.game.deck)
         players = self.config.players if self.config.players in counts else counts[0]
         return Settings(game=self.kind.name, players=players, deck=self.config.deck_name, language=self.language)
@@ -433,6 +476,7 @@ class Referee:
             status=status,
             language=self.language,
             menu=None if self.menu is None else self.menu.view(),
+            pairing=self.pairing_code,
         )
 
     def stopped_view(self) -> TableView:

@@ -43,6 +43,12 @@ TEXT: dict[str, str] = {
     "seat": N_("Seat {n}"),
     "stopped": N_("Companion stopped"),
     "stopped_do": N_("It resumes at start"),
+    "seats_named": N_("Seats renamed"),
+    "pairing_paired": N_("Phone paired"),
+    "pairing_too_many": N_("Code wrong 5 times"),
+    "pairing_too_many_do": N_("Menu: pair again"),
+    "pairing_expired": N_("Code expired"),
+    "pairing_expired_do": N_("Menu: pair again"),
 }
 
 TODO: dict[str, str] = {
@@ -58,4 +64,6 @@ TODO: dict[str, str] = {
     "damaged_game": "damaged_game_do",
     "journal_aside": "journal_aside_do",
     "stopped": "stopped_do",
+    "pairing_too_many": "pairing_too_many_do",
+    "pairing_expired": "pairing_expired_do",
 }

@@ -123,6 +123,7 @@ def _examples(language: Language) -> Mapping[str, TableView]:
     for kind in kinds().values():
         views.update(kind.examples(language))
     views["menu"] = _menu(language)
+    views["pairing"] = TableView(language=language, pairing="042917")
     views["no-game"] = TableView(language=language)
     return MappingProxyType(views)
 

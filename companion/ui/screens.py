@@ -41,6 +41,7 @@ __all__ = [
     "covers_scoreboard",
     "draw_menu",
     "draw_message",
+    "draw_pairing",
     "draw_table",
     "first_fitting",
     "footer",
@@ -287,6 +288,17 @@ def draw_menu(draw: ImageDraw.ImageDraw, menu: MenuView) -> None:
     put(draw, (0, HEIGHT - LINE_HEIGHT["small"]), menu.hint, "small", WIDTH, align="center")
 
 
+def draw_pairing(draw: ImageDraw.ImageDraw, code: str, language: str) -> None:
+    """The code a phone pairs with (docs/WEB.md): a title, the digits large in two groups of three, where to type
+    them, and that any button closes it."""
+    put(draw, (1, 0), tr("pairing_title", language), "bold", WIDTH - 2, align="center")
+    draw.line((0, LINE_HEIGHT["bold"], WIDTH - 1, LINE_HEIGHT["bold"]), fill=1)
+    half = len(code) // 2
+    put(draw, (0, 16), f"{code[:half]} {code[half:]}", "big", WIDTH, align="center")
+    put(draw, (0, 38), tr("pairing_hint", language), "body", WIDTH, align="center")
+    put(draw, (0, HEIGHT - LINE_HEIGHT["small"]), tr("pairing_close", language), "small", WIDTH, align="center")
+
+
 def covers_scoreboard(message: Message | None) -> bool:
     """Whether ``message`` takes the whole screen (it needs attention) rather than the footer line."""
     return message is not None and message.kind in _COVERING
@@ -308,6 +320,8 @@ def draw_table(draw: ImageDraw.ImageDraw, view: TableView) -> None:
 def _draw_table(draw: ImageDraw.ImageDraw, view: TableView) -> None:
     if view.menu is not None:
         draw_menu(draw, view.menu)
+    elif view.pairing is not None:
+        draw_pairing(draw, view.pairing, view.language)
     elif view.message is not None and covers_scoreboard(view.message):
         draw_message(draw, view.message)
     elif view.game is not None:

@@ -30,6 +30,7 @@ from companion.rules.transcript import state
 from companion.table import Table
 from companion.view import Message, TableView
 from companion.web.page import table_json
+from companion.web.settings import PhoneSettings
 
 __all__ = ["MESSAGES_KEPT", "WebServer", "history"]
 
@@ -65,6 +66,8 @@ class WebServer:
         app.router.add_get("/api/history", self._history)
         app.router.add_get("/api/events", self._events)
         app.on_shutdown.append(self._end_pages)
+        self.settings = PhoneSettings(table)  # /settings: what a paired phone changes (companion.web.settings)
+        self.settings.routes(app)
         self.app = app
 
     # ---- an output of the table -------------------------------------------------------------------------------

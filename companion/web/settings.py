@@ -1,0 +1,231 @@
+"""The settings page (``/settings``): what a phone paired with the table may change, and the pairing itself.
+
+Everyone may read; changing needs a pairing (docs/WEB.md, "Settings and pairing"). A person at the table picks
+"pair a phone" in the menu and the screen shows a code of six digits; the phone types it on this page and gets a
+session cookie. The code is good once, for ``CODE_S`` seconds, while the screen shows it: any button closes it, and
+``TRIES`` wrong codes void it. Every change goes to the referee as an event (:mod:`companion.referee.phone`), which
+applies it as the menu would: nothing here changes the table itself.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import secrets
+from pathlib import Path
+from typing import Any
+
+from aiohttp import web
+
+from companion.games import kinds
+from companion.i18n import N_, languages, translate
+from companion.menu import Settings, decks_for, label, players_for
+from companion.referee import NewGame, PairingEnded, SeatNames
+from companion.referee.phone import seat_names
+from companion.table import Table
+from companion.view import TableView
+
+__all__ = ["CODE_S", "COOKIE", "PAIRED_S", "SETTINGS_STRINGS", "TRIES", "PhoneSettings"]
+
+STATIC = Path(__file__).parent / "static"
+CODE_S = 120.0  # how long a pairing code shown on the screen is good for
+TRIES = 5  # wrong codes that void the code shown
+PAIRED_S = 12 * 3600.0  # how long a pairing lasts (an evening at the club); a restart of the service ends it too
+COOKIE = "companion-pairing"
+
+# The settings page's words: key -> its text (an English msgid of the catalogues, companion.i18n)
+SETTINGS_STRINGS: dict[str, str] = {
+    "settings": N_("Table settings"),
+    "table": N_("See the table"),
+    "pair_head": N_("Pair this phone"),
+    "pair_how": N_("At the table, hold OK to open the menu and pick «Pair a phone»: the screen shows a code."),
+    "code": N_("Code"),
+    "pair": N_("Pair"),
+    "paired": N_("Phone paired: you may change the table."),
+    "next_game": N_("New game"),
+    "next_game_note": N_("Starts now and closes the game being played, as the menu's «New game»."),
+    "start": N_("Start"),
+    "seats": N_("Seat names"),
+    "seats_note": N_("In the order you sit; the table asks who laid the 6 of oros."),
+    "seats_unnamed": N_("This game does not name seats."),
+    "save": N_("Save"),
+    "done": N_("Done."),
+    "not_paired": N_(
+        "This phone is not paired: at the table, hold OK, pick «Pair a phone» in the menu and type here the code "
+        "its screen shows."
+    ),
+    "no_code": N_("The table's screen shows no code: hold OK and pick «Pair a phone» in the menu."),
+    "wrong_code": N_("Wrong code: type the one the screen shows ({left} more tries)."),
+    "too_many": N_("Wrong code five times: it is void now. Ask for another in the table's menu."),
+}
+
+
+class PhoneSettings:
+    """The settings page's routes for ``table``, and the pairings of the phones that may change it.
+
+    It is an output of the table too: it sees each new pairing code as the screen shows it, to void it after
+    ``CODE_S`` and to count the wrong tries against it."""
+
+    def __init__(self, table: Table) -> None:
+        self.table = table
+        table.referee.pairable = True  # the menu offers "pair a phone"
+        table.outputs.append(self)
+        self._code: str | None = None  # the code the screen shows, as last seen
+        self._wrong = 0  # wrong codes typed against it
+        self._sessions: dict[str, float] = {}  # cookie -> until when it pairs (the loop's clock)
+
+    def routes(self, app: web.Application) -> None:
+        app.router.add_get("/settings", self._page)
+        app.router.add_get("/api/settings", self._settings)
+        app.router.add_post("/api/pair", self._pair)
+        app.router.add_post("/api/seats", self._seats)
+        app.router.add_post("/api/game", self._game)
+
+    # ---- an output of the table -------------------------------------------------------------------------------
+
+    def show(self, view: TableView, now: float) -> None:
+        if view.pairing == self._code:
+            return
+        self._code, self._wrong = view.pairing, 0
+        if view.pairing is not None:
+            asyncio.get_running_loop().call_later(CODE_S, self._expire, view.pairing)  # a press, on the loop
+
+    def _expire(self, code: str) -> None:
+        if self.table.referee.pairing_code == code:
+            self.table.status(PairingEnded("expired"), asyncio.get_running_loop().time())
+
+    # ---- reading ----------------------------------------------------------------------------------------------
+
+    async def _page(self, request: web.Request) -> web.FileResponse:
+        return web.FileResponse(STATIC / "settings.html")
+
+    async def _settings(self, request: web.Request) -> web.Response:
+        return web.json_response(self.state(self._paired(request)))
+
+    def state(self, paired: bool) -> dict[str, Any]:
+        """What the settings page shows: whether this phone is paired, the game now and what may be chosen."""
+        referee = self.table.referee
+        language = referee.language
+        now = referee.menu_settings()
+        return {
+            "paired": paired,
+            "language": language,
+            "game": {"game": now.game, "deck": now.deck, "players": now.players, "language": now.language},
+            "games": [
+                {
+                    "name": game,
+                    "label": label("game", game, game, language),
+                    "decks": [
+                        {
+                            "name": deck,
+                            "label": label("deck", deck, game, language),
+                            "players": [
+                                {"n": n, "label": label("players", n, game, language)} for n in players_for(game, deck)
+                            ],
+                        }
+                        for deck in decks_for(game)
+                    ],
+                }
+                for game in kinds()
+            ],
+            "languages": [{"name": name, "label": label("language", name, now.game, language)} for name in languages()],
+            "seats": {
+                "named": referee.kind.names_first_seat,
+                "players": referee.config.players,
+                "names": list(referee.config.seat_names),
+            },
+            "texts": {key: translate(text, language) for key, text in SETTINGS_STRINGS.items()},
+        }
+
+    # ---- pairing ----------------------------------------------------------------------------------------------
+
+    def _paired(self, request: web.Request) -> bool:
+        until = self._sessions.get(request.cookies.get(COOKIE, ""))
+        return until is not None and until > asyncio.get_running_loop().time()
+
+    async def _pair(self, request: web.Request) -> web.Response:
+        typed = str((await _body(request)).get("code", "")).strip()
+        shown = self.table.referee.pairing_code
+        if shown is None:
+            raise self._refused("no_code")
+        if not secrets.compare_digest(typed.encode(), shown.encode()):
+            self._wrong += 1
+            if self._wrong >= TRIES:
+                self._end("too_many")
+                raise self._refused("too_many")
+            raise self._refused("wrong_code", left=TRIES - self._wrong)
+        self._end("paired")
+        token = secrets.token_urlsafe(32)
+        loop = asyncio.get_running_loop()
+        self._sessions = {key: until for key, until in self._sessions.items() if until > loop.time()}
+        self._sessions[token] = loop.time() + PAIRED_S
+        response = web.json_response({"paired": True})
+        response.set_cookie(COOKIE, token, max_age=int(PAIRED_S), httponly=True, samesite="Strict", path="/")
+        return response
+
+    def _end(self, why: str) -> None:
+        self.table.status(PairingEnded(why), asyncio.get_running_loop().time())  # type: ignore[arg-type]
+
+    # ---- changing ---------------------------------------------------------------------------------------------
+
+    async def _changing(self, request: web.Request) -> dict[str, Any]:
+        """The request's JSON body, once this phone is paired; else 403 and where to find the code."""
+        if not self._paired(request):
+            raise self._refused("not_paired")
+        return await _body(request)
+
+    async def _seats(self, request: web.Request) -> web.Response:
+        body = await self._changing(request)
+        referee = self.table.referee
+        if not referee.kind.names_first_seat:
+            raise _bad(f"{referee.kind.name} does not name its seats")
+        try:
+            names = seat_names(body.get("names"), referee.config.players)
+        except ValueError as exc:
+            raise _bad(str(exc)) from None
+        self.table.status(SeatNames(names), asyncio.get_running_loop().time())
+        return web.json_response({"names": list(referee.config.seat_names)})
+
+    async def _game(self, request: web.Request) -> web.Response:
+        body = await self._changing(request)
+        try:
+            settings = Settings(
+                game=str(body["game"]),
+                deck=str(body["deck"]),
+                players=int(body["players"]),
+                language=body.get("language", self.table.referee.menu_settings().language),
+            )
+            if settings.language not in languages():
+                raise ValueError(f"language {settings.language!r}: choose {' or '.join(languages())}")
+        except KeyError as exc:
+            raise _bad(f"give the game, the deck and the players ({exc.args[0]} is missing)") from None
+        except (TypeError, ValueError) as exc:
+            raise _bad(str(exc)) from None
+        self.table.status(NewGame(settings), asyncio.get_running_loop().time())
+        return web.json_response({"game": self.table.referee.config.settings()})
+
+    def _refused(self, key: str, **fields: object) -> web.HTTPForbidden:
+        text = translate(SETTINGS_STRINGS[key], self.table.referee.language).format(**fields)
+        return web.HTTPForbidden(text=_json_error(text), content_type="application/json")
+
+
+async def _body(request: web.Request) -> dict[str, Any]:
+    """The request's JSON object. Only JSON is taken: another site's page cannot send it without asking first
+    (a CORS preflight, which the table never grants)."""
+    if request.content_type != "application/json":
+        raise _bad("send JSON (Content-Type: application/json)")
+    try:
+        body = await request.json()
+    except ValueError:
+        raise _bad("the body is not JSON") from None
+    if not isinstance(body, dict):
+        raise _bad("send a JSON object")
+    return body
+
+
+def _bad(text: str) -> web.HTTPBadRequest:
+    return web.HTTPBadRequest(text=_json_error(text), content_type="application/json")
+
+
+def _json_error(text: str) -> str:
+    return json.dumps({"error": text}, ensure_ascii=False)

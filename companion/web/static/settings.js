@@ -1,0 +1,99 @@
+// The settings page: pairs this phone with the code the table's screen shows, then changes the table through
+// POSTs the referee takes as it takes the menu's choices. Refusals (403: not paired) are shown as the table words them.
+"use strict";
+
+let settings = null; // what /api/settings said last
+const $ = (id) => document.getElementById(id);
+
+function el(tag, attrs, ...children) {
+  const node = document.createElement(tag);
+  for (const [key, value] of Object.entries(attrs || {})) node.setAttribute(key, value);
+  node.append(...children);
+  return node;
+}
+
+function say(text, kind) {
+  const said = $("said");
+  said.textContent = text;
+  said.className = kind;
+}
+
+async function post(path, body) {
+  const response = await fetch(path, {
+    method: "POST",
+    headers: { "Content-Type": "application/json" },
+    body: JSON.stringify(body),
+  });
+  const answer = await response.json().catch(() => ({ error: response.statusText }));
+  if (!response.ok) {
+    say(answer.error, "refused");
+    return null;
+  }
+  say(settings.texts.done, "done");
+  await load(true);
+  return answer;
+}
+
+function options(select, items, chosen) {
+  select.replaceChildren(...items.map((item) => el("option", { value: item.value }, item.label)));
+  select.value = String(chosen);
+  if (select.selectedIndex < 0) select.selectedIndex = 0;
+}
+
+// Only playable combinations: the decks of the chosen game, the player counts of the chosen deck.
+function fillGame(chosen) {
+  const game = settings.games.find((g) => g.name === chosen.game) || settings.games[0];
+  options($("game"), settings.games.map((g) => ({ value: g.name, label: g.label })), game.name);
+  const deck = game.decks.find((d) => d.name === chosen.deck) || game.decks[0];
+  options($("deck"), game.decks.map((d) => ({ value: d.name, label: d.label })), deck.name);
+  options($("players"), deck.players.map((p) => ({ value: p.n, label: p.label })), chosen.players);
+}
+
+function chosenGame() {
+  return { game: $("game").value, deck: $("deck").value, players: Number($("players").value), language: $("language").value };
+}
+
+function fillSeats() {
+  const seats = settings.seats;
+  const form = $("seats-form");
+  $("seats-note").textContent = seats.named ? settings.texts.seats_note : settings.texts.seats_unnamed;
+  if (!seats.named) return form.replaceChildren();
+  const inputs = Array.from({ length: seats.players }, (_, i) =>
+    el("input", { name: "seat", maxlength: "20", value: seats.names[i] || "", "aria-label": `${i + 1}` }),
+  );
+  form.replaceChildren(...inputs, el("button", { id: "save-seats" }, settings.texts.save));
+}
+
+async function load(refill) {
+  const response = await fetch("/api/settings");
+  settings = await response.json();
+  const t = settings.texts;
+  document.documentElement.lang = settings.language;
+  document.body.classList.toggle("paired", settings.paired);
+  document.querySelectorAll("[data-text]").forEach((node) => (node.textContent = t[node.dataset.text]));
+  $("settings-head").textContent = t.settings;
+  $("table-link").textContent = t.table;
+  if (refill) {
+    fillGame(settings.game);
+    options($("language"), settings.languages.map((l) => ({ value: l.name, label: l.label })), settings.game.language);
+    fillSeats();
+  }
+  document.body.dataset.ready = "yes";
+}
+
+$("pair-form").onsubmit = async (event) => {
+  event.preventDefault();
+  if (await post("/api/pair", { code: $("code").value })) say(settings.texts.paired, "done");
+};
+$("game").onchange = () => fillGame(chosenGame());
+$("deck").onchange = () => fillGame(chosenGame());
+$("game-form").onsubmit = (event) => {
+  event.preventDefault();
+  post("/api/game", chosenGame());
+};
+$("seats-form").onsubmit = (event) => {
+  event.preventDefault();
+  post("/api/seats", { names: [...$("seats-form").querySelectorAll("input")].map((input) => input.value) });
+};
+
+load(true);

@@ -1,0 +1,238 @@
+"""Settings from a phone (companion.web.settings): refused without the pairing code, taken with the code the table's
+OLED shows. The code is read from the view the screen draws, and the frame the ssd1306 driver sent is checked to
+be that view; the menu is opened and walked with the mock buttons, cards go through the simulated readers."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from pathlib import Path
+from typing import Any
+
+import aiohttp
+import pytest
+from gpiozero.pins.mock import MockFactory, MockPWMPin
+from test_web_server import until, web_config
+
+import companion.sim as sim
+import companion.web.settings as settings
+from companion.config import parse_config
+from companion.daemon import Daemon
+from companion.documents.browser import Browser, Page
+from companion.hardware import load_pinmap
+from companion.ui.display import FakeI2CBus, make_device
+from companion.ui.screens import render
+from companion.view import MessageKind, TableView
+
+PINS = load_pinmap()
+NAMES = '[game]\nlanguage = "en"\nseat_names = ["Ana", "Luis", "Eva", "Pau"]\n'
+PAIR_LINE = 5  # the menu's first level: game, players, deck, language, new game, pair a phone, close
+
+
+@pytest.fixture(autouse=True)
+def fresh_sim() -> None:
+    sim.reset()
+
+
+class Table:
+    """A daemon serving its page, with its mock buttons and the I2C bus its OLED is drawn on."""
+
+    def __init__(self, daemon: Daemon, bus: FakeI2CBus, url: str) -> None:
+        self.daemon, self.bus, self.url = daemon, bus, url
+        assert daemon.table is not None
+        self.table = daemon.table
+        self.referee = daemon.table.referee
+
+    async def hold(self, button: str, seconds: float) -> None:
+        pin = self.daemon.pin_factory.pin(PINS.buttons[button])
+        pin.drive_low()
+        await asyncio.sleep(seconds)
+        pin.drive_high()
+        await asyncio.sleep(0.08)
+
+    async def pairing_code(self) -> str:
+        """Hold OK for the menu, go down to "pair a phone", pick it: the code the OLED then shows."""
+        await self.hold("confirm", 1.7)
+        await until(lambda: self.referee.menu is not None)
+        for _ in range(PAIR_LINE):
+            await self.hold("pass", 0.08)
+        await until(lambda: self.referee.menu is not None and self.referee.menu.selected == PAIR_LINE)
+        await self.hold("confirm", 0.08)
+        await until(lambda: self.referee.view().pairing is not None)
+        view = self.referee.view()
+        assert view.pairing is not None
+        drawn = render(view).tobytes()
+        await until(lambda: self.bus.last_image().convert("1").tobytes() == drawn)  # the screen's own thread
+        return view.pairing
+
+    def oled(self) -> bytes:
+        return self.bus.last_image().convert("1").tobytes()
+
+
+@asynccontextmanager
+async def serving(tmp_path: Path, extra: str = NAMES) -> AsyncIterator[Table]:
+    bus = FakeI2CBus()
+    daemon = Daemon(
+        parse_config(web_config(tmp_path, extra), "test"),
+        pin_factory=MockFactory(revision="c03111", pin_class=MockPWMPin),
+        display=make_device([], bus=bus),
+    )
+    stop = asyncio.Event()
+    task = asyncio.create_task(daemon.run(stop))
+    try:
+        await until(lambda: daemon.web is not None and daemon.web.port is not None)
+        assert daemon.web is not None
+        yield Table(daemon, bus, f"http://127.0.0.1:{daemon.web.port}")
+    finally:
+        stop.set()
+        assert await task == 0
+
+
+async def post(session: aiohttp.ClientSession, url: str, body: object) -> tuple[int, Any]:
+    async with session.post(url, json=body) as response:
+        return response.status, await response.json()
+
+
+# ---- refused without the code -----------------------------------------------------------------------------------
+
+
+def test_every_change_without_a_pairing_is_refused_and_says_where_the_code_is(tmp_path: Path) -> None:
+    async def try_all() -> list[tuple[int, Any]]:
+        async with serving(tmp_path) as table, aiohttp.ClientSession() as session:
+            before = (table.referee.config, len(table.table.journal.games()))
+            answers = [
+                await post(session, f"{table.url}/api/seats", {"names": ["A", "B", "C", "D"]}),
+                await post(session, f"{table.url}/api/game", {"game": "sexto-set", "deck": "squadratik", "players": 4}),
+                await post(session, f"{table.url}/api/pair", {"code": "000000"}),  # no code is shown
+            ]
+            session.cookie_jar.update_cookies({settings.COOKIE: "made-up"})
+            answers.append(await post(session, f"{table.url}/api/seats", {"names": ["A", "B", "C", "D"]}))
+            async with session.get(f"{table.url}/api/settings") as response:
+                answers.append((response.status, await response.json()))
+            assert (table.referee.config, len(table.table.journal.games())) == before, "nothing changed"
+            return answers
+
+    seats, game, pair, made_up, read = asyncio.run(try_all())
+    not_paired = settings.SETTINGS_STRINGS["not_paired"]
+    assert seats == game == made_up == (403, {"error": not_paired})
+    assert "hold OK, pick «Pair a phone» in the menu" in not_paired
+    assert pair == (403, {"error": settings.SETTINGS_STRINGS["no_code"]})
+    assert read[0] == 200 and read[1]["paired"] is False, "reading is for everyone"
+
+
+def test_the_settings_page_without_the_code_shows_the_refusal(tmp_path: Path, browser: Browser) -> None:
+    async def refused() -> tuple[str, tuple[str, ...]]:
+        async with serving(tmp_path) as table, browser.page(f"{table.url}/settings") as page:
+            await page.until("document.body?.dataset.ready")
+            await fill_seats(page, ["Zoe", "Yago", "Xia", "Wen"])
+            said = await page.until("document.querySelector('#said.refused')?.textContent")
+            return said, table.referee.config.seat_names
+
+    said, names = asyncio.run(refused())
+    assert said == settings.SETTINGS_STRINGS["not_paired"]
+    assert names == ("Ana", "Luis", "Eva", "Pau")
+
+
+# ---- with the code from the OLED --------------------------------------------------------------------------------
+
+
+def test_a_phone_paired_with_the_oleds_code_renames_the_seats_and_starts_the_next_game(
+    tmp_path: Path, browser: Browser
+) -> None:
+    async def change() -> dict[str, Any]:
+        async with serving(tmp_path) as table, browser.page(f"{table.url}/settings") as page:
+            await page.until("document.body?.dataset.ready")
+            code = await table.pairing_code()
+            await page.evaluate(f"document.getElementById('code').value = '{code}'")
+            await page.evaluate("document.getElementById('pair').click()")
+            await page.until("document.body?.classList.contains('paired')")
+            assert table.referee.view().pairing is None, "the code is used up"
+            paired = table.referee.view().message
+
+            await fill_seats(page, ["Zoe", "Yago", "Xia", "Wen"])
+            await until(lambda: table.referee.config.seat_names == ("Zoe", "Yago", "Xia", "Wen"))
+            settings_row = table.table.journal.games()[-1].settings
+            # The names take effect at the table: at the first play it asks which of them laid it.
+            table.daemon._readers.put("6O", "z1")  # type: ignore[union-attr]
+            await until(lambda: table.referee.pending is not None)
+            await table.hold("confirm", 0.08)
+            await until(lambda: table.referee.asking is not None)
+            question = table.referee.view().message
+
+            await page.evaluate(CHOOSE_SEXTO_SET)
+            await until(lambda: table.referee.kind.name == "sexto-set")
+            return {
+                "paired": paired,
+                "row": settings_row,
+                "question": question,
+                "config": table.referee.config,
+                "games": table.table.journal.games(),
+                "offered": await page.evaluate(OFFERED),
+            }
+
+    seen = asyncio.run(change())
+    assert seen["paired"].title == "Phone paired"
+    assert seen["row"]["seat_names"] == ["Zoe", "Yago", "Xia", "Wen"], "the game's row keeps the new names"
+    assert seen["question"].kind is MessageKind.QUESTION and seen["question"].todo.startswith("Zoe:")
+    config = seen["config"]
+    assert (config.name, config.deck_name, config.players) == ("sexto-set", "squadratik", 4)
+    first, second = seen["games"]
+    assert first.outcome == {"termination": "replaced", "winner": None} and second.settings["game"] == "sexto-set"
+    assert seen["offered"] == {"decks": ["squadratik"], "players": ["4"]}, "only what the menu offers"
+
+
+def test_wrong_codes_void_the_code_after_five_tries_and_the_screen_says_so(tmp_path: Path) -> None:
+    async def guess() -> tuple[list[tuple[int, Any]], str | None, TableView]:
+        async with serving(tmp_path) as table, aiohttp.ClientSession() as session:
+            code = await table.pairing_code()
+            wrong = f"{(int(code) + 1) % 10**6:06d}"
+            answers = [await post(session, f"{table.url}/api/pair", {"code": wrong}) for _ in range(settings.TRIES)]
+            answers.append(await post(session, f"{table.url}/api/pair", {"code": code}))  # too late
+            return answers, table.referee.pairing_code, table.referee.view()
+
+    answers, code, view = asyncio.run(guess())
+    assert [status for status, _ in answers] == [403] * 6
+    assert answers[0][1]["error"] == "Wrong code: type the one the screen shows (4 more tries)."
+    assert answers[4][1]["error"] == settings.SETTINGS_STRINGS["too_many"]
+    assert answers[5][1]["error"] == settings.SETTINGS_STRINGS["no_code"]
+    assert code is None and view.message is not None and view.message.title == "Code wrong 5 times"
+
+
+def test_the_code_expires_and_any_button_closes_it(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(settings, "CODE_S", 0.3)
+
+    async def wait_and_press() -> tuple[TableView, str | None]:
+        async with serving(tmp_path) as table:
+            await table.pairing_code()
+            await until(lambda: table.referee.pairing_code is None)
+            expired = table.referee.view()
+            await table.pairing_code()
+            await table.hold("undo", 0.08)
+            return expired, table.referee.pairing_code
+
+    expired, after_press = asyncio.run(wait_and_press())
+    assert expired.message is not None and expired.message.title == "Code expired" and expired.pairing is None
+    assert after_press is None
+
+
+async def fill_seats(page: Page, names: list[str]) -> None:
+    await page.until("document.querySelectorAll('#seats-form input').length === 4")
+    await page.evaluate(
+        f"document.querySelectorAll('#seats-form input').forEach((input, i) => input.value = {json.dumps(names)}[i]);"
+        "document.getElementById('save-seats').click()"
+    )
+
+
+CHOOSE_SEXTO_SET = """(() => {
+  const game = document.getElementById('game');
+  game.value = 'sexto-set';
+  game.dispatchEvent(new Event('change'));
+  document.getElementById('start').click();
+})()"""
+
+OFFERED = """(() => ({
+  decks: [...document.getElementById('deck').options].map((o) => o.value),
+  players: [...document.getElementById('players').options].map((o) => o.value),
+}))()"""
