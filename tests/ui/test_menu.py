@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import replace
 from functools import partial
 
 import pytest
@@ -10,8 +11,10 @@ from PIL import Image, ImageDraw
 
 from companion.events import Press
 from companion.games import kinds
+from companion.i18n import languages
 from companion.menu import Choice, Menu, Settings, decks_for, players_for
-from companion.ui.screens import draw_menu
+from companion.ui.screens import HEIGHT, WIDTH, draw_menu
+from companion.view import Language, tr
 
 
 def press(menu: Menu, *buttons: str) -> list[Choice | None]:
@@ -113,3 +116,12 @@ def test_every_menu_screen_fits(
                             press(menu, "pass")
                         press(menu, "undo")
                     press(menu, "pass")
+
+
+@pytest.mark.parametrize("language", languages())
+def test_a_table_that_serves_its_page_offers_to_pair_a_phone_and_the_line_fits(language: Language) -> None:
+    menu = Menu(Settings(language=language), pairing=True)
+    view = menu.view()
+    assert view.items[-2:] == (tr("pair", language), tr("close", language))
+    draw_menu(ImageDraw.Draw(Image.new("1", (WIDTH, HEIGHT))), replace(view, selected=len(view.items) - 2))
+    assert press(menu, *["pass"] * (len(view.items) - 2), "confirm")[-1] == Choice("pair")
