@@ -242,7 +242,7 @@ class Soak(Demo):
     def _restart(self) -> None:
         """Drop the table as a power cut leaves it and start a new one on the journal file."""
         old, path = self.referee, self.journal.path
-        registry = self.table.tracker._registry
+        registry = self.table.tracker.registry
         self.journal.close()
         journal = Journal(path)
         referee = Referee(old.config, old.zones.roles)

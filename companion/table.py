@@ -13,7 +13,7 @@ import json
 import logging
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Protocol
 
 from companion.config import GameConfig
 from companion.events import Press, ZoneScan
@@ -22,9 +22,16 @@ from companion.nfc.tracking import TableTracker
 from companion.referee import Event, JournalNotice, JournalStatus, ReaderStatus, Referee
 from companion.view import Output
 
-__all__ = ["Table"]
+__all__ = ["Borrower", "Table"]
 
 log = logging.getLogger(__name__)
+
+
+class Borrower(Protocol):
+    """What the table lends its readers and outputs to for a while: an enrollment a phone started (docs/WEB.md)."""
+
+    def scan(self, scan: ZoneScan, now: float) -> None:
+        """A scan of the table's readers; it shows what it makes of it on the table's outputs."""
 
 
 @dataclass
@@ -39,6 +46,7 @@ class Table:
     _unsaved: dict[str, Any] | None = None  # a new game's settings, while the disk had no room for its row
     _held: list[Entry] = field(default_factory=list)  # that game's entries meanwhile
     _outcomes: dict[int, dict[str, Any]] = field(default_factory=dict)  # games closed while the disk had no room
+    borrower: Borrower | None = None  # while set, the readers and the outputs serve it, not the game
 
     def start(self, now: float) -> None:
         """Resume the last unfinished game from the journal, or start the configured one.
@@ -79,7 +87,17 @@ class Table:
         if not self.referee.journal_ok and self._append(None, now):
             self.show(now)  # only once it records again: a show wakes a dimmed screen
 
+    def lend(self, borrower: Borrower | None, now: float) -> None:
+        """Lend the readers and the outputs to ``borrower`` (None: take them back and show the game again). A card
+        lying on a zone when they come back is then a card laid, as the referee judges it."""
+        self.borrower = borrower
+        if borrower is None:
+            self.show(now)
+
     def scan(self, scan: ZoneScan, now: float) -> None:
+        if self.borrower is not None:
+            self.borrower.scan(scan, now)
+            return
         events: list[Event] = list(self.tracker.feed(scan))
         if scan.reader_down != (scan.zone in self.referee.readers_down):
             events.append(ReaderStatus(scan.zone, not scan.reader_down, scan.error or ""))
@@ -87,6 +105,9 @@ class Table:
             self._handle(events, now)
 
     def press(self, press: Press, now: float) -> None:
+        if self.borrower is not None:  # any button takes the table back, as it closes the menu's pairing code
+            self.lend(None, now)
+            return
         self._handle([press], now)
 
     def status(self, event: Event, now: float) -> None:
@@ -184,7 +205,9 @@ class Table:
             log.debug("%s", exc)
 
     def show(self, now: float) -> None:
-        """Draw the referee's view on every output."""
+        """Draw the referee's view on every output (not while they are lent: the borrower shows on them)."""
+        if self.borrower is not None:
+            return
         view = self.referee.view()
         for output in self.outputs:
             output.show(view, now)

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 from typing import Protocol
 
 from companion.decks import Card, Deck
@@ -22,7 +23,7 @@ from companion.nfc.registry import Registry
 from companion.nfc.tracking import TableTracker
 from companion.view import Message, MessageKind, StatusLight, TableView, ZoneLight
 
-__all__ = ["Enrollment", "Identify", "Station", "progress_bar"]
+__all__ = ["Enrollment", "Identify", "Read", "Station", "progress_bar"]
 
 _BAR = 20
 
@@ -124,11 +125,23 @@ class _Zones:
         return uid
 
 
+@dataclass(frozen=True, slots=True)
+class Read:
+    """What enrollment made of a tag on ``zone`` while ``card`` was asked for: bound to it, or ``refused`` (why,
+    and what to do)."""
+
+    zone: str
+    card: str
+    refused: str = ""
+
+
 class Enrollment:
     """Ask for each card not yet bound, wait for its tag alone on a zone, bind it, save.
 
     ``out`` prints a line; ``on_ask(card)`` is told which card is wanted (the simulated hand uses it);
-    ``pause()`` runs between two polls.
+    ``pause()`` runs between two polls. :meth:`run` does it all; a caller that owns the loop (the service, when a
+    phone starts enrollment) calls :meth:`begin`, then :meth:`step` after each poll's scans, while :attr:`card` is
+    set. :attr:`reads` lists what became of each tag read.
     """
 
     def __init__(
@@ -158,6 +171,12 @@ class Enrollment:
         self._zones = _Zones(station, registry)
         self._said = ""  # the last refusal printed: said once, not at every poll
         self._title = self._action = ""
+        self.card: Card | None = None  # the card asked for now
+        self.total = len(deck)
+        self.done = 0  # cards of the deck bound
+        self.reads: list[Read] = []
+        self._todo: list[Card] = []
+        self._missing = 0  # cards that were missing at the start
 
     def missing(self) -> list[Card]:
         bound = set(self.registry.bindings().values())
@@ -165,39 +184,61 @@ class Enrollment:
 
     def run(self) -> int:
         """Enroll every missing card; returns how many were bound."""
-        todo = self.missing()
-        total, done = len(self.deck), len(self.deck) - len(todo)
-        if todo and done:
-            self.out(f"{done} of {total} cards of {self.deck.name} are enrolled already: going on from there")
-        for count, card in enumerate(todo):
-            self.out(f"{progress_bar(done + count, total)} place {card.name(self.lang)} ({len(todo) - count} left)")
-            self._message(f"{done + count + 1}/{total} {card.name(self.lang)}", self._where())
+        missing = self.begin()
+        while self.card is not None:
+            self.pause()
+            self.step()
+        return missing
+
+    def begin(self) -> int:
+        """Say how far the deck is enrolled and ask for the first missing card; returns how many are missing."""
+        self._todo = self.missing()
+        self._missing = len(self._todo)
+        self.done = self.total - self._missing
+        if self._todo and self.done:
+            self.out(f"{self.done} of {self.total} cards of {self.deck.name} are enrolled already: going on from there")
+        self._ask()
+        return self._missing
+
+    def _ask(self) -> None:
+        """Ask for the next missing card, or say that the deck is enrolled."""
+        total = self.total
+        if self._todo:
+            card = self.card = self._todo[0]
+            self.out(f"{progress_bar(self.done, total)} place {card.name(self.lang)} ({len(self._todo)} left)")
+            self._message(f"{self.done + 1}/{total} {card.name(self.lang)}", self._where())
             self.on_ask(card)
-            self._enroll(card)
-            self.registry.save()
+            return
+        self.card = None
         self._message(self.words["done"], self.words["count"].format(done=total, total=total))
-        if todo:
-            self.out(f"{progress_bar(total, total)} done: {len(todo)} cards of {self.deck.name} enrolled")
+        if self._missing:
+            self.out(f"{progress_bar(total, total)} done: {self._missing} cards of {self.deck.name} enrolled")
         else:
-            self.out(f"{progress_bar(done, total)} every card of {self.deck.name} is enrolled")
-        return len(todo)
+            self.out(f"{progress_bar(total, total)} every card of {self.deck.name} is enrolled")
+
+    def step(self) -> None:
+        """One poll of the station: the tag laid alone for the card asked for is bound to it (and the registry
+        saved, and the next card asked for); two tags, or a tag bound to another card, are refused."""
+        card = self.card
+        if card is None:
+            return
+        zones = self._zones
+        for zone, tags in zones.news():
+            if len(tags) > 1 and zones.lights.get(zone) != ZoneLight.ILLEGAL:
+                self._refuse(zone, "one card at a time: leave only the card asked for on the zone", "two")
+            uid = zones.lone_new_tag(zone, tags)
+            if uid is not None and self._bind(card, zone, uid):
+                self.registry.save()
+                self._todo.pop(0)
+                self.done += 1
+                self._ask()
+                return
+        self._light()
 
     def _where(self) -> str:
         zones = self.station.zones
         where = self.words["zone"].format(zone=zones[0]) if len(zones) == 1 else self.words["any"]
         return self.words["lay"].format(where=where)
-
-    def _enroll(self, card: Card) -> None:
-        zones = self._zones
-        while True:
-            self.pause()
-            for zone, tags in zones.news():
-                if len(tags) > 1 and zones.lights.get(zone) != ZoneLight.ILLEGAL:
-                    self._refuse(zone, "one card at a time: leave only the card asked for on the zone", "two")
-                uid = zones.lone_new_tag(zone, tags)
-                if uid is not None and self._bind(card, zone, uid):
-                    return
-            self._light()
 
     def _bind(self, card: Card, zone: str, uid: bytes) -> bool:
         bound = self.registry.card_for(uid)
@@ -224,6 +265,7 @@ class Enrollment:
         self._light()
         written = " (card id written on the tag)" if self.write_tags else ""
         self.out(f"  {card.id} = tag {hexuid(uid)} on zone {zone}{written}")
+        self.reads.append(Read(zone, card.id))
         return True
 
     def _refuse(self, zone: str, line: str, key: str, **words: str) -> None:
@@ -231,6 +273,8 @@ class Enrollment:
         if line != self._said:
             self.out(f"  {line}")
             self._said = line
+            if self.card is not None:
+                self.reads.append(Read(zone, self.card.id, line))
         self._show(self._title, self.words[key].format(**words))
 
     def _message(self, title: str, action: str) -> None:

@@ -6,6 +6,8 @@
   I2C bus; :meth:`SimStation.lay` is a simulated hand that lays a card's tag.
 * :class:`HubStation`: the zones of the reader hub over its serial link (a ``HubSession`` driven in the
   caller's thread); the hub writes the tags (WRITE_TAG, docs/PROTOCOL.md) and lights its LEDs.
+* :class:`LentStation`: the running service's own readers and outputs, lent to an enrollment that a phone started
+  (docs/WEB.md): the table hands it the scans its readers make.
 """
 
 from __future__ import annotations
@@ -23,7 +25,7 @@ from companion.nfc.rc522 import RC522, NfcError
 from companion.ui.lights import HubZoneLights, StatusLed
 from companion.view import Output, TableView
 
-__all__ = ["HubLost", "HubStation", "ReaderStation", "SimStation", "SimulatedHand", "write_card_id"]
+__all__ = ["HubLost", "HubStation", "LentStation", "ReaderStation", "SimStation", "SimulatedHand", "write_card_id"]
 
 ABSENCES = 3  # the daemon's default debounce for readers it polls itself
 HUB_ONLINE_S = 3.0  # from opening the port to the hub's HELLO: the session gives up after 1 s and tries again
@@ -123,6 +125,35 @@ class SimStation(ReaderStation):
 
     def _field(self, zone: str) -> Any:
         return self._sim.field(0, list(self.zones).index(zone))
+
+
+class LentStation:
+    """The service's readers (their scans handed over by :meth:`feed`) and its outputs, while it lends them."""
+
+    def __init__(self, zones: Sequence[str], absences: int, outputs: Sequence[Output]) -> None:
+        self.zones = list(zones)
+        self.absences = absences
+        self.outputs = outputs
+        self.now = 0.0  # the time of the last scan handed over: what the outputs are shown at
+        self._scans: list[ZoneScan] = []
+
+    def feed(self, scan: ZoneScan, now: float) -> None:
+        self._scans.append(scan)
+        self.now = now
+
+    def poll(self) -> list[ZoneScan]:
+        scans, self._scans = self._scans, []
+        return scans
+
+    def write(self, zone: str, uid: bytes, card_id: str) -> None:
+        raise NfcError("the service does not write tags: stop it and run companion enroll --write-tags")
+
+    def show(self, view: TableView) -> None:
+        for output in self.outputs:
+            output.show(view, self.now)
+
+    def close(self) -> None:
+        """Nothing to let go of: the readers and the outputs are the service's."""
 
 
 class HubLost(OSError):

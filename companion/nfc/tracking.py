@@ -59,7 +59,7 @@ class TableTracker:
             raise ValueError(
                 f"absences must be at least 1 (scans without a card before it counts as gone), not {absences}"
             )
-        self._registry = registry
+        self.registry = registry
         self._known = known
         self.absences = absences
         self._zones: dict[str, dict[bytes, _Presence]] = {}
@@ -78,13 +78,13 @@ class TableTracker:
 
     def _name(self, uid: bytes, scan: ZoneScan) -> tuple[str | None, str | None]:
         """The card the tag is, and the card it claims to be when the registry gives that card another tag."""
-        card = self._registry.card_for(uid)
+        card = self.registry.card_for(uid)
         if card is not None:
             return card, None
         said = dict(scan.tag_cards).get(uid)
         if said is None or (self._known is not None and not self._known(said)):
             return None, None
-        owner = self._registry.uid_for(said)
+        owner = self.registry.uid_for(said)
         if owner is not None and owner != hexuid(uid):
             return None, said
         return said, None

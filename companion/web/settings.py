@@ -1,5 +1,8 @@
 """The settings page (``/settings``): what a phone paired with the table may change, and the pairing itself.
 
+A paired phone may also enroll cards: the table lends its readers and outputs to the enrollment ``companion
+enroll`` runs (:class:`~companion.nfc.enrollment.Enrollment`), and the page shows the card to lay and each read.
+
 Everyone may read; changing needs a pairing (docs/WEB.md, "Settings and pairing"). A person at the table picks
 "pair a phone" in the menu and the screen shows a code of six digits; the phone types it on this page and gets a
 session cookie. The code is good once, for ``CODE_S`` seconds, while the screen shows it: any button closes it, and
@@ -11,27 +14,44 @@ from __future__ import annotations
 
 import asyncio
 import json
+import logging
 import secrets
 from pathlib import Path
 from typing import Any
 
 from aiohttp import web
 
+from companion.events import ZoneScan
 from companion.games import kinds
 from companion.i18n import N_, languages, translate
 from companion.menu import Settings, decks_for, label, players_for
+from companion.nfc.enrollment import Enrollment
+from companion.nfc.registry import Registry, RegistryError
+from companion.nfc.stations import LentStation
 from companion.referee import NewGame, PairingEnded, SeatNames
 from companion.referee.phone import seat_names
 from companion.table import Table
 from companion.view import TableView
 
-__all__ = ["CODE_S", "COOKIE", "PAIRED_S", "SETTINGS_STRINGS", "TRIES", "PhoneSettings"]
+__all__ = [
+    "CODE_S",
+    "COOKIE",
+    "PAIRED_S",
+    "READS_KEPT",
+    "SETTINGS_STRINGS",
+    "TRIES",
+    "PhoneEnrollment",
+    "PhoneSettings",
+]
+
+log = logging.getLogger(__name__)
 
 STATIC = Path(__file__).parent / "static"
 CODE_S = 120.0  # how long a pairing code shown on the screen is good for
 TRIES = 5  # wrong codes that void the code shown
 PAIRED_S = 12 * 3600.0  # how long a pairing lasts (an evening at the club); a restart of the service ends it too
 COOKIE = "companion-pairing"
+READS_KEPT = 8  # the last reads of an enrollment the page lists
 
 # The settings page's words: key -> its text (an English msgid of the catalogues, companion.i18n)
 SETTINGS_STRINGS: dict[str, str] = {
@@ -57,7 +77,72 @@ SETTINGS_STRINGS: dict[str, str] = {
     "no_code": N_("The table's screen shows no code: hold OK and pick «Pair a phone» in the menu."),
     "wrong_code": N_("Wrong code: type the one the screen shows ({left} more tries)."),
     "too_many": N_("Wrong code five times: it is void now. Ask for another in the table's menu."),
+    "enroll_head": N_("Enroll cards"),
+    "enroll_how": N_(
+        "The table asks for each card of the deck not yet enrolled: lay it alone on any zone. Any button at the "
+        "table goes back to the game."
+    ),
+    "enroll": N_("Enroll"),
+    "stop": N_("Back to the game"),
+    "lay": N_("Lay"),
+    "bound": N_("enrolled"),
+    "all_enrolled": N_("Every card of the deck is enrolled."),
+    "no_registry": N_("This table has no card registry to enroll into."),
 }
+
+
+class PhoneEnrollment:
+    """An enrollment started from a phone: it borrows the table's readers and outputs (:meth:`Table.lend`) and
+    takes each scan they make, until every card is enrolled and it is given back (a button, or the page)."""
+
+    def __init__(self, table: Table, registry: Registry, now: float) -> None:
+        referee = table.referee
+        self.station = LentStation(list(referee.zones.roles), table.tracker.absences, table.outputs)
+        self.station.now = now
+        self.enrollment = Enrollment(
+            referee.game.deck,
+            registry,
+            self.station,
+            lang=referee.language,
+            out=lambda line: log.info("enroll: %s", line.strip()),
+        )
+        self.failed = ""  # why it stopped, when the registry could not be saved
+        self.table = table
+
+    def scan(self, scan: ZoneScan, now: float) -> None:
+        self.station.feed(scan, now)
+        try:
+            self.enrollment.step()
+        except (RegistryError, OSError) as exc:  # the registry could not be saved: what was saved before stays
+            log.error("enroll: %s", exc)
+            self.failed = str(exc)
+            self.table.lend(None, now)
+
+    def state(self, on: bool) -> dict[str, Any]:
+        enrollment = self.enrollment
+        deck, card = enrollment.deck, enrollment.card
+        return {
+            "on": on,
+            "deck": deck.name,
+            "card": None if card is None else {"id": card.id, "name": card.name(enrollment.lang)},
+            "done": enrollment.done,
+            "total": enrollment.total,
+            "reads": [
+                {
+                    "zone": read.zone,
+                    "card": read.card,
+                    "name": _card_name(enrollment, read.card),
+                    "refused": read.refused,
+                }
+                for read in enrollment.reads[-READS_KEPT:]
+            ],
+            "failed": self.failed,
+        }
+
+
+def _card_name(enrollment: Enrollment, card_id: str) -> str:
+    card = enrollment.deck.get(card_id)
+    return card.name(enrollment.lang) if card is not None else card_id
 
 
 class PhoneSettings:
@@ -73,6 +158,7 @@ class PhoneSettings:
         self._code: str | None = None  # the code the screen shows, as last seen
         self._wrong = 0  # wrong codes typed against it
         self._sessions: dict[str, float] = {}  # cookie -> until when it pairs (the loop's clock)
+        self._enrollment: PhoneEnrollment | None = None  # the last enrollment started from a phone
 
     def routes(self, app: web.Application) -> None:
         app.router.add_get("/settings", self._page)
@@ -80,6 +166,8 @@ class PhoneSettings:
         app.router.add_post("/api/pair", self._pair)
         app.router.add_post("/api/seats", self._seats)
         app.router.add_post("/api/game", self._game)
+        app.router.add_post("/api/enroll", self._enroll)
+        app.router.add_post("/api/enroll/stop", self._stop_enrolling)
 
     # ---- an output of the table -------------------------------------------------------------------------------
 
@@ -134,6 +222,7 @@ class PhoneSettings:
                 "players": referee.config.players,
                 "names": list(referee.config.seat_names),
             },
+            "enrollment": None if self._enrollment is None else self._enrollment.state(self._enrolling()),
             "texts": {key: translate(text, language) for key, text in SETTINGS_STRINGS.items()},
         }
 
@@ -203,6 +292,28 @@ class PhoneSettings:
             raise _bad(str(exc)) from None
         self.table.status(NewGame(settings), asyncio.get_running_loop().time())
         return web.json_response({"game": self.table.referee.config.settings()})
+
+    async def _enroll(self, request: web.Request) -> web.Response:
+        await self._changing(request)
+        registry = self.table.tracker.registry
+        if not isinstance(registry, Registry):
+            raise self._refused("no_registry")
+        if not self._enrolling():
+            now = asyncio.get_running_loop().time()
+            self._enrollment = PhoneEnrollment(self.table, registry, now)
+            self.table.lend(self._enrollment, now)
+            self._enrollment.enrollment.begin()
+        assert self._enrollment is not None
+        return web.json_response(self._enrollment.state(self._enrolling()))
+
+    async def _stop_enrolling(self, request: web.Request) -> web.Response:
+        await self._changing(request)
+        if self._enrolling():
+            self.table.lend(None, asyncio.get_running_loop().time())
+        return web.json_response(None if self._enrollment is None else self._enrollment.state(False))
+
+    def _enrolling(self) -> bool:
+        return self._enrollment is not None and self.table.borrower is self._enrollment
 
     def _refused(self, key: str, **fields: object) -> web.HTTPForbidden:
         text = translate(SETTINGS_STRINGS[key], self.table.referee.language).format(**fields)

@@ -1,6 +1,7 @@
 """Settings from a phone (companion.web.settings): refused without the pairing code, taken with the code the table's
-OLED shows. The code is read from the view the screen draws, and the frame the ssd1306 driver sent is checked to
-be that view; the menu is opened and walked with the mock buttons, cards go through the simulated readers."""
+OLED shows; enrollment from the phone on the table's own readers. The code is read from the view the screen draws,
+and the frame the ssd1306 driver sent is checked to be that view; the menu is opened and walked with the mock
+buttons, cards go through the simulated readers."""
 
 from __future__ import annotations
 
@@ -20,8 +21,10 @@ import companion.sim as sim
 import companion.web.settings as settings
 from companion.config import parse_config
 from companion.daemon import Daemon
+from companion.decks import load_deck
 from companion.documents.browser import Browser, Page
 from companion.hardware import load_pinmap
+from companion.nfc.registry import Registry
 from companion.ui.display import FakeI2CBus, make_device
 from companion.ui.screens import render
 from companion.view import MessageKind, TableView
@@ -66,6 +69,14 @@ class Table:
         drawn = render(view).tobytes()
         await until(lambda: self.bus.last_image().convert("1").tobytes() == drawn)  # the screen's own thread
         return view.pairing
+
+    async def pair(self, page: Page) -> None:
+        """Pair the phone showing ``page`` (the settings page) with the code the OLED shows."""
+        await page.until("document.body?.dataset.ready")
+        code = await self.pairing_code()
+        await page.evaluate(f"document.getElementById('code').value = '{code}'")
+        await page.evaluate("document.getElementById('pair').click()")
+        await page.until("document.body?.classList.contains('paired')")
 
     def oled(self) -> bytes:
         return self.bus.last_image().convert("1").tobytes()
@@ -143,11 +154,7 @@ def test_a_phone_paired_with_the_oleds_code_renames_the_seats_and_starts_the_nex
 ) -> None:
     async def change() -> dict[str, Any]:
         async with serving(tmp_path) as table, browser.page(f"{table.url}/settings") as page:
-            await page.until("document.body?.dataset.ready")
-            code = await table.pairing_code()
-            await page.evaluate(f"document.getElementById('code').value = '{code}'")
-            await page.evaluate("document.getElementById('pair').click()")
-            await page.until("document.body?.classList.contains('paired')")
+            await table.pair(page)
             assert table.referee.view().pairing is None, "the code is used up"
             paired = table.referee.view().message
 
@@ -215,6 +222,72 @@ def test_the_code_expires_and_any_button_closes_it(tmp_path: Path, monkeypatch: 
     expired, after_press = asyncio.run(wait_and_press())
     assert expired.message is not None and expired.message.title == "Code expired" and expired.pairing is None
     assert after_press is None
+
+
+def test_a_paired_phone_enrolls_cards_on_the_tables_readers_and_sees_the_card_to_lay_and_each_read(
+    tmp_path: Path, browser: Browser
+) -> None:
+    deck = load_deck("spanish-40")
+    first, second = deck.cards[0], deck.cards[1]
+
+    async def enroll() -> dict[str, Any]:
+        async with serving(tmp_path) as table, browser.page(f"{table.url}/settings") as page:
+            readers, web = table.daemon._readers, table.daemon.web
+            assert readers is not None and web is not None
+            await table.pair(page)
+            await page.evaluate("document.getElementById('enroll').click()")
+            asked = await page.until("document.getElementById('card').dataset.card")
+            shown = await page.evaluate("document.getElementById('card').textContent")
+            assert web._view is not None
+            oled = render(web._view).tobytes()  # what the table's outputs were last shown
+            await until(lambda: table.oled() == oled)
+            title = web._view.message.title if web._view.message else ""
+
+            readers.put(first.id, "z1")  # type: ignore[attr-defined]
+            bound = await page.until(
+                f"document.querySelector('#reads li.accepted[data-card=\"{first.id}\"]')?.textContent"
+            )
+            asked_next = await page.until(f"document.getElementById('card').dataset.card === '{second.id}'")
+            readers.take(first.id)  # type: ignore[attr-defined]
+            await asyncio.sleep(0.1)
+            readers.put(first.id, "z1")  # type: ignore[attr-defined]  # its tag is the first card's already
+            refused = await page.until("document.querySelector('#reads li.refused')?.textContent")
+            readers.take(first.id)  # type: ignore[attr-defined]
+            await asyncio.sleep(0.1)
+
+            await table.hold("undo", 0.08)  # any button: back to the game
+            await until(lambda: table.table.borrower is None)
+            await page.until("!document.body.classList.contains('enrolling')")
+            readers.put("6O", "z1")  # type: ignore[attr-defined]  # the referee has the readers again
+            await until(lambda: table.referee.pending is not None)
+            return {
+                "asked": asked,
+                "shown": shown,
+                "title": title,
+                "bound": bound,
+                "next": asked_next,
+                "refused": refused,
+                "registry": Registry.load(tmp_path / "registry.toml", deck="spanish-40").bindings(),
+            }
+
+    seen = asyncio.run(enroll())
+    assert seen["asked"] == first.id and seen["shown"] == f"Lay: {first.name('en')}"
+    assert seen["title"] == f"1/40 {first.name('en')}", "the OLED asks for the card too"
+    assert seen["bound"] == f"z1: {first.name('en')} — enrolled" and seen["next"]
+    assert (
+        seen["refused"].startswith(f"z1: {second.name('en')} — tag ")
+        and f"is already {first.name('en')}" in seen["refused"]
+    )
+    assert list(seen["registry"].values()) == [first.id], "saved at once"
+
+
+def test_enrolling_without_a_pairing_is_refused(tmp_path: Path) -> None:
+    async def try_it() -> tuple[tuple[int, Any], object]:
+        async with serving(tmp_path) as table, aiohttp.ClientSession() as session:
+            return await post(session, f"{table.url}/api/enroll", {}), table.table.borrower
+
+    (status, answer), borrower = asyncio.run(try_it())
+    assert (status, answer) == (403, {"error": settings.SETTINGS_STRINGS["not_paired"]}) and borrower is None
 
 
 async def fill_seats(page: Page, names: list[str]) -> None:

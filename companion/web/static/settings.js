@@ -64,6 +64,30 @@ function fillSeats() {
   form.replaceChildren(...inputs, el("button", { id: "save-seats" }, settings.texts.save));
 }
 
+// The enrollment: the card to lay, how far the deck is, and each read (enrolled, or refused and why).
+function fillEnrollment() {
+  const enrolling = settings.enrollment;
+  const t = settings.texts;
+  document.body.classList.toggle("enrolling", !!enrolling?.on);
+  $("enrolling").hidden = !enrolling;
+  if (!enrolling) return;
+  $("progress").textContent = `${enrolling.deck}: ${enrolling.done}/${enrolling.total}`;
+  $("card").textContent = enrolling.failed || (enrolling.card ? `${t.lay}: ${enrolling.card.name}` : t.all_enrolled);
+  $("card").dataset.card = enrolling.card ? enrolling.card.id : "";
+  $("reads").replaceChildren(
+    ...enrolling.reads
+      .slice()
+      .reverse()
+      .map((read) =>
+        el(
+          "li",
+          { class: read.refused ? "refused" : "accepted", "data-card": read.card },
+          `${read.zone}: ${read.name} — ${read.refused || t.bound}`,
+        ),
+      ),
+  );
+}
+
 async function load(refill) {
   const response = await fetch("/api/settings");
   settings = await response.json();
@@ -78,6 +102,7 @@ async function load(refill) {
     options($("language"), settings.languages.map((l) => ({ value: l.name, label: l.label })), settings.game.language);
     fillSeats();
   }
+  fillEnrollment();
   document.body.dataset.ready = "yes";
 }
 
@@ -95,5 +120,10 @@ $("seats-form").onsubmit = (event) => {
   event.preventDefault();
   post("/api/seats", { names: [...$("seats-form").querySelectorAll("input")].map((input) => input.value) });
 };
+$("enroll").onclick = () => post("/api/enroll", {});
+$("stop-enrolling").onclick = () => post("/api/enroll/stop", {});
+
+// Whatever changes at the table (a read, a new game) is pushed as the table's page gets it: read the settings again.
+new EventSource("/api/events").onmessage = () => settings && load(false);
 
 load(true);
