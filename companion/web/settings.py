@@ -159,8 +159,10 @@ class PhoneSettings:
         self._wrong = 0  # wrong codes typed against it
         self._sessions: dict[str, float] = {}  # cookie -> until when it pairs (the loop's clock)
         self._enrollment: PhoneEnrollment | None = None  # the last enrollment started from a phone
+        self._loop: asyncio.AbstractEventLoop | None = None  # the server's, once it starts
 
     def routes(self, app: web.Application) -> None:
+        app.on_startup.append(self._started)
         app.router.add_get("/settings", self._page)
         app.router.add_get("/api/settings", self._settings)
         app.router.add_post("/api/pair", self._pair)
@@ -171,12 +173,16 @@ class PhoneSettings:
 
     # ---- an output of the table -------------------------------------------------------------------------------
 
+    async def _started(self, app: web.Application) -> None:
+        self._loop = asyncio.get_running_loop()
+
     def show(self, view: TableView, now: float) -> None:
         if view.pairing == self._code:
             return
         self._code, self._wrong = view.pairing, 0
-        if view.pairing is not None:
-            asyncio.get_running_loop().call_later(CODE_S, self._expire, view.pairing)  # a press, on the loop
+        if view.pairing is not None and self._loop is not None:
+            # The server's loop, which the table may be shown outside of (the demo runs it between turns).
+            self._loop.call_later(CODE_S, self._expire, view.pairing)
 
     def _expire(self, code: str) -> None:
         if self.table.referee.pairing_code == code:

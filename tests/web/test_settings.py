@@ -19,15 +19,21 @@ from test_web_server import until, web_config
 
 import companion.sim as sim
 import companion.web.settings as settings
-from companion.config import parse_config
+from companion.config import GameConfig, parse_config
 from companion.daemon import Daemon
 from companion.decks import load_deck
 from companion.documents.browser import Browser, Page
+from companion.events import Button, Press
 from companion.hardware import load_pinmap
+from companion.journal import Journal
 from companion.nfc.registry import Registry
+from companion.nfc.tracking import TableTracker
+from companion.referee import Referee
+from companion.table import Table
 from companion.ui.display import FakeI2CBus, make_device
 from companion.ui.screens import render
 from companion.view import MessageKind, TableView
+from companion.web import WebServer
 
 PINS = load_pinmap()
 NAMES = '[game]\nlanguage = "en"\nseat_names = ["Ana", "Luis", "Eva", "Pau"]\n'
@@ -39,7 +45,7 @@ def fresh_sim() -> None:
     sim.reset()
 
 
-class Table:
+class Served:
     """A daemon serving its page, with its mock buttons and the I2C bus its OLED is drawn on."""
 
     def __init__(self, daemon: Daemon, bus: FakeI2CBus, url: str) -> None:
@@ -83,7 +89,7 @@ class Table:
 
 
 @asynccontextmanager
-async def serving(tmp_path: Path, extra: str = NAMES) -> AsyncIterator[Table]:
+async def serving(tmp_path: Path, extra: str = NAMES) -> AsyncIterator[Served]:
     bus = FakeI2CBus()
     daemon = Daemon(
         parse_config(web_config(tmp_path, extra), "test"),
@@ -95,7 +101,7 @@ async def serving(tmp_path: Path, extra: str = NAMES) -> AsyncIterator[Table]:
     try:
         await until(lambda: daemon.web is not None and daemon.web.port is not None)
         assert daemon.web is not None
-        yield Table(daemon, bus, f"http://127.0.0.1:{daemon.web.port}")
+        yield Served(daemon, bus, f"http://127.0.0.1:{daemon.web.port}")
     finally:
         stop.set()
         assert await task == 0
@@ -309,3 +315,32 @@ OFFERED = """(() => ({
   decks: [...document.getElementById('deck').options].map((o) => o.value),
   players: [...document.getElementById('players').options].map((o) => o.value),
 }))()"""
+
+
+def test_a_code_shown_while_the_servers_loop_waits_expires_once_it_runs(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The demo shows its table between turns of the server's loop (companion.demo): the code's time is kept there."""
+    monkeypatch.setattr(settings, "CODE_S", 0.05)
+    table = Table(
+        Referee(GameConfig(), {"z1": "table"}),
+        TableTracker(Registry(tmp_path / "registry.toml")),
+        Journal(tmp_path / "journal.db"),
+    )
+    table.start(0.0)
+    loop = asyncio.new_event_loop()
+    server = WebServer(table, ("127.0.0.1", 0))
+    table.outputs.append(server)
+    serving = loop.create_task(server.serve())
+    try:
+        loop.run_until_complete(until(lambda: server.port is not None))
+        for press in (Press(Button.CONFIRM, "long", 0.0), *[Press(Button.PASS, "short", 0.0)] * PAIR_LINE):
+            table.press(press, 0.0)
+        table.press(Press(Button.CONFIRM, "short", 0.0), 0.0)  # outside the loop, as the demo's players press
+        assert table.referee.pairing_code is not None
+        loop.run_until_complete(until(lambda: table.referee.pairing_code is None))  # the loop runs while they wait
+    finally:
+        serving.cancel()
+        loop.run_until_complete(asyncio.gather(serving, return_exceptions=True))
+        loop.close()
+        table.journal.close()
