@@ -128,7 +128,7 @@ class _Zones:
 @dataclass(frozen=True, slots=True)
 class Read:
     """What enrollment made of a tag on ``zone`` while ``card`` was asked for: bound to it, or ``refused`` (why,
-    and what to do)."""
+    and what to do, as the screen says it)."""
 
     zone: str
     card: str
@@ -270,12 +270,13 @@ class Enrollment:
 
     def _refuse(self, zone: str, line: str, key: str, **words: str) -> None:
         self._zones.lights[zone] = ZoneLight.ILLEGAL
+        said = self.words[key].format(**words)
         if line != self._said:
             self.out(f"  {line}")
             self._said = line
             if self.card is not None:
-                self.reads.append(Read(zone, self.card.id, line))
-        self._show(self._title, self.words[key].format(**words))
+                self.reads.append(Read(zone, self.card.id, said))
+        self._show(self._title, said)
 
     def _message(self, title: str, action: str) -> None:
         self._title = title

@@ -82,7 +82,7 @@ function fillEnrollment() {
         el(
           "li",
           { class: read.refused ? "refused" : "accepted", "data-card": read.card },
-          `${read.zone}: ${read.name} — ${read.refused || t.bound}`,
+          read.refused ? `${read.zone}: ${read.refused}` : `${read.zone}: ${read.name} — ${t.bound}`,
         ),
       ),
   );
