@@ -115,8 +115,9 @@ class Page:
                 return dict(message["result"])
 
     async def evaluate(self, expression: str) -> Any:
-        """The value of ``expression`` (JSON-like; a DOM node comes back as an empty dict: test it with ``!!``)."""
-        result = await self.call("Runtime.evaluate", expression=expression, returnByValue=True)
+        """The value of ``expression`` (JSON-like; a DOM node comes back as an empty dict: test it with ``!!``); a
+        promise's once it settles."""
+        result = await self.call("Runtime.evaluate", expression=expression, returnByValue=True, awaitPromise=True)
         if "exceptionDetails" in result:
             raise BrowserError(f"{expression}: {result['exceptionDetails']}")
         return result["result"].get("value")

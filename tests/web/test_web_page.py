@@ -6,6 +6,7 @@ Cards go through the simulated readers' field, as at the table, never straight t
 from __future__ import annotations
 
 import asyncio
+import time
 from pathlib import Path
 from typing import Any
 
@@ -16,7 +17,9 @@ import companion.sim as sim
 from companion.decks import Card, load_deck
 from companion.documents.browser import Browser
 from companion.i18n import translate
-from companion.rules.transcript import state
+from companion.journal import Entry
+from companion.referee import Referee
+from companion.rules.transcript import parse_line, state
 from companion.web.page import PAGE_STRINGS
 
 PAGE_WEIGHT_GOAL = 150_000  # bytes, the issue's goal for the page and everything it loads
@@ -73,48 +76,157 @@ def test_the_page_draws_a_recorded_games_whole_state(
             async with browser.page(f"{url}/") as page:
                 await page.until("!!document.querySelector('#game table')")
                 shown = await page.evaluate(DRAWN)
-                return shown, state(daemon.table.referee.game)
+                return shown, drawing(daemon.table.referee)
 
-    shown, game = asyncio.run(look())
+    shown, expected = asyncio.run(look())
     assert shown["lang"] == language
     assert shown["messagesHead"] == tr_page("messages", language)
+    assert drawn(shown) == expected
+
+
+@pytest.mark.parametrize(
+    ("recorded", "language", "actions"),
+    [
+        ("seises-renege-points", "en", None),  # 4 hands won, renuncios paid in points
+        ("sexto-set-match-of-three", "es", None),  # three sets: each new set's lines start empty
+        ("seises-reserve-exhausted", "es", 120),  # the reserve runs out: chips owed from the 53rd action on
+    ],
+)
+def test_the_page_draws_the_state_after_each_action_of_a_recorded_game(
+    tmp_path: Path, browser: Browser, recorded: str, language: str, actions: int | None
+) -> None:
+    """Each action goes to the table's referee as the journal gives it back after a power cut, the table shows
+    it, and the page must draw that state before the next action: every row, line and count, whose turn.
+    (Laying the cards through the readers is the virtual table's and the demo's test; this one is about what the
+    page draws, over hundreds of states.) The whole game, or its first ``actions``."""
+    lines = (GAMES / f"{recorded}.txt").read_text("utf-8").splitlines()
+    header = tmp_path / "header.txt"
+    header.write_text("\n".join(line for line in lines if line.startswith("#")), "utf-8")
+    journal_with(tmp_path, header, language)  # the game at its start, with the recorded game's settings
+    played = [line for line in lines if parse_line(line) is not None][:actions]
+
+    async def follow() -> tuple[int, str]:
+        async with serving(tmp_path) as (daemon, url):
+            table = daemon.table
+            assert table is not None
+            async with browser.page(f"{url}/") as page:
+                await page.until("!!document.querySelector('#game table')")
+                await page.evaluate(COUNT_RENDERS)
+                renders = 0
+                for done, line in enumerate(played, 1):
+                    table.referee.replay([Entry("action", line, 1.0)])
+                    table.show(1.0)
+                    expected = drawing(table.referee)
+                    end = time.monotonic() + 10
+                    while True:
+                        renders, shown = await page.evaluate(f"{NEXT_RENDER}({renders})")
+                        if drawn(shown) == expected:
+                            break
+                        if time.monotonic() > end:
+                            return done, f"after {line!r}: drew {drawn(shown)}, not {expected}"
+                return len(played), ""
+
+    done, wrong = asyncio.run(follow())
+    assert not wrong, f"action {done} of {len(played)}: {wrong}"
+    assert done == len(played) >= 100
+
+
+# The page counts its renders (each a batch of changes to its DOM), and NEXT_RENDER(n) waits for one after the
+# n-th (or 50 ms, for a state that draws the same) and gives back the count and DRAWN: no polling between states.
+COUNT_RENDERS = """(() => {
+  window.renders = 0;
+  new MutationObserver(() => { window.renders += 1; window.rendered?.(); })
+    .observe(document.body, { subtree: true, childList: true, characterData: true });
+})()"""
+NEXT_RENDER = """(async (seen) => {
+  if (window.renders <= seen) {
+    await new Promise((done) => { window.rendered = done; setTimeout(done, 50); });
+  }
+  return [window.renders, DRAWN];
+})"""
+
+
+def drawing(referee: Referee) -> dict[str, Any]:
+    """What the page must draw of the referee's game, from its state (``companion play --json``'s object)."""
+    game = state(referee.game)
+    over = referee.game.outcome() is not None
+    turn = None if over else referee.kind.whose_turn(referee.game, referee)
     if "rows" in game:  # Seises: every card between each row's ends, the pot, the reserve, a line a seat
         cards = load_deck(game["deck"])
-        expected = {
-            suit: [
-                c.id
-                for c in sorted(cards, key=lambda c: c.rank or 0)
-                if c.suit == suit and span[0] <= (c.rank or 0) <= span[1]
-            ]
-            for suit, span in game["rows"].items()
-            if span
+        return {
+            "rows": {
+                suit: [c.id for c in sorted(cards, key=by_rank) if c.suit == suit and span[0] <= by_rank(c) <= span[1]]
+                for suit, span in game["rows"].items()
+                if span
+            },
+            "pot": str(game["pot"]),
+            "reserve": str(game["reserve"]),
+            "seats": [
+                [str(left), str(score), str(owed or "")]
+                for left, score, owed in zip(game["hand_sizes"], game["scores"], game["owed"], strict=True)
+            ],
+            "now": game["turn"] or -1,  # the seat's line (1-based, after the heads)
+            "turn": turn,
         }
-        assert {suit: ids for suit, ids in shown["rows"].items() if ids} == expected
-        assert (shown["pot"], shown["reserve"]) == (str(game["pot"]), str(game["reserve"]))
-        assert [row[1:3] for row in shown["table"][1:]] == [
-            [str(left), str(score)] for left, score in zip(game["hand_sizes"], game["scores"], strict=True)
-        ]
-    else:  # 6º SET: the 8 lines with their master card first, then the cards placed, in order; the draw pile
-        assert shown["lines"] == {m: [m] + [p["card"] for p in placed] for m, placed in game["lines"].items()}
-        assert shown["drawPile"] == str(game["draw_pile"])
-        assert [row[1:] for row in shown["table"][1:]] == [
-            [str(game[key][pair]) for key in ("held", "masters_won", "sets_won")] for pair in ("A", "B")
-        ]
+    # 6º SET: the 8 lines with their master card first, then the cards placed, in order, who leads each and each
+    # pair's count; the draw pile; a line a pair
+    return {
+        "lines": {m: [m] + [p["card"] for p in placed] for m, placed in game["lines"].items()},
+        "counts": {
+            m: f"A {sum(p['pair'] == 'A' for p in placed)} · B {sum(p['pair'] == 'B' for p in placed)}"
+            for m, placed in game["lines"].items()
+        },
+        "leaders": {m: game["masters"][m] for m in game["lines"]},
+        "drawPile": str(game["draw_pile"]),
+        "seats": [[str(game[key][pair]) for key in ("held", "masters_won", "sets_won")] for pair in ("A", "B")],
+        "now": " AB".find(game["turn"]) if game["turn"] else -1,
+        "turn": turn,
+    }
+
+
+def drawn(shown: dict[str, Any]) -> dict[str, Any]:
+    """What the page drew, read back from its DOM (DRAWN), in :func:`drawing`'s shape."""
+    turn = shown["turn"].rpartition(": ")[2] if ": " in shown["turn"] else None  # "Turn: NAME", or "Over"
+    if shown["lines"]:
+        return {
+            "lines": shown["lines"],
+            "counts": {m: text.rpartition("\n")[2] for m, text in shown["leads"].items()},
+            "leaders": {m: text.partition("\n")[0].rpartition(" ")[2] or None for m, text in shown["leads"].items()},
+            "drawPile": shown["drawPile"],
+            "seats": [row[1:] for row in shown["table"][1:]],
+            "now": shown["now"],
+            "turn": turn,
+        }
+    return {
+        "rows": {suit: ids for suit, ids in shown["rows"].items() if ids},
+        "pot": shown["pot"],
+        "reserve": shown["reserve"],
+        "seats": [row[1:] for row in shown["table"][1:]],
+        "now": shown["now"],
+        "turn": turn,
+    }
 
 
 # What the page drew, read back from its DOM.
 DRAWN = """(() => {
   const ids = (node) => [...node.querySelectorAll('[data-card]')].map((card) => card.dataset.card);
   const text = (selector) => document.querySelector(selector)?.textContent;
+  const rows = [...document.querySelectorAll('#game table tr')];
   return {
     lang: document.documentElement.lang,
     messagesHead: text('#messages-head'),
+    turn: text('#turn'),
     rows: Object.fromEntries([...document.querySelectorAll('[data-row]')].map((r) => [r.dataset.row, ids(r)])),
     lines: Object.fromEntries([...document.querySelectorAll('[data-line]')].map((l) => [l.dataset.line, ids(l)])),
+    leads: Object.fromEntries(
+      [...document.querySelectorAll('[data-line] > span')].map((s) => [s.parentNode.dataset.line, s.innerText])
+    ),
     pot: text('#pot'), reserve: text('#reserve'), drawPile: text('#draw-pile'),
-    table: [...document.querySelectorAll('#game table tr')].map((tr) => [...tr.cells].map((c) => c.textContent)),
+    table: rows.map((tr) => [...tr.cells].map((c) => c.textContent)),
+    now: rows.findIndex((tr) => tr.classList.contains('now')),
   };
 })()"""
+NEXT_RENDER = NEXT_RENDER.replace("DRAWN", DRAWN)
 
 
 def by_rank(card: Card) -> int:

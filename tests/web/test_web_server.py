@@ -75,7 +75,8 @@ def journal_with(tmp_path: Path, transcript: Path, language: str = "es") -> str:
     words = lines[0].removeprefix("#").split()
     players = int(words[words.index("--players") + 1]) if "--players" in words else 4
     deck = words[words.index("--deck") + 1] if "--deck" in words else ""
-    config = GameConfig(name=words[0], players=players, deck=deck, language=language)
+    options = dict(words[i + 1].split("=", 1) for i, word in enumerate(words) if word == "--option")
+    config = GameConfig(name=words[0], players=players, deck=deck, options=options, language=language)
     journal = Journal(tmp_path / "journal.db")
     game = journal.new_game(config.settings(), 0.0)
     for line in lines:
