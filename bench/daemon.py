@@ -12,6 +12,7 @@ from a process of their own, as systemd would start it.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import random
 import statistics
 import subprocess
@@ -21,6 +22,8 @@ import textwrap
 import threading
 import time
 import unittest.mock
+from collections.abc import Callable
+from contextlib import AbstractAsyncContextManager
 from pathlib import Path
 from typing import Any
 
@@ -131,13 +134,29 @@ class _Mark:
 
 def scan_to_led_during_frames(hz: int, background: bool, changes: int = 120, seed: int = 5) -> tuple[list[float], int]:
     """For each scan that changed the LED while a frame was half sent: seconds from its hand-off to its LED; and
-    how many of those LEDs waited for that frame to end. A wrong card is laid on z1 and lifted ``changes``
-    times, 10 to 60 ms apart, from a thread of the player's own; ``background`` False draws on the loop, as the
-    daemon did before the screen had its thread. Every frame is whole (luma's full_frame): the worst case."""
+    how many of those LEDs waited for that frame to end. ``background`` False draws on the loop, as the daemon
+    did before the screen had its thread. Every frame is whole (luma's full_frame): the worst case."""
+    timed = scan_to_led_in_service(hz, background, changes, seed)
+    during = [(latency, waited) for latency, waited in timed if waited is not None]
+    return [latency for latency, _ in during], sum(waited for _, waited in during if waited)
+
+
+Beside = Callable[[Daemon], AbstractAsyncContextManager[object]]
+
+
+def scan_to_led_in_service(
+    hz: int, background: bool = True, changes: int = 120, seed: int = 5, extra: str = "", beside: Beside | None = None
+) -> list[tuple[float, bool | None]]:
+    """For each scan that changed the LED, in the service itself (asyncio, the readers' thread, the screen's
+    thread, mock pins, the real ssd1306 driver on a bus that takes its bytes' time at ``hz``): seconds from the
+    readers' thread handing it over to its LED pin, and whether the LED waited for a frame that was half sent
+    then (None: no frame was). A wrong card is laid on z1 and lifted ``changes`` times, 10 to 60 ms apart, from a
+    thread of the player's own. ``extra`` is added to the config; ``beside(daemon)`` is entered once the readers
+    are up, and left once the player is done (what else the service does meanwhile, such as serving pages)."""
     folder = Path(tempfile.mkdtemp(prefix="companion-bench-"))
     text = (
         f'[readers]\nbackend = "sim"\nregistry = "{folder}/r.toml"\npoll_interval_ms = 5\nabsences = 1\n'
-        f'[journal]\npath = "{folder}/j.db"\n'
+        f'[journal]\npath = "{folder}/j.db"\n{extra}'
     )
     bus = FakeI2CBus(hz=hz, realtime=True)
     daemon = Daemon(
@@ -147,12 +166,10 @@ def scan_to_led_during_frames(hz: int, background: bool, changes: int = 120, see
     )
     handed: dict[int, tuple[float, int | None]] = {}  # scan -> when the readers' thread handed it over, and the
     # bus's frame count then if a frame was half sent
-    latencies: list[float] = []
-    waited = 0
+    timed: list[tuple[float, bool | None]] = []
     original = Table.scan
 
-    def timed(self: Table, scan: ZoneScan, now: float) -> None:
-        nonlocal waited
+    def timed_scan(self: Table, scan: ZoneScan, now: float) -> None:
         handed_at, frames = handed.pop(id(scan), (0.0, None))
         marks: dict[str, float] = {}
         outputs = self.outputs
@@ -161,11 +178,10 @@ def scan_to_led_during_frames(hz: int, background: bool, changes: int = 120, see
             original(self, scan, now)
         finally:
             self.outputs = outputs
-        if marks and frames is not None:
-            latencies.append(marks["led"] - handed_at)
-            waited += bus.frames > frames
+        if marks:
+            timed.append((marks["led"] - handed_at, None if frames is None else bus.frames > frames))
 
-    def player(stop: asyncio.Event, loop: asyncio.AbstractEventLoop) -> None:
+    def player(done: asyncio.Event, loop: asyncio.AbstractEventLoop) -> None:
         rng = random.Random(seed)
         readers: Any = daemon._readers
         for change in range(changes):
@@ -175,14 +191,17 @@ def scan_to_led_during_frames(hz: int, background: bool, changes: int = 120, see
             else:
                 readers.take("1C")  # and goes dark
         time.sleep(0.3)
-        loop.call_soon_threadsafe(stop.set)
+        loop.call_soon_threadsafe(done.set)
 
     async def run() -> None:
-        stop = asyncio.Event()
+        stop, done = asyncio.Event(), asyncio.Event()
         task = asyncio.create_task(daemon.run(stop))
         while daemon._readers is None:
             await asyncio.sleep(0.01)
-        threading.Thread(target=player, args=(stop, asyncio.get_running_loop()), daemon=True).start()
+        async with beside(daemon) if beside is not None else contextlib.nullcontext():
+            threading.Thread(target=player, args=(done, asyncio.get_running_loop()), daemon=True).start()
+            await done.wait()
+        stop.set()
         await task
 
     def on_the_loop(device: Any, **options: Any) -> Screen:
@@ -197,7 +216,7 @@ def scan_to_led_during_frames(hz: int, background: bool, changes: int = 120, see
 
         start(self, marked, *args)
 
-    Table.scan = timed  # type: ignore[method-assign]
+    Table.scan = timed_scan  # type: ignore[method-assign]
     try:
         with (
             unittest.mock.patch("companion.daemon.Screen", Screen if background else on_the_loop),
@@ -206,7 +225,7 @@ def scan_to_led_during_frames(hz: int, background: bool, changes: int = 120, see
             asyncio.run(run())
     finally:
         Table.scan = original  # type: ignore[method-assign]
-    return latencies, waited
+    return timed
 
 
 def percentile(values: list[float], p: float) -> float:
