@@ -4,7 +4,7 @@ chaos soak (bench/soak.py)."""
 import importlib
 import sys
 
-BENCHES: tuple[str, ...] = ("rules", "nfc", "hub", "daemon")
+BENCHES: tuple[str, ...] = ("rules", "nfc", "hub", "daemon", "web")
 
 
 def main() -> int:
