@@ -341,3 +341,58 @@ def test_a_code_shown_while_the_servers_loop_waits_expires_once_it_runs(
         loop.run_until_complete(asyncio.gather(serving, return_exceptions=True))
         loop.close()
         table.journal.close()
+
+
+def phone() -> aiohttp.ClientSession:
+    """A client that keeps the table's cookie as a phone's browser does (aiohttp's jar drops cookies of addresses)."""
+    return aiohttp.ClientSession(cookie_jar=aiohttp.CookieJar(unsafe=True))
+
+
+async def paired_session(table: Served, session: aiohttp.ClientSession) -> None:
+    """Pair ``session`` as a phone would, with the code the OLED shows."""
+    code = await table.pairing_code()
+    status, _ = await post(session, f"{table.url}/api/pair", {"code": code})
+    assert status == 200
+
+
+@pytest.mark.parametrize(
+    ("path", "body", "said"),
+    [
+        ("/api/game", {"game": "sexto-set", "deck": "spanish-40", "players": 4}, "deck 'spanish-40' does not play "),
+        ("/api/game", {"game": "seises", "deck": "spanish-40", "players": 3}, "3 players cannot play seises with "),
+        ("/api/game", {"game": "seises", "deck": "spanish-40", "players": 4, "language": "xx"}, "language 'xx': "),
+        ("/api/game", {"game": "mus", "deck": "spanish-40", "players": 4}, "game 'mus': choose "),
+        ("/api/game", {"game": "seises"}, "give the game, the deck and the players (deck is missing)"),
+        ("/api/seats", {"names": ["Ana", "Luis"]}, "give 4 names, one a seat in the order the players sit, not 2"),
+        ("/api/seats", {"names": ["Ana", "Ana", "Eva", "Pau"]}, "two seats have the same name"),
+        ("/api/seats", {"names": ["Ana", " ", "Eva", "Pau"]}, "every seat needs a name"),
+    ],
+)
+def test_a_paired_phone_asking_for_what_the_menu_would_not_offer_is_told_what_is_wrong(
+    tmp_path: Path, path: str, body: dict[str, Any], said: str
+) -> None:
+    async def ask() -> tuple[int, Any, object]:
+        async with serving(tmp_path) as table, phone() as session:
+            await paired_session(table, session)
+            status, answer = await post(session, f"{table.url}{path}", body)
+            return status, answer, table.referee.config
+
+    status, answer, config = asyncio.run(ask())
+    assert status == 400 and answer["error"].startswith(said)
+    assert config == parse_config(web_config(tmp_path, NAMES), "t").game, "nothing changed"
+
+
+def test_renamed_seats_survive_a_power_cut(tmp_path: Path) -> None:
+    async def rename() -> None:
+        async with serving(tmp_path) as table, phone() as session:
+            await paired_session(table, session)
+            status, _ = await post(session, f"{table.url}/api/seats", {"names": ["Zoe", "Yago", "Xia", "Wen"]})
+            assert status == 200
+
+    async def resumed() -> tuple[str, ...]:
+        async with serving(tmp_path) as table:  # the config still names Ana, Luis, Eva and Pau
+            return table.referee.config.seat_names
+
+    asyncio.run(rename())
+    sim.reset()
+    assert asyncio.run(resumed()) == ("Zoe", "Yago", "Xia", "Wen")
