@@ -21,7 +21,7 @@ import logging
 import os
 import signal
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -52,7 +52,9 @@ from companion.ui.presses import PressPipe
 from companion.view import Output, TableView
 
 if TYPE_CHECKING:
+    from companion.events import Button
     from companion.web import WebServer
+    from companion.web.virtual import VirtualTable
 
 __all__ = ["Daemon", "StartError"]
 
@@ -161,7 +163,7 @@ class Daemon:
         if config.web is not None:
             from companion.web import WebServer
 
-            self.web = WebServer(table, config.web)
+            self.web = WebServer(table, config.web, self._virtual(readers, pinmap.buttons))
             table.outputs.append(self.web)  # after the LEDs and the screen: it only notes the view for the loop
             tasks.append(loop.create_task(self.web.serve(), name="web"))
 
@@ -189,6 +191,22 @@ class Daemon:
             table.outputs.append(self.publisher)
             tasks.append(loop.create_task(self.publisher.run(), name="mqtt"))
         table.show(self.clock())
+
+    def _virtual(self, readers: Readers, buttons: Mapping[Button, int]) -> VirtualTable | None:
+        """The page's hand at a table of simulated readers and gpiozero's mock pins (a PC's, the tests'): cards
+        laid in the readers' fields, buttons pressed on their pins. None at a real table: its page only shows."""
+        from gpiozero.pins.mock import MockFactory
+
+        from companion.nfc.backends import SimBackend
+        from companion.web.virtual import VirtualTable
+
+        if not isinstance(readers, SimBackend) or not isinstance(self.pin_factory, MockFactory):
+            return None
+        table = self.table
+        assert table is not None
+        pins = {name: self.pin_factory.pin(gpio) for name, gpio in buttons.items()}
+        log.info("web: a virtual table: the page lays cards on the simulated readers and presses the mock buttons")
+        return VirtualTable(lambda: table.referee, readers, pins)
 
     def _open_journal(self) -> tuple[Journal, Path | None]:
         """The journal, and where a damaged one was set aside (None if it was not).

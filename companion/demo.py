@@ -18,15 +18,18 @@ registry and the journal live in a temporary folder that is removed at the end u
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import random
 import shutil
 import signal
 import tempfile
+import threading
+import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from functools import partial
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from gpiozero.pins.mock import MockFactory, MockPWMPin
 from PIL import Image
@@ -48,6 +51,9 @@ from companion.ui.display import FakeI2CBus, Screen, frame_to_text, make_device
 from companion.ui.lights import LOOK, HubZoneLights, StatusLed, ZoneLights
 from companion.view import Message, MessageKind, TableView, ZoneLight
 
+if TYPE_CHECKING:
+    from companion.web.virtual import Hand
+
 __all__ = ["Demo"]
 
 PI_4 = "c03111"  # the mock board: a Raspberry Pi 4 Model B, so a pin it lacks fails
@@ -56,6 +62,7 @@ PRESS_S = 0.15  # how long a finger holds a button for a short press
 HOLD_S = 1.7  # ... and for a long one
 ILLEGAL_STEP = 6  # the action before which a player lays a card that does not fit
 UNDO_STEP = 10  # ... and after which a player takes a play back with a long UNDO, and makes it again
+STOPPED = 130  # the exit status of a demo stopped mid-game (as a shell says a command ended by Ctrl-C)
 PLAYS_TOLD = 6  # the plays the default story names one by one, at the start of each game
 SHOWN = {
     MessageKind.ILLEGAL,
@@ -88,6 +95,21 @@ WORDS: dict[str, tuple[str, str]] = {
     "standings": ("Clasificación", "Standings"),
     "web": ("la mesa en el navegador: {url}", "the table in a browser: {url}"),
     "hold": ("sigue en {url} hasta Ctrl-C", "still on {url} until Ctrl-C"),
+    "person": (
+        "juegas el asiento {seat} en la página; los robots juegan los demás y esperan tu turno",
+        "you play seat {seat} on the page; the robots play the others and wait for your turn",
+    ),
+    "seats": (
+        "--seat {seat}: {game} tiene los asientos 1 a {seats} (0: juegan los robots)",
+        "--seat {seat}: {game} has seats 1 to {seats} (0: the robots play them all)",
+    ),
+    "watch": (
+        "Los robots juegan todos los asientos: --seat N para jugar uno",
+        "The robots play every seat: give --seat N to play one",
+    ),
+    "robots": ("Juegan los robots: espera tu turno", "The robots are playing: wait for your turn"),
+    "over": ("La partida ha terminado", "The game is over"),
+    "stopped": ("parada: la partida queda sin terminar", "stopped: the game is left unfinished"),
     "summary": (
         "{game}: {actions} acciones confirmadas, {rows} filas en el diario, {noise} lecturas con ruido, {s} s de mesa",
         "{game}: {actions} actions confirmed, {rows} journal rows, {noise} noisy reads, {s} s of table time",
@@ -116,11 +138,17 @@ class Demo:
     web: tuple[str, int] | None = None  # serve the table's page there (companion.web), playing at the table's pace
     speed: float = 1.0  # with web: how many times faster than the table's pace
     hold: bool = False  # with web: keep serving after the game, until interrupted
+    seat: int | None = None  # with web: the seat (from 1; 6º SET: pair A is 1) a person plays on the page
     _loop: asyncio.AbstractEventLoop | None = field(default=None, init=False)  # the page's, while served
+    _stopping: threading.Event = field(default_factory=threading.Event, init=False)  # stop(), SIGINT, SIGTERM
 
     def say(self, key: str, **fields: object) -> str:
         spanish, english = WORDS[key]
         return (english if self.language == "en" else spanish).format(**fields)
+
+    def stop(self) -> None:
+        """End the demo where it is (from any thread): the game is left unfinished, the page stops being served."""
+        self._stopping.set()
 
     def run(self) -> int:
         workdir = Path(tempfile.mkdtemp(prefix="companion-demo-"))
@@ -169,6 +197,8 @@ class Demo:
         )
         self.pins = {name: factory.pin(pin) for name, pin in pinmap.buttons.items()}
         self.rng = rng
+        self.robots: Robots | None = None
+        self._awaiting: int | None = None  # while the robots wait for the page's person: the actions before
         self._last_lights: dict[str, ZoneLight] = {}
         self._last_message: object = None
         self.told = 0
@@ -179,7 +209,11 @@ class Demo:
             if self.web is not None:
                 self._serve(self.web)
             self.table.start(self.now)
-            self._play()
+            try:
+                self._play()
+            except _Stopped:
+                self.out(self.say("stopped"))
+                return STOPPED
             self.out("")
             for line in self._standings():
                 self.out(line)
@@ -207,7 +241,13 @@ class Demo:
         from companion.web import WebServer
 
         self._loop = loop = asyncio.new_event_loop()
-        self.server = WebServer(self.table, listen)
+        for signum in (signal.SIGINT, signal.SIGTERM):  # Ctrl-C while the robots wait for the page's person
+            with contextlib.suppress(ValueError, RuntimeError):  # a thread other than the main one has no signals
+                loop.add_signal_handler(signum, self.stop)
+        from companion.web.virtual import VirtualTable
+
+        virtual = VirtualTable(lambda: self.referee, self.backend, self.pins, self._hand)
+        self.server = WebServer(self.table, listen, virtual)
         self.table.outputs.append(self.server)
         self._serving = loop.create_task(self.server.serve())
         loop.run_until_complete(self._listening())
@@ -225,14 +265,12 @@ class Demo:
         return f"http://{'127.0.0.1' if host in ('0.0.0.0', '::') else host}:{self.server.port}/"
 
     def _hold(self) -> None:
-        """Keep serving the finished game until SIGINT or SIGTERM."""
+        """Keep serving the finished game until SIGINT or SIGTERM (or :meth:`stop`)."""
         if self._loop is None:
             return
-        stop = asyncio.Event()
-        for signum in (signal.SIGINT, signal.SIGTERM):
-            self._loop.add_signal_handler(signum, stop.set)
         self.out(self.say("hold", url=self._url()))
-        self._loop.run_until_complete(stop.wait())
+        while not self._stopping.is_set():
+            self._loop.run_until_complete(asyncio.sleep(0.05))
 
     def _stop_serving(self, loop: asyncio.AbstractEventLoop) -> None:
         self._serving.cancel()
@@ -246,6 +284,8 @@ class Demo:
         the page served, as much real time passes (divided by ``speed``) while it serves."""
         if self._loop is not None:
             self._loop.run_until_complete(asyncio.sleep(seconds / self.speed))
+            if self._stopping.is_set():
+                raise _Stopped
         end = self.now + seconds
         while self.now < end:
             self.now = round(self.now + POLL_S, 6)
@@ -325,9 +365,14 @@ class Demo:
             self._wait(0.4)
             self._lift(head)
         zone_of = {head: zone for zone, head in referee.zones.heads.items()}
-        robots: Robots = referee.kind.robots(game, self.rng)
-        step, illegal_done, undo_done = 0, False, False
+        self.robots = robots = referee.kind.robots(game, self.rng)
+        seat = self._person_seat()
+        moves: list[Callable[[], None]] = []  # how to give each committed action's card back to its hand
+        step, illegal_done, undo_done = 0, False, seat is not None  # the robots take nothing back from a person
         while not robots.over():
+            if seat is not None and robots.turn() == seat:
+                self._person(robots, seat, moves)
+                continue
             action, hand = robots.choose()
             if not illegal_done and step >= ILLEGAL_STEP and hand is not None:
                 zones = self.zone_names
@@ -339,6 +384,7 @@ class Demo:
             self._perform(action, zone)
             assert self._committed(before), f"the table did not take {action}"
             drawn = robots.played(action, hand)
+            moves.append(partial(robots.unplayed, action, hand, drawn))
             if not undo_done and step >= UNDO_STEP and isinstance(action, Play) and game.outcome() is None:
                 self._undo_and_redo(
                     action, zone, partial(robots.unplayed, action, hand, drawn), partial(robots.played, action, hand)
@@ -347,6 +393,76 @@ class Demo:
             step += 1
             if game.outcome() is not None and not robots.over():
                 self._wait(3.0)  # the players gather the cards for the next set
+
+    # ---- a person at the page -------------------------------------------------------------------------------
+
+    def _person_seat(self) -> int | None:
+        """The person's seat as :meth:`Robots.turn` counts it (from 0), or None when the robots play every seat."""
+        if self.seat is None or self.web is None:  # a person plays on the page only
+            return None
+        seats = len(self.referee.kind.standings(self.referee.game, self.referee)[1])  # a row a seat or pair
+        if not 1 <= self.seat <= seats:
+            raise ValueError(self.say("seats", seat=self.seat, game=self.referee.game.name, seats=seats))
+        self.out(self.say("person", seat=self.seat))
+        return self.seat - 1
+
+    def _hand(self) -> Hand:
+        from companion.web.virtual import Hand  # aiohttp: only with --web
+
+        """What the page's person holds, and whether the table waits for them (the virtual table's input)."""
+        robots = self.robots
+        if self.seat is None:
+            return Hand([], wait=self.say("watch"))
+        if robots is None:
+            return Hand([], wait=self.say("robots"))
+        seat = self.seat - 1
+        held = {card for hand in robots.held(seat) for card in hand}
+        cards = [card.id for card in self.referee.game.deck if card.id in held]
+        if robots.over():
+            return Hand(cards, wait=self.say("over"))
+        awaited = self._awaiting == len(self.referee.game.actions)  # and nothing was committed since
+        return Hand(cards, wait=None if awaited else self.say("robots"))
+
+    def _person(self, robots: Robots, seat: int, moves: list[Callable[[], None]]) -> None:
+        """The person's turn: the robots wait while the table runs at its own pace and the page's hand lays cards
+        in the readers' fields and presses the mock buttons. Ends once an action is committed (the card then goes
+        from the pad to its row) or taken back (a long UNDO: its card returns to its hand)."""
+        game = self.referee.game
+        before = len(game.actions)
+        robots.held(seat)  # dealt here, before the page may ask for the hand
+        self._awaiting = before
+        self.server.show(self.referee.view(), self.now)  # the page: the hand may play now
+        try:
+            while len(game.actions) == before:
+                self._tick()
+        finally:
+            self._awaiting = None
+        while len(moves) > len(game.actions):
+            moves.pop()()
+        if len(game.actions) < before:
+            return
+        action = game.actions[-1]
+        card = action.card if isinstance(action, Play) else None
+        hand = next((hand for hand in robots.held(seat) if card in hand), None)
+        drawn = robots.played(action, hand)
+        moves.append(partial(robots.unplayed, action, hand, drawn))
+        for lying in self.backend.lying():
+            self._lift(lying)
+        self._wait(0.5)
+
+    def _tick(self) -> None:
+        """One poll of the readers at the table's own pace: table time is real time while a person plays, so a
+        press on the page lasts as long as the page holds the button."""
+        assert self._loop is not None
+        start = time.monotonic()
+        self._loop.run_until_complete(asyncio.sleep(POLL_S))
+        if self._stopping.is_set():
+            raise _Stopped
+        self.now = round(self.now + time.monotonic() - start, 6)
+        self.buttons.tick(self.now)
+        self.screen.tick(self.now)
+        for scan in self.backend.poll(self.now):
+            self.table.scan(scan, self.now)
 
     def _undo_and_redo(
         self, action: Action, zone: str | None, unplay: Callable[[], Any], replay: Callable[[], Any]
@@ -466,6 +582,10 @@ class Demo:
         if self.verbose:
             summary += "; " + ", ".join(f"{value} {name}" for name, value in sorted(self.counts.items()))
         return summary
+
+
+class _Stopped(Exception):
+    """The demo was stopped mid-game (:meth:`Demo.stop`)."""
 
 
 class _Screen:

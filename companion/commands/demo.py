@@ -47,6 +47,11 @@ def register(subparsers: Any) -> None:
     parser.add_argument("--speed", type=float, default=1.0, help="with --web: play this many times faster")
     parser.add_argument("--hold", action="store_true", help="with --web: keep serving after the game, until Ctrl-C")
     parser.add_argument(
+        "--seat",
+        type=int,
+        help="with --web: the seat you play on the page (default 1; 6º SET: pair A is 1, B 2); 0: the robots play all",
+    )
+    parser.add_argument(
         "--mqtt", metavar="URL", help="publish the games to this MQTT broker as a table does (docs/CLUB.md)"
     )
     parser.add_argument("--table", help="the table's name on the broker, with --mqtt")
@@ -60,8 +65,8 @@ def run(args: argparse.Namespace) -> int:
     except ValueError as exc:
         print(f"companion demo: --web: {exc}", file=sys.stderr)
         return 2
-    if args.web is None and (args.hold or args.speed != 1.0):
-        print("companion demo: --hold and --speed go with --web HOST:PORT", file=sys.stderr)
+    if args.web is None and (args.hold or args.speed != 1.0 or args.seat is not None):
+        print("companion demo: --hold, --speed and --seat go with --web HOST:PORT", file=sys.stderr)
         return 2
     if args.speed <= 0:
         print(f"companion demo: --speed {args.speed:g}: give a number above 0 (2 plays twice as fast)", file=sys.stderr)
@@ -106,12 +111,16 @@ def _run(args: argparse.Namespace, games: list[str], mqtt: MqttConfig | None) ->
             web=args.listen,
             speed=args.speed,
             hold=args.hold and number == len(games),  # after the last game
+            seat=None if args.web is None or args.seat == 0 else (args.seat or 1),
         )
         try:
             status = demo.run()
         except OSError as exc:  # the journal (a JournalError says what to do) or a frame that cannot be written
             print(f"companion demo: {exc}", file=sys.stderr)
             return 1
+        except ValueError as exc:  # --seat beyond the game's seats
+            print(f"companion demo: {exc}", file=sys.stderr)
+            return 2
         if status:
             return status
     if mqtt is not None:

@@ -131,6 +131,20 @@ class Page:
             await asyncio.sleep(0.02)
         return value
 
+    async def click(self, selector: str) -> None:
+        """A mouse click in the middle of the element ``selector`` finds (scrolled into view), as a finger's tap:
+        the browser's own input events, which hit whatever is drawn there."""
+        box = await self.evaluate(
+            f"(() => {{ const node = document.querySelector({json.dumps(selector)}); if (!node) return null;"
+            " node.scrollIntoView({block: 'center'}); const r = node.getBoundingClientRect();"
+            " return [r.x + r.width / 2, r.y + r.height / 2]; })()"
+        )
+        if box is None:
+            raise BrowserError(f"nothing to click: no {selector}")
+        x, y = box
+        for kind in ("mousePressed", "mouseReleased"):
+            await self.call("Input.dispatchMouseEvent", type=kind, x=x, y=y, button="left", clickCount=1)
+
     async def screenshot(self, width: int) -> bytes:
         """The whole page, ``width`` CSS pixels wide (as tall as it is), as PNG."""
         await self.call(

@@ -92,6 +92,13 @@ class Robots(Protocol):
     def hand(self) -> list[str]:
         """The cards of whoever's turn it is (the first partner's, when partners share the turn)."""
 
+    def turn(self) -> int:
+        """Who plays now, from 0 in playing order: a seat (Seises), a pair (6º SET)."""
+
+    def held(self, seat: int) -> list[list[str]]:
+        """The hands ``seat`` (as :meth:`turn` counts) plays from, dealt when a new hand or set has begun: one a
+        seat, a pair's two partners'. The lists themselves: :meth:`played` changes them."""
+
 
 @dataclass(frozen=True, slots=True)
 class Result:

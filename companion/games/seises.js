@@ -62,5 +62,5 @@
     );
   }
 
-  window.companion.games.seises = { draw };
+  window.companion.games.seises = { draw, picture };
 })();

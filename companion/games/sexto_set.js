@@ -66,5 +66,5 @@
     );
   }
 
-  window.companion.games["sexto-set"] = { draw };
+  window.companion.games["sexto-set"] = { draw, picture };
 })();

@@ -487,6 +487,10 @@ class SimBackend(ReaderBackend):
         if zone is not None:
             self._fields[zone].remove(self.tag(card))
 
+    def lying(self) -> dict[str, str]:
+        """Each card in a field now, and its zone."""
+        return dict(self._where)
+
     def noise(self, zone: str, frames: int = 1) -> None:
         self._field(zone).noise(frames)
 

@@ -83,6 +83,14 @@ class SeisesRobots:
             self.deal()
         return self.hands[self.game.turn or 0]
 
+    def turn(self) -> int:
+        return self.game.turn or 0
+
+    def held(self, seat: int) -> list[list[str]]:
+        if self._dealt_hand != self.game.hand:
+            self.deal()
+        return [self.hands[seat]]
+
 
 @dataclass
 class SextoSetRobots:
@@ -108,10 +116,8 @@ class SextoSetRobots:
     def choose(self) -> tuple[Action, list[str] | None]:
         """The action of the pair whose turn it is, and the hand it comes from (either partner may place)."""
         game = self.game
-        pair = game.turn if game.result is None else PAIRS[game.set_number % 2]
-        if self._dealt_set != (game.set_number if game.result is None else game.set_number + 1):
-            self.deal()
-        assert pair is not None
+        pair = PAIRS[self.turn()]
+        self._deal_if_new()
         options = [(card, line, hand) for hand in self.hands[pair] for card, line in game.placements(hand)]
         if not options:
             return Pass(), None
@@ -155,3 +161,16 @@ class SextoSetRobots:
     def hand(self) -> list[str]:
         pair = self.game.turn or "A"
         return self.hands[pair][0] if self.hands else []
+
+    def turn(self) -> int:
+        """The pair that plays now, or leads the next set once this one is over."""
+        game = self.game
+        return PAIRS.index(game.turn if game.result is None and game.turn is not None else PAIRS[game.set_number % 2])
+
+    def held(self, seat: int) -> list[list[str]]:
+        self._deal_if_new()
+        return self.hands[PAIRS[seat]]
+
+    def _deal_if_new(self) -> None:
+        if self._dealt_set != (self.game.set_number if self.game.result is None else self.game.set_number + 1):
+            self.deal()

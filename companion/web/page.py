@@ -17,7 +17,9 @@ from companion.referee import Referee
 from companion.rules.transcript import state
 from companion.view import STRINGS, Message, TableView
 
-__all__ = ["PAGE_STRINGS", "message_json", "table_json"]
+__all__ = ["PAGE_STRINGS", "PLAYS_SHOWN", "message_json", "table_json"]
+
+PLAYS_SHOWN = 24  # the game's last plays the page lists (a long game makes a thousand)
 
 # The page's own few words (the rest are the screen's, companion.view.STRINGS): key -> its text (an English msgid)
 PAGE_STRINGS: dict[str, str] = {
@@ -33,6 +35,16 @@ PAGE_STRINGS: dict[str, str] = {
     "leader": N_("Leads"),
     "held": N_("In hand"),
     "masters_won": N_("Master cards won"),
+    "plays": N_("Plays"),
+    "pay": N_("pays"),
+    "pass": N_("passes"),
+    "your_hand": N_("Your hand"),
+    "your_turn": N_("Your turn"),
+    "how": N_("Tap a card of your hand to lay it on the marked zone; tap a card on a zone to lift it."),
+    "btn_confirm": N_("OK"),
+    "btn_pass": N_("PASS"),
+    "btn_undo": N_("UNDO"),
+    "btn_undo_long": N_("Hold UNDO"),
 }
 
 
@@ -57,6 +69,8 @@ def table_json(referee: Referee, view: TableView, messages: Iterable[Message]) -
         "status": view.status.value,
         "message": None if view.message is None else message_json(view.message),
         "messages": [message_json(message) for message in messages],
+        "plays": [str(action) for action in game.actions[-PLAYS_SHOWN:]],
+        "play_count": len(game.actions),
         "menu": None if view.menu is None else {"title": view.menu.title, "items": list(view.menu.items)},
         "texts": {key: translate(text, language) for key, text in (STRINGS | PAGE_STRINGS).items()},
         "cards": {card.id: dataclasses.asdict(card) for card in game.deck},

@@ -7,7 +7,8 @@ hands it to each connected page; a page that is slow to read gets the newest sta
 
 Routes: ``/`` the page, ``/static/...`` its script and style, ``/games/NAME.js`` the script that draws a game
 (its kind's), ``/api/state`` the game's state as ``companion play --json`` prints it, ``/api/table`` what the
-page draws, ``/api/history`` the journal's games, ``/api/events`` the page's state pushed as server-sent events.
+page draws, ``/api/history`` the journal's games, ``/api/events`` the page's state pushed as server-sent events;
+``/api/virtual...`` the virtual table's input (:mod:`companion.web.virtual`).
 """
 
 from __future__ import annotations
@@ -31,6 +32,7 @@ from companion.table import Table
 from companion.view import Message, TableView
 from companion.web.page import table_json
 from companion.web.settings import PhoneSettings
+from companion.web.virtual import VirtualTable, routes
 
 __all__ = ["MESSAGES_KEPT", "WebServer", "history"]
 
@@ -42,11 +44,13 @@ SHUTDOWN_S = 1.0  # how long stopping waits for requests in flight
 
 
 class WebServer:
-    """The page of ``table``, served on ``listen`` (host, port; port 0 takes a free one, then in :attr:`port`)."""
+    """The page of ``table``, served on ``listen`` (host, port; port 0 takes a free one, then in :attr:`port`);
+    ``virtual``: the page's input, at a table of simulated readers."""
 
-    def __init__(self, table: Table, listen: tuple[str, int]) -> None:
+    def __init__(self, table: Table, listen: tuple[str, int], virtual: VirtualTable | None = None) -> None:
         self.table = table
         self.listen = listen
+        self.virtual = virtual
         self.port: int | None = None  # once listening
         self._view: TableView | None = None
         self._messages: collections.deque[Message] = collections.deque(maxlen=MESSAGES_KEPT)
@@ -65,6 +69,7 @@ class WebServer:
         app.router.add_get("/api/table", self._table)
         app.router.add_get("/api/history", self._history)
         app.router.add_get("/api/events", self._events)
+        app.router.add_routes(routes(virtual, lambda: table.referee.config.language))  # refused on a real table
         app.on_shutdown.append(self._end_pages)
         self.settings = PhoneSettings(table)  # /settings: what a paired phone changes (companion.web.settings)
         self.settings.routes(app)
@@ -94,7 +99,10 @@ class WebServer:
 
     def _json(self) -> str:
         view = self._view or self.table.referee.view()  # a page may ask before the table first shows
-        return json.dumps(table_json(self.table.referee, view, self._messages), ensure_ascii=False)
+        data = table_json(self.table.referee, view, self._messages)
+        if self.virtual is not None:  # the hand and the pads go with every change
+            data["virtual"] = self.virtual.json()
+        return json.dumps(data, ensure_ascii=False)
 
     # ---- serving ----------------------------------------------------------------------------------------------
 

@@ -33,7 +33,7 @@ def get(url: str) -> Any:
 def test_the_demo_serves_its_game_while_it_is_played_and_holds_it_until_interrupted(tmp_path: Path) -> None:
     port = free_port()
     demo = subprocess.Popen(
-        [*DEMO, "--lang", "en", "--web", f"127.0.0.1:{port}", "--speed", "100", "--hold"],
+        [*DEMO, "--lang", "en", "--web", f"127.0.0.1:{port}", "--speed", "100", "--hold", "--seat", "0"],
         cwd=tmp_path,
         stdout=subprocess.PIPE,
         stderr=subprocess.STDOUT,
@@ -74,7 +74,7 @@ def test_the_demo_serves_its_game_while_it_is_played_and_holds_it_until_interrup
     ("arguments", "said"),
     [
         (["--web", "8080"], "companion demo: --web: '8080' is not an address: write HOST:PORT"),
-        (["--hold"], "companion demo: --hold and --speed go with --web HOST:PORT"),
+        (["--hold"], "companion demo: --hold, --speed and --seat go with --web HOST:PORT"),
         (["--web", "127.0.0.1:0", "--speed", "0"], "companion demo: --speed 0: give a number above 0"),
     ],
 )

@@ -1,5 +1,7 @@
 // The table's page: draws what /api/events pushes. What is game-specific is drawn by the game's own script
-// (/games/NAME.js, supplied by its kind), which registers itself in companion.games[NAME] = {draw(main, data, t)}.
+// (/games/NAME.js, supplied by its kind), which registers itself in companion.games[NAME] = {draw, picture}.
+// At a virtual table (/api/virtual says so) the page is also a hand: it lays cards from the hand on a zone, lifts
+// them and presses the buttons, through POSTs that reach the simulated readers and mock pins, never the referee.
 "use strict";
 window.companion = { games: {}, svg, el };
 
@@ -47,8 +49,94 @@ function render(data) {
   const game = window.companion.games[data.game];
   const main = document.getElementById("game");
   main.dataset.game = data.game;
-  if (game) game.draw(main, data, t);
-  else loadGame(data.game);
+  virtual = data.virtual ?? null;
+  if (!game) return loadGame(data.game); // drawn once it is loaded: the cards are its pictures
+  game.draw(main, data, t);
+  drawPlays(data, t);
+  drawVirtual();
+}
+
+// A card's picture, as its game draws it.
+function picture(id) {
+  return window.companion.games[latest.game].picture(latest.cards[id]);
+}
+
+// The game's history: its last plays, newest first, numbered from the first.
+function drawPlays(data, t) {
+  document.getElementById("plays-head").textContent = `${t("plays")} (${data.play_count})`;
+  const first = data.play_count - data.plays.length + 1;
+  const items = data.plays.map((play, i) => {
+    const words = play.split(" ");
+    const what = words[0] === "play" ? picture(words[words.length - 1]) : el("span", {}, t(words[0]));
+    return el("li", { value: first + i, "data-play": play }, what);
+  });
+  document.getElementById("plays").replaceChildren(...items.reverse());
+}
+
+// ---- the virtual table ------------------------------------------------------------------------------------------
+
+let virtual = null; // the hand, the zones and the cards lying on them (/api/virtual), pushed with every change
+let chosen = null; // the zone the hand lays on
+
+async function act(what, body) {
+  const answer = await fetch(`/api/virtual/${what}`, {
+    method: "POST",
+    headers: { "Content-Type": "application/json" },
+    body: JSON.stringify(body),
+  });
+  document.getElementById("refused").textContent = answer.ok ? "" : await answer.text();
+  if (answer.ok) {
+    virtual = await answer.json(); // at once; the table's answer follows through /api/events
+    drawVirtual();
+  }
+}
+
+function drawVirtual() {
+  const box = document.getElementById("virtual");
+  box.hidden = !(virtual && latest && window.companion.games[latest.game]);
+  if (box.hidden) return;
+  const t = (key) => latest.texts[key] ?? key;
+  const zones = Object.keys(virtual.zones);
+  if (!zones.includes(chosen)) chosen = zones[0];
+  document.getElementById("seat").textContent = virtual.wait ?? t("your_turn");
+  box.classList.toggle("waiting", virtual.wait !== null);
+  const lift = (id) => {
+    const card = picture(id);
+    card.addEventListener("click", (event) => {
+      event.stopPropagation();
+      act("lift", { card: id });
+    });
+    return card;
+  };
+  document.getElementById("zones").replaceChildren(
+    ...zones.map((zone) => {
+      const head = virtual.heads[zone];
+      const pad = el(
+        "div",
+        { class: zone === chosen ? "zone chosen" : "zone", "data-zone": zone, "data-light": latest.lights[zone] ?? "off" },
+        el("span", {}, zone, head ? el("br") : null, head ? picture(head) : null),
+        el("div", { class: "cards" }, ...virtual.zones[zone].map(lift)),
+      );
+      pad.addEventListener("click", () => {
+        chosen = zone;
+        drawVirtual();
+      });
+      return pad;
+    }),
+  );
+  document.getElementById("hand-head").textContent = t("your_hand");
+  document.getElementById("hand").replaceChildren(
+    ...virtual.hand.map((id) => {
+      const card = picture(id);
+      card.addEventListener("click", () => act("lay", { card: id, zone: chosen }));
+      return card;
+    }),
+  );
+  for (const button of document.querySelectorAll("#buttons button")) {
+    button.textContent = t(button.dataset.long ? "btn_undo_long" : `btn_${button.dataset.button}`);
+    button.onclick = () => act("press", { button: button.dataset.button, long: !!button.dataset.long });
+  }
+  document.getElementById("how").textContent = t("how");
 }
 
 function connect() {

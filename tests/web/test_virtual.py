@@ -1,0 +1,346 @@
+"""The virtual table: the page lays cards from a hand on the simulated readers' zones, lifts them and presses the
+mock buttons, and the table answers as it answers cards: on the page, on the zone's LED (its gpiozero mock pin)
+and on the OLED (the real ssd1306 driver's frame on a fake I2C bus). Driven by headless Chromium's own mouse
+events (tests/web/conftest.py); a real table's page refuses the input. ``companion demo --web``'s person is
+played here too: a few turns by clicking, and a whole game through the POST routes."""
+
+from __future__ import annotations
+
+import asyncio
+import threading
+import time
+from collections.abc import AsyncIterator, Callable, Iterator
+from contextlib import asynccontextmanager, contextmanager
+from pathlib import Path
+from typing import Any
+
+import aiohttp
+import pytest
+from gpiozero.pins.mock import MockFactory, MockPWMPin
+from test_web_server import until, web_config
+
+from companion.config import parse_config
+from companion.daemon import Daemon
+from companion.demo import Demo
+from companion.documents.browser import Browser
+from companion.hardware import load_pinmap
+from companion.rules import Pass, Play
+from companion.rules.sexto_set import SextoSet
+from companion.ui.display import FakeI2CBus, make_device
+from companion.ui.screens import render
+from companion.web import WebServer
+from companion.web.virtual import WORDS
+
+PINS = load_pinmap()
+ENGLISH = '[game]\nlanguage = "en"\n'
+
+
+@asynccontextmanager
+async def virtual_table(tmp_path: Path, extra: str = ENGLISH) -> AsyncIterator[tuple[Daemon, str, FakeI2CBus]]:
+    """``companion run`` with ``backend = "sim"`` serving its page on a free port: a virtual table."""
+    bus = FakeI2CBus()
+    daemon = Daemon(
+        parse_config(web_config(tmp_path, extra), "test"),
+        pin_factory=MockFactory(revision="c03111", pin_class=MockPWMPin),
+        display=make_device([], bus=bus),
+    )
+    stop = asyncio.Event()
+    task = asyncio.create_task(daemon.run(stop))
+    try:
+        await until(lambda: daemon.web is not None and daemon.web.port is not None)
+        assert daemon.web is not None
+        yield daemon, f"http://127.0.0.1:{daemon.web.port}", bus
+    finally:
+        stop.set()
+        assert await task == 0
+
+
+def frame_is_the_view(daemon: Daemon, bus: FakeI2CBus) -> bool:
+    """The OLED's last frame, as the driver sent it, is the table's view drawn."""
+    assert daemon.table is not None
+    screen = daemon.screen
+    return (
+        screen is not None
+        and screen.idle
+        and bus.last_image().convert("1").tobytes() == render(daemon.table.referee.view()).convert("1").tobytes()
+    )
+
+
+def on_zone(card: str = "", light: str = "", zone: str = "z1") -> str:
+    """Whether the page's zone shows ``card`` lying on it and its LED as ``light``."""
+    pad = f"#zones [data-zone={zone}]" + (f"[data-light={light}]" if light else "")
+    return f"!!document.querySelector('{pad}" + (f' [data-card="{card}"]' if card else "") + "')"
+
+
+def test_a_card_laid_from_the_page_shows_on_the_page_the_zone_led_and_the_oled(
+    tmp_path: Path, browser: Browser
+) -> None:
+    async def play() -> list[str]:
+        async with virtual_table(tmp_path) as (daemon, url, bus):
+            table, factory = daemon.table, daemon.pin_factory
+            assert table is not None
+            green = factory.pin(PINS.zones["z1"].green)
+            async with browser.page(f"{url}/") as page:
+                await page.until("!!document.querySelector('#hand [data-card=\"6O\"]')")
+                assert await page.evaluate("document.querySelectorAll('#hand [data-card]').length") == 40
+                await until(lambda: frame_is_the_view(daemon, bus))
+                before = bus.last_image().tobytes()
+                assert not green.state
+
+                await page.click('#hand [data-card="6O"]')
+                await page.until(on_zone("6O", "pending_ok"))
+                assert green.state, "the zone's LED is green: a legal card waits for OK"
+                assert table.referee.pending is not None and not table.referee.game.actions, "read, not played yet"
+                await until(lambda: frame_is_the_view(daemon, bus))
+                assert not await page.evaluate("!!document.querySelector('#hand [data-card=\"6O\"]')")
+
+                await page.click("#confirm")  # the mock pin: gpiozero's edges and debounce make the press
+                await page.until("!!document.querySelector('#game [data-row=O] [data-card=\"6O\"]')")
+                await page.until('!!document.querySelector(\'#plays [data-play="play 6O"] [data-card="6O"]\')')
+                await until(lambda: not green.state)
+                await until(lambda: frame_is_the_view(daemon, bus))
+                assert bus.last_image().tobytes() != before, "the OLED's scoreboard has the 6 of coins played"
+                assert await page.evaluate("document.getElementById('plays-head').textContent") == "Plays (1)"
+
+                await page.click('#hand [data-card="7O"]')  # the 6 is put aside into its row, the 7 laid
+                await page.until(f"{on_zone('7O')} && !{on_zone('6O')}")
+                await page.click("#confirm")
+                await page.until("!!document.querySelector('#plays [data-play=\"play 7O\"]')")
+                return [str(action) for action in table.referee.game.actions]
+
+    assert asyncio.run(play()) == ["play 6O", "play 7O"]
+
+
+def test_an_illegal_card_from_the_page_shows_its_message_and_blinks_red_until_lifted(
+    tmp_path: Path, browser: Browser
+) -> None:
+    async def play() -> tuple[str, str, list[bool]]:
+        async with virtual_table(tmp_path) as (daemon, url, bus):
+            table, factory = daemon.table, daemon.pin_factory
+            assert table is not None
+            red = factory.pin(PINS.zones["z1"].red)
+            async with browser.page(f"{url}/") as page:
+                await page.until("!!document.querySelector('#hand [data-card=\"12C\"]')")
+                await page.click('#hand [data-card="12C"]')  # the game opens with the 6 of coins
+                said = await page.until("document.querySelector('#messages li.illegal')?.innerText")
+                await page.until(on_zone("12C", "illegal"))
+                message = table.referee.view().message
+                assert message is not None
+                await until(lambda: frame_is_the_view(daemon, bus))
+                blinked = [state.state > 0 for state in red.states]
+
+                await page.click('#zones [data-card="12C"]')  # lifted back into the hand
+                await page.until("!!document.querySelector('#hand [data-card=\"12C\"]')")
+                await page.until(f"{on_zone(light='off')} && !{on_zone('12C')}")
+                await until(lambda: not red.state)
+                assert not table.referee.game.actions
+                return said, f"{message.title}\n{message.todo}", blinked
+
+    said, expected, blinked = asyncio.run(play())
+    assert said == expected
+    assert blinked.count(True) >= 1, "the zone's red LED came on"
+
+
+def test_the_buttons_are_pressed_on_their_mock_pins_and_a_long_undo_takes_the_play_back(tmp_path: Path) -> None:
+    async def play() -> tuple[list[str], list[bool]]:
+        async with virtual_table(tmp_path) as (daemon, url, _bus), aiohttp.ClientSession() as session:
+            table, factory = daemon.table, daemon.pin_factory
+            assert table is not None
+            undo = factory.pin(PINS.buttons["undo"])
+            await post(session, f"{url}/api/virtual/lay", {"card": "6O", "zone": "z1"})
+            await until(lambda: table.referee.pending is not None)
+            await post(session, f"{url}/api/virtual/press", {"button": "confirm"})
+            await until(lambda: len(table.referee.game.actions) == 1)
+            status, text = await post(session, f"{url}/api/virtual/press", {"button": "undo", "long": True})
+            assert status == 200, text
+            status, said = await post(session, f"{url}/api/virtual/press", {"button": "undo"})
+            assert (status, said) == (409, "UNDO is already held down: let it go first.")
+            await until(lambda: not table.referee.game.actions, timeout=5)  # a long press counts while held
+            await until(lambda: bool(undo.state), timeout=5)  # then the finger lets go
+            return [str(action) for action in table.referee.game.actions], [s.state > 0 for s in undo.states]
+
+    actions, undo_states = asyncio.run(play())
+    assert actions == []
+    assert undo_states[-2:] == [False, True], "pressed (pulled low), then let go"
+
+
+async def post(session: aiohttp.ClientSession, url: str, body: object) -> tuple[int, str]:
+    async with session.post(url, json=body) as response:
+        return response.status, await response.text()
+
+
+@pytest.mark.parametrize(
+    ("path", "body", "status", "said"),
+    [
+        ("lay", {"card": "6O", "zone": "z9"}, 400, "No zone z9: the zones are z1."),
+        ("lay", {"card": "XX", "zone": "z1"}, 409, "XX is neither in your hand nor on a zone: pick a card"),
+        ("lift", {"card": "6O"}, 409, "6O lies on no zone."),
+        ("press", {"button": "confirm", "long": True}, 400, "No button confirm: the buttons are confirm, pass"),
+        ("press", {"button": "menu"}, 400, "No button menu"),
+        ("press", ["confirm"], 400, "A request that makes no sense: send a JSON object with card and zone (lay)"),
+    ],
+)
+def test_wrong_input_is_refused_saying_what_to_do(
+    tmp_path: Path, path: str, body: object, status: int, said: str
+) -> None:
+    async def ask() -> tuple[int, str]:
+        async with virtual_table(tmp_path) as (_daemon, url, _bus), aiohttp.ClientSession() as session:
+            return await post(session, f"{url}/api/virtual/{path}", body)
+
+    answer = asyncio.run(ask())
+    assert answer[0] == status and answer[1].startswith(said), answer
+
+
+def test_a_real_tables_page_only_shows_and_refuses_the_input(tmp_path: Path, browser: Browser) -> None:
+    """A table whose readers are not simulated serves no virtual table: the same routes say why."""
+
+    async def ask() -> tuple[dict[str, Any], int, str, bool]:
+        async with virtual_table(tmp_path) as (daemon, _url, _bus), aiohttp.ClientSession() as session:
+            assert daemon.table is not None
+            real = WebServer(daemon.table, ("127.0.0.1", 0))  # what a table of real readers serves
+            serving = asyncio.create_task(real.serve())
+            try:
+                await until(lambda: real.port is not None)
+                url = f"http://127.0.0.1:{real.port}"
+                async with session.get(f"{url}/api/virtual") as response:
+                    shown = await response.json()
+                status, said = await post(session, f"{url}/api/virtual/lay", {"card": "6O", "zone": "z1"})
+                async with browser.page(f"{url}/") as page:
+                    await page.until("!!document.querySelector('#game table')")
+                    await asyncio.sleep(0.2)  # the page has asked /api/virtual
+                    hidden = await page.evaluate("document.getElementById('virtual').hidden")
+                return shown, status, said, hidden
+            finally:
+                serving.cancel()
+                await asyncio.gather(serving, return_exceptions=True)
+
+    shown, status, said, hidden = asyncio.run(ask())
+    real = WORDS["real"]
+    assert shown == {"virtual": False, "why": real}
+    assert (status, said) == (403, real)
+    assert hidden
+
+
+# ---- companion demo --web: a person plays a seat, the robots the others -----------------------------------------
+
+
+@contextmanager
+def demo_served(game: str, seat: int, speed: float = 1000.0) -> Iterator[tuple[Demo, str, threading.Thread]]:
+    """``companion demo --game GAME --web 127.0.0.1:0 --seat SEAT``, in a thread of its own."""
+    said: list[str] = []
+    demo = Demo(game=game, seed=3, language="en", web=("127.0.0.1", 0), speed=speed, seat=seat, out=said.append)
+    failed: list[BaseException] = []
+
+    def run() -> None:
+        try:
+            demo.run()
+        except BaseException as exc:  # the test says it
+            failed.append(exc)
+
+    thread = threading.Thread(target=run, name="demo", daemon=True)
+    thread.start()
+    end = time.monotonic() + 30
+    while getattr(getattr(demo, "server", None), "port", None) is None:
+        assert not failed, failed
+        assert time.monotonic() < end, "the demo did not serve its page"
+        time.sleep(0.01)
+    try:
+        yield demo, f"http://127.0.0.1:{demo.server.port}", thread
+    finally:
+        demo.stop()  # a game left unfinished: the robots stop waiting for the person
+        thread.join(30)
+    assert not thread.is_alive() and not failed, failed
+    assert "you play seat 1 on the page; the robots play the others and wait for your turn" in said
+
+
+def my_turn(demo: Demo) -> Callable[[], bool]:
+    return lambda: demo._awaiting is not None and demo._awaiting == len(demo.referee.game.actions)
+
+
+async def wait_for(condition: Callable[[], bool], timeout: float = 60.0) -> None:
+    end = time.monotonic() + timeout
+    while not condition():
+        assert time.monotonic() < end, "timed out"
+        await asyncio.sleep(0.01)
+
+
+def test_the_demos_person_plays_turns_by_clicking_on_the_page(browser: Browser) -> None:
+    """Seises, seat 1: the person's hand is the one the robots dealt it; the robots wait for its turn."""
+    with demo_served("seises", seat=1) as (demo, url, _thread):
+
+        async def play() -> int:
+            async with browser.page(url) as page:
+                played = 0
+                while played < 4:
+                    await wait_for(my_turn(demo))
+                    game = demo.referee.game
+                    robots = demo.robots
+                    assert robots is not None
+                    hand = robots.held(0)[0]
+                    await page.until(f"document.querySelectorAll('#hand [data-card]').length === {len(hand)}")
+                    assert not await page.evaluate("document.getElementById('virtual').classList.contains('waiting')")
+                    before = len(game.actions)
+                    legal = [card for card in game.legal_cards() if card in hand]
+                    if legal:
+                        await page.click(f'#hand [data-card="{legal[0]}"]')
+                        await page.until(on_zone(legal[0], "pending_ok"))
+                    else:
+                        await page.click("#pass")
+                        await page.until("!!document.getElementById('pending').textContent")
+                    await page.click("#confirm")
+                    await wait_for(lambda: len(game.actions) > before, 10)  # noqa: B023
+                    assert not legal or str(game.actions[before]) == f"play {legal[0]}"
+                    if legal:  # the card leaves the person's hand, and the pad for its row
+                        await wait_for(lambda: legal[0] not in hand, 10)  # noqa: B023
+                        await page.until(f"!{on_zone(legal[0])}")
+                    played += 1
+                await page.until("document.getElementById('virtual').classList.contains('waiting')")
+                return played
+
+        assert asyncio.run(play()) == 4
+
+
+@pytest.mark.slow
+def test_a_whole_game_is_played_from_the_page_by_a_person_and_the_robots() -> None:
+    """6º SET, pair A: the person plays every turn of the match through the page's routes, the robots pair B."""
+    with demo_served("sexto-set", seat=1) as (demo, url, thread):
+
+        async def turn(session: aiohttp.ClientSession) -> None:
+            """One turn of pair A's, as a person who knows the rules: a card that links, else PASS."""
+            game, referee = demo.referee.game, demo.referee
+            assert isinstance(game, SextoSet)
+            async with session.get(f"{url}/api/virtual") as response:
+                offered = await response.json()
+            assert offered["wait"] is None
+            before = len(game.actions)
+            options = list(game.placements(offered["hand"]))
+            if options:
+                card, line = options[0]
+                zone = next(zone for zone, head in referee.zones.heads.items() if head == line)
+                status, text = await post(session, f"{url}/api/virtual/lay", {"card": card, "zone": zone})
+                assert status == 200, text
+                meant: Play | Pass = Play(card, line)
+            else:
+                await post(session, f"{url}/api/virtual/press", {"button": "pass"})
+                meant = Pass()
+            await wait_for(lambda: referee.pending is not None, 10)
+            assert referee.pending is not None and referee.pending.action == meant
+            await post(session, f"{url}/api/virtual/press", {"button": "confirm"})
+            await wait_for(lambda: len(game.actions) > before or not thread.is_alive(), 10)
+
+        async def play() -> int:
+            turns = 0
+            async with aiohttp.ClientSession() as session:
+                while True:
+                    await wait_for(lambda: my_turn(demo)() or not thread.is_alive())
+                    if not thread.is_alive():
+                        return turns
+                    await turn(session)
+                    turns += 1
+
+        turns = asyncio.run(play())
+        thread.join(30)
+        game = demo.referee.game
+        assert isinstance(game, SextoSet)
+        assert max(game.sets_won.values()) >= 2 or game.set_number > 5, "the match was played to its end"
+        assert turns >= 10, turns
