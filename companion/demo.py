@@ -25,7 +25,7 @@ import signal
 import tempfile
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from functools import partial
 from pathlib import Path
@@ -54,7 +54,7 @@ from companion.view import Message, MessageKind, TableView, ZoneLight
 if TYPE_CHECKING:
     from companion.web.virtual import Hand
 
-__all__ = ["Demo"]
+__all__ = ["Demo", "served"]
 
 PI_4 = "c03111"  # the mock board: a Raspberry Pi 4 Model B, so a pin it lacks fails
 POLL_S = 0.01  # the back-end's poll interval
@@ -582,6 +582,35 @@ class Demo:
         if self.verbose:
             summary += "; " + ", ".join(f"{value} {name}" for name, value in sorted(self.counts.items()))
         return summary
+
+
+@contextlib.contextmanager
+def served(demo: Demo, timeout: float = 30.0) -> Iterator[str]:
+    """``demo`` (given ``web``) run in a thread of its own for as long as the block runs, and its page's address;
+    stopped on leaving (its game left unfinished if a person has not played it to its end). For the tests and the
+    screenshots, which play the person's seat from a browser or through the routes."""
+    failed: list[BaseException] = []
+
+    def run() -> None:
+        try:
+            demo.run()
+        except BaseException as exc:  # said in the caller's thread
+            failed.append(exc)
+
+    thread = threading.Thread(target=run, name="demo", daemon=True)
+    thread.start()
+    end = time.monotonic() + timeout
+    while getattr(getattr(demo, "server", None), "port", None) is None:
+        if failed or not thread.is_alive() or time.monotonic() > end:
+            raise RuntimeError(f"the demo did not serve its page: {failed or 'it took too long'}")
+        time.sleep(0.01)
+    try:
+        yield demo._url()
+    finally:
+        demo.stop()
+        thread.join(timeout)
+    if failed:
+        raise failed[0]
 
 
 class _Stopped(Exception):

@@ -1,8 +1,10 @@
-"""``python -m companion.documents.pages``: screenshots of the table's page in docs/web/, one a game and language.
+"""``python -m companion.documents.pages``: screenshots of the table's page in docs/web/, one a game and language,
+and the virtual table of ``companion demo --web`` (``virtual-table.png``, the README's).
 
 Each is a game the robots played part of (a fixed seed), resumed from its journal by the daemon (simulated
 readers, mock pins), served on a free port and photographed by headless Chromium (:mod:`.browser`) at a phone's
-width. Needs Debian's chromium (``.ci/chromium``)."""
+width. The virtual table is the demo's own game, its person's seat played by clicking the page a few turns.
+Needs Debian's chromium (``.ci/chromium``)."""
 
 from __future__ import annotations
 
@@ -18,6 +20,7 @@ from gpiozero.pins.mock import MockFactory, MockPWMPin
 from companion.config import GameConfig, parse_config
 from companion.daemon import Daemon
 from companion.decks import load_deck
+from companion.demo import Demo, served
 from companion.documents.browser import Browser, BrowserError, chromium
 from companion.documents.layers import DOCS_DIR
 from companion.games import find_kind, kinds
@@ -78,6 +81,38 @@ async def shoot(browser: Browser, game_name: str, language: str, workdir: Path) 
         await task
 
 
+async def shoot_virtual(browser: Browser, turns: int = 3) -> bytes:
+    """``companion demo --game seises --lang en --web ... --seat 1``'s page once the person has played ``turns``
+    turns by clicking (a card that fits, else PASS), with the next card laid and waiting for OK, as PNG."""
+    demo = Demo(game="seises", seed=SEED, language="en", web=("127.0.0.1", 0), speed=1000.0, seat=1, out=lambda _: None)
+    with served(demo) as url:
+        async with browser.page(url) as page:
+            for turn in range(turns + 1):
+                end = time.monotonic() + 60
+                while demo._awaiting != len(demo.referee.game.actions):  # the robots play
+                    if time.monotonic() > end:
+                        raise RuntimeError("the robots did not come to the person's turn")
+                    await asyncio.sleep(0.01)
+                await page.until("!!document.querySelector('#virtual:not([hidden]):not(.waiting) #hand [data-card]')")
+                game, robots = demo.referee.game, demo.robots
+                assert robots is not None and hasattr(game, "legal_cards")
+                hand = robots.held(0)[0]
+                fits = [card for card in game.legal_cards() if card in hand]
+                if fits:
+                    await page.until(f"!!document.querySelector('#hand [data-card=\"{fits[0]}\"]')")
+                    await page.click(f'#hand [data-card="{fits[0]}"]')
+                    await page.until("!!document.querySelector('#zones [data-light=pending_ok]')")
+                else:
+                    await page.click("#pass")
+                    await page.until("!!document.getElementById('pending').textContent")
+                if turn < turns:
+                    before = len(game.actions)
+                    await page.click("#confirm")
+                    while len(game.actions) == before:
+                        await asyncio.sleep(0.01)
+            return await page.screenshot(PHONE_WIDTH)
+
+
 def write_pages(folder: Path) -> list[Path]:
     folder.mkdir(parents=True, exist_ok=True)
     written = []
@@ -89,6 +124,9 @@ def write_pages(folder: Path) -> list[Path]:
                 path = folder / f"{language}-{game_name}.png"
                 path.write_bytes(png)
                 written.append(path)
+        path = folder / "virtual-table.png"
+        path.write_bytes(asyncio.run(shoot_virtual(browser)))
+        written.append(path)
     return written
 
 

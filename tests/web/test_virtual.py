@@ -7,7 +7,6 @@ played here too: a few turns by clicking, and a whole game through the POST rout
 from __future__ import annotations
 
 import asyncio
-import threading
 import time
 from collections.abc import AsyncIterator, Callable, Iterator
 from contextlib import asynccontextmanager, contextmanager
@@ -19,9 +18,9 @@ import pytest
 from gpiozero.pins.mock import MockFactory, MockPWMPin
 from test_web_server import until, web_config
 
-from companion.config import parse_config
+from companion.config import load_config, parse_config
 from companion.daemon import Daemon
-from companion.demo import Demo
+from companion.demo import Demo, served
 from companion.documents.browser import Browser
 from companion.hardware import load_pinmap
 from companion.rules import Pass, Play
@@ -191,6 +190,11 @@ def test_wrong_input_is_refused_saying_what_to_do(
     assert answer[0] == status and answer[1].startswith(said), answer
 
 
+def test_companion_run_on_a_pc_is_a_virtual_table() -> None:
+    config = load_config(Path(__file__).parents[2] / "systemd/sim.toml")
+    assert (config.backend, config.web) == ("sim", ("127.0.0.1", 0)), "the README's run on a PC serves its page"
+
+
 def test_a_real_tables_page_only_shows_and_refuses_the_input(tmp_path: Path, browser: Browser) -> None:
     """A table whose readers are not simulated serves no virtual table: the same routes say why."""
 
@@ -225,32 +229,17 @@ def test_a_real_tables_page_only_shows_and_refuses_the_input(tmp_path: Path, bro
 
 
 @contextmanager
-def demo_served(game: str, seat: int, speed: float = 1000.0) -> Iterator[tuple[Demo, str, threading.Thread]]:
+def demo_served(game: str, seat: int, speed: float = 1000.0) -> Iterator[tuple[Demo, str]]:
     """``companion demo --game GAME --web 127.0.0.1:0 --seat SEAT``, in a thread of its own."""
     said: list[str] = []
     demo = Demo(game=game, seed=3, language="en", web=("127.0.0.1", 0), speed=speed, seat=seat, out=said.append)
-    failed: list[BaseException] = []
-
-    def run() -> None:
-        try:
-            demo.run()
-        except BaseException as exc:  # the test says it
-            failed.append(exc)
-
-    thread = threading.Thread(target=run, name="demo", daemon=True)
-    thread.start()
-    end = time.monotonic() + 30
-    while getattr(getattr(demo, "server", None), "port", None) is None:
-        assert not failed, failed
-        assert time.monotonic() < end, "the demo did not serve its page"
-        time.sleep(0.01)
-    try:
-        yield demo, f"http://127.0.0.1:{demo.server.port}", thread
-    finally:
-        demo.stop()  # a game left unfinished: the robots stop waiting for the person
-        thread.join(30)
-    assert not thread.is_alive() and not failed, failed
+    with served(demo) as url:
+        yield demo, url.rstrip("/")
     assert "you play seat 1 on the page; the robots play the others and wait for your turn" in said
+
+
+def playing(demo: Demo) -> bool:
+    return demo.robots is None or not demo.robots.over()
 
 
 def my_turn(demo: Demo) -> Callable[[], bool]:
@@ -266,7 +255,7 @@ async def wait_for(condition: Callable[[], bool], timeout: float = 60.0) -> None
 
 def test_the_demos_person_plays_turns_by_clicking_on_the_page(browser: Browser) -> None:
     """Seises, seat 1: the person's hand is the one the robots dealt it; the robots wait for its turn."""
-    with demo_served("seises", seat=1) as (demo, url, _thread):
+    with demo_served("seises", seat=1) as (demo, url):
 
         async def play() -> int:
             async with browser.page(url) as page:
@@ -303,7 +292,7 @@ def test_the_demos_person_plays_turns_by_clicking_on_the_page(browser: Browser) 
 @pytest.mark.slow
 def test_a_whole_game_is_played_from_the_page_by_a_person_and_the_robots() -> None:
     """6º SET, pair A: the person plays every turn of the match through the page's routes, the robots pair B."""
-    with demo_served("sexto-set", seat=1) as (demo, url, thread):
+    with demo_served("sexto-set", seat=1) as (demo, url):
 
         async def turn(session: aiohttp.ClientSession) -> None:
             """One turn of pair A's, as a person who knows the rules: a card that links, else PASS."""
@@ -326,20 +315,19 @@ def test_a_whole_game_is_played_from_the_page_by_a_person_and_the_robots() -> No
             await wait_for(lambda: referee.pending is not None, 10)
             assert referee.pending is not None and referee.pending.action == meant
             await post(session, f"{url}/api/virtual/press", {"button": "confirm"})
-            await wait_for(lambda: len(game.actions) > before or not thread.is_alive(), 10)
+            await wait_for(lambda: len(game.actions) > before or not playing(demo), 10)
 
         async def play() -> int:
             turns = 0
             async with aiohttp.ClientSession() as session:
                 while True:
-                    await wait_for(lambda: my_turn(demo)() or not thread.is_alive())
-                    if not thread.is_alive():
+                    await wait_for(lambda: my_turn(demo)() or not playing(demo))
+                    if not playing(demo):
                         return turns
                     await turn(session)
                     turns += 1
 
         turns = asyncio.run(play())
-        thread.join(30)
         game = demo.referee.game
         assert isinstance(game, SextoSet)
         assert max(game.sets_won.values()) >= 2 or game.set_number > 5, "the match was played to its end"

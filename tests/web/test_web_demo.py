@@ -76,6 +76,11 @@ def test_the_demo_serves_its_game_while_it_is_played_and_holds_it_until_interrup
         (["--web", "8080"], "companion demo: --web: '8080' is not an address: write HOST:PORT"),
         (["--hold"], "companion demo: --hold, --speed and --seat go with --web HOST:PORT"),
         (["--web", "127.0.0.1:0", "--speed", "0"], "companion demo: --speed 0: give a number above 0"),
+        (["--seat", "2"], "companion demo: --hold, --speed and --seat go with --web HOST:PORT"),
+        (
+            ["--web", "127.0.0.1:0", "--seat", "5", "--lang", "en"],
+            "companion demo: --seat 5: seises has seats 1 to 4 (0: the robots play them all)",
+        ),
     ],
 )
 def test_wrong_web_arguments_are_said(arguments: list[str], said: str) -> None:
@@ -98,3 +103,41 @@ def test_a_busy_address_is_said(tmp_path: Path) -> None:
         )
     assert done.returncode == 1
     assert f"companion demo: --web: cannot listen on 127.0.0.1:{port}; give a free address" in done.stderr
+
+
+def test_by_default_a_person_plays_seat_1_and_the_robots_wait_for_it_until_interrupted(tmp_path: Path) -> None:
+    port = free_port()
+    demo = subprocess.Popen(
+        [*DEMO, "--lang", "en", "--web", f"127.0.0.1:{port}", "--speed", "100"],
+        cwd=tmp_path,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+    )
+    try:
+        end = time.monotonic() + 60
+        while True:
+            assert demo.poll() is None, demo.communicate()[0]
+            assert time.monotonic() < end, "the person's turn did not come"
+            try:
+                virtual = get(f"http://127.0.0.1:{port}/api/virtual")
+            except (urllib.error.URLError, ConnectionError):
+                time.sleep(0.05)
+                continue
+            if virtual["wait"] is None:
+                break
+            time.sleep(0.05)
+        table = get(f"http://127.0.0.1:{port}/api/table")
+        assert table["state"]["turn"] == 1 and "6O" in virtual["hand"], "seat 1 holds the 6 of coins and opens"
+        time.sleep(0.5)
+        assert get(f"http://127.0.0.1:{port}/api/table")["state"] == table["state"], "the robots wait"
+        demo.send_signal(signal.SIGINT)
+        out, _ = demo.communicate(timeout=20)
+    finally:
+        if demo.poll() is None:
+            demo.kill()
+            demo.communicate()
+    assert demo.returncode == 130, out
+    assert "you play seat 1 on the page; the robots play the others and wait for your turn" in out
+    assert out.rstrip().endswith("stopped: the game is left unfinished")
+    assert "Traceback" not in out
