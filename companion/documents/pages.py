@@ -26,6 +26,7 @@ from companion.documents.layers import DOCS_DIR
 from companion.games import find_kind, kinds
 from companion.i18n import languages
 from companion.journal import Entry, Journal
+from companion.rules import Play
 from companion.ui.display import FakeI2CBus, make_device
 
 __all__ = ["PHONE_WIDTH", "robot_actions", "write_pages"]
@@ -82,9 +83,9 @@ async def shoot(browser: Browser, game_name: str, language: str, workdir: Path) 
 
 
 async def shoot_virtual(browser: Browser, turns: int = 3) -> bytes:
-    """``companion demo --game seises --lang en --web ... --seat 1``'s page once the person has played ``turns``
-    turns by clicking (a card that fits, else PASS), with the next card laid and waiting for OK, as PNG."""
-    demo = Demo(game="seises", seed=SEED, language="en", web=("127.0.0.1", 0), speed=1000.0, seat=1, out=lambda _: None)
+    """``companion demo --lang en --web ... --seat 1``'s page (the default game) once the person has played
+    ``turns`` turns by clicking (the first card that fits, else PASS), the next card laid and waiting for OK."""
+    demo = Demo(seed=SEED, language="en", web=("127.0.0.1", 0), speed=1000.0, seat=1, out=lambda _: None)
     with served(demo) as url:
         async with browser.page(url) as page:
             for turn in range(turns + 1):
@@ -95,12 +96,15 @@ async def shoot_virtual(browser: Browser, turns: int = 3) -> bytes:
                     await asyncio.sleep(0.01)
                 await page.until("!!document.querySelector('#virtual:not([hidden]):not(.waiting) #hand [data-card]')")
                 game, robots = demo.referee.game, demo.robots
-                assert robots is not None and hasattr(game, "legal_cards")
-                hand = robots.held(0)[0]
-                fits = [card for card in game.legal_cards() if card in hand]
+                assert robots is not None
+                held = {card for hand in robots.held(0) for card in hand}
+                fits = [a for a in game.legal_actions() if isinstance(a, Play) and a.card in held]
                 if fits:
-                    await page.until(f"!!document.querySelector('#hand [data-card=\"{fits[0]}\"]')")
-                    await page.click(f'#hand [data-card="{fits[0]}"]')
+                    zone = next((z for z, head in demo.referee.zones.heads.items() if head == fits[0].line), None)
+                    if zone is not None:
+                        await page.click(f"#zones [data-zone={zone}]")
+                    await page.until(f"!!document.querySelector('#hand [data-card=\"{fits[0].card}\"]')")
+                    await page.click(f'#hand [data-card="{fits[0].card}"]')
                     await page.until("!!document.querySelector('#zones [data-light=pending_ok]')")
                 else:
                     await page.click("#pass")

@@ -131,8 +131,8 @@ def test_the_unit_lets_the_page_and_the_club_publisher_open_their_sockets(
         port = probe.getsockname()[1]
     config = tmp_path / "config.toml"
     config.write_text(
-        (ROOT / "systemd" / "sim.toml").read_text()
-        + f'\n[web]\nlisten = "[::1]:{port}"\n[mqtt]\nurl = "{broker.url}"\ntable = "mesa-1"\n'
+        (ROOT / "systemd" / "sim.toml").read_text().replace('listen = "127.0.0.1:0"', f'listen = "[::1]:{port}"')
+        + f'\n[mqtt]\nurl = "{broker.url}"\ntable = "mesa-1"\n'
     )
     process = service(config, cwd=tmp_path, env={"PYTHONPATH": str(site), "SOCKETS_SEEN": str(seen)})
 
