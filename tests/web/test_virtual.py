@@ -266,8 +266,9 @@ def test_the_demos_person_plays_turns_by_clicking_on_the_page(browser: Browser) 
                     robots = demo.robots
                     assert robots is not None
                     hand = robots.held(0)[0]
-                    await page.until(f"document.querySelectorAll('#hand [data-card]').length === {len(hand)}")
-                    assert not await page.evaluate("document.getElementById('virtual').classList.contains('waiting')")
+                    await page.until(  # the page takes the person's input now
+                        f"document.querySelectorAll('#virtual:not(.waiting) #hand [data-card]').length === {len(hand)}"
+                    )
                     before = len(game.actions)
                     legal = [card for card in game.legal_cards() if card in hand]
                     if legal:

@@ -77,6 +77,7 @@ function drawPlays(data, t) {
 
 let virtual = null; // the hand, the zones and the cards lying on them (/api/virtual), pushed with every change
 let chosen = null; // the zone the hand lays on
+let drawn = ""; // what the hand and the pads were last drawn from: a tap must not lose its card to a redraw
 
 async function act(what, body) {
   const answer = await fetch(`/api/virtual/${what}`, {
@@ -98,6 +99,9 @@ function drawVirtual() {
   const t = (key) => latest.texts[key] ?? key;
   const zones = Object.keys(virtual.zones);
   if (!zones.includes(chosen)) chosen = zones[0];
+  const now = JSON.stringify([virtual, chosen, latest.lights, latest.language]);
+  if (now === drawn) return;
+  drawn = now;
   document.getElementById("seat").textContent = virtual.wait ?? t("your_turn");
   box.classList.toggle("waiting", virtual.wait !== null);
   const lift = (id) => {
