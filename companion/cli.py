@@ -6,8 +6,14 @@ import argparse
 import importlib
 import os
 import sys
-from collections.abc import Sequence
+import tomllib
+from collections.abc import Mapping, Sequence
 from importlib.metadata import version
+from pathlib import Path
+
+from companion.config import DEFAULT_PATH
+from companion.files import read_text
+from companion.i18n import _, choose_language, language, languages, set_language
 
 # What a shell reports for a program that SIGPIPE ended (128 + 13), as when `seq 1000000 | head` stops seq.
 BROKEN_PIPE_STATUS = 141
@@ -44,20 +50,51 @@ class _IntermixedParser(argparse.ArgumentParser):
 
 
 def build_parser() -> argparse.ArgumentParser:
+    """The command line, its help in the language :func:`companion.i18n.set_language` chose."""
     parser = argparse.ArgumentParser(
         prog="companion",
-        description="A table companion that referees card games played with NFC-tagged cards.",
+        description=_("A table companion that referees card games played with NFC-tagged cards."),
     )
     parser.add_argument("--version", action="version", version=f"%(prog)s {version('companion')}")
     subparsers = parser.add_subparsers(dest="command", required=True, metavar="COMMAND", parser_class=_IntermixedParser)
     for name in COMMANDS:
         importlib.import_module(name).register(subparsers)
+    for each in (parser, *subparsers.choices.values()):
+        each.add_argument(
+            "--lang",
+            choices=languages(),
+            default=argparse.SUPPRESS,  # chosen before parsing (language_of), so that the help speaks it too
+            help=_("the language of the command and of the table it starts (default: the config's, else the system's)"),
+        )
     return parser
 
 
+def language_of(words: Sequence[str], environ: Mapping[str, str]) -> str:
+    """The command line's language: ``--lang``, else the ``game.language`` of the config the command reads (its
+    ``--config``, else the installed one when there is one), else the environment's (docs/TRANSLATING.md)."""
+    early = argparse.ArgumentParser(add_help=False)
+    early.add_argument("--lang", choices=languages())
+    early.add_argument("--config", type=Path)
+    known, _rest = early.parse_known_args(words)
+    return choose_language(known.lang, _config_language(known.config or DEFAULT_PATH), environ)
+
+
+def _config_language(path: Path) -> str | None:
+    """The config's ``game.language``, if it names a language a catalogue speaks: its other problems, and this
+    one, are the config check's to say (in the language chosen without it)."""
+    try:
+        language = tomllib.loads(read_text(path)).get("game", {}).get("language")
+    except (OSError, ValueError, AttributeError):
+        return None
+    return language if language in languages() else None
+
+
 def main(argv: Sequence[str] | None = None) -> int:
+    words = sys.argv[1:] if argv is None else list(argv)
+    set_language(language_of(words, os.environ))
     parser = build_parser()
-    args = parser.parse_args(argv)
+    args = parser.parse_args(words)
+    args.lang = language()
     try:
         status: int = args.func(args)
         sys.stdout.flush()  # here, while a closed pipe can still be caught

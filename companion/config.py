@@ -31,7 +31,7 @@ from urllib.parse import urlsplit
 from companion.decks import BUILTIN_DECKS, DeckError, load_deck
 from companion.files import read_text
 from companion.games import DEFAULT_GAME, find_kind, kinds
-from companion.i18n import DEFAULT_LANGUAGE, languages
+from companion.i18n import DEFAULT_LANGUAGE, _, languages
 from companion.readers.registry import DEFAULT as DEFAULT_READERS
 from companion.readers.registry import names, registered
 from companion.rules.base import SetupError
@@ -144,9 +144,11 @@ def load_config(path: str | Path = DEFAULT_PATH) -> Config:
     try:
         text = read_text(path)
     except FileNotFoundError:
-        raise ConfigError(f"{path}: no config file; copy systemd/config.toml there and edit it") from None
+        raise ConfigError(
+            _("{path}: no config file; copy systemd/config.toml there and edit it").format(path=path)
+        ) from None
     except (OSError, UnicodeDecodeError) as exc:
-        raise ConfigError(f"{path}: cannot read the config ({exc})") from exc
+        raise ConfigError(_("{path}: cannot read the config ({error})").format(path=path, error=exc)) from exc
     return parse_config(text, str(path))
 
 
@@ -154,7 +156,7 @@ def parse_config(text: str, source: str) -> Config:
     try:
         data = tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:
-        raise ConfigError(f"{source}: not valid TOML ({exc})") from exc
+        raise ConfigError(_("{path}: not valid TOML ({error})").format(path=source, error=exc)) from exc
     read = _Keys(source, data)
     config = _read_config(read, source)
     read.refuse_unknown()
@@ -234,7 +236,7 @@ def _read_mqtt(read: _Keys) -> MqttConfig | None:
     if not url:
         for key, value in (("mqtt.table", table), ("mqtt.username", username), ("mqtt.password", password)):
             if value:
-                read.fail(key, 'needs mqtt.url, the broker\'s address: url = "mqtt://host:1883"')
+                read.fail(key, _('needs mqtt.url, the broker\'s address: url = "mqtt://host:1883"'))
         return None
     parts = urlsplit(url)
     try:
@@ -242,23 +244,26 @@ def _read_mqtt(read: _Keys) -> MqttConfig | None:
     except ValueError:
         port = -1
     if parts.scheme not in ("mqtt", "mqtts") or not parts.hostname or port == -1 or parts.path not in ("", "/"):
-        read.fail("mqtt.url", f'{url!r} is not a broker\'s address: write url = "mqtt://host:1883" (mqtts:// for TLS)')
+        said = _('{url} is not a broker\'s address: write url = "mqtt://host:1883" (mqtts:// for TLS)')
+        read.fail("mqtt.url", said.format(url=repr(url)))
         return None
     if parts.username is not None or parts.password is not None:
-        read.fail("mqtt.url", "has a user or password in it: write them as mqtt.username and mqtt.password")
+        read.fail("mqtt.url", _("has a user or password in it: write them as mqtt.username and mqtt.password"))
         return None
     if not TABLE_NAME.fullmatch(table):
         read.fail(
             "mqtt.table",
-            f"{table!r} cannot name the table in its topics: write one word of letters, digits, - or _ "
-            '(table = "mesa-3")',
+            _(
+                "{table} cannot name the table in its topics: write one word of letters, digits, - or _ "
+                '(table = "mesa-3")'
+            ).format(table=repr(table)),
         )
     if password and not username:
-        read.fail("mqtt.password", "needs mqtt.username too")
+        read.fail("mqtt.password", _("needs mqtt.username too"))
     if ca and not Path(ca).is_file():
-        read.fail("mqtt.ca", f"{ca}: no such file (the CA certificate that signed the broker's)")
+        read.fail("mqtt.ca", _("{ca}: no such file (the CA certificate that signed the broker's)").format(ca=ca))
     if ca and parts.scheme != "mqtts":
-        read.fail("mqtt.ca", "is for TLS: write the url as mqtts://host:8883")
+        read.fail("mqtt.ca", _("is for TLS: write the url as mqtts://host:8883"))
     tls = parts.scheme == "mqtts"
     return MqttConfig(parts.hostname, port or (8883 if tls else 1883), table, tls, ca, username, password)
 
@@ -271,7 +276,7 @@ def _listen(read: _Keys, key: str) -> tuple[str, int] | None:
     try:
         return parse_listen(text)
     except ValueError as exc:
-        read.fail(key, f'{exc}, or "" for no page')
+        read.fail(key, _('{error}, or "" for no page').format(error=exc))
         return None
 
 
@@ -282,12 +287,14 @@ def parse_listen(text: str) -> tuple[str, int]:
         >>> parse_listen("[::]:8080")
         ('::', 8080)
     """
-    host, _, port = text.strip().rpartition(":")
+    host, _colon, port = text.strip().rpartition(":")
     host = host.removeprefix("[").removesuffix("]")
     if not host or not port.isdigit() or int(port) > 65535 or any(c.isspace() or c in "[]/" for c in host):
         raise ValueError(
-            f'{text!r} is not an address: write HOST:PORT, such as "127.0.0.1:8080" (this machine only) or '
-            '"0.0.0.0:8080" (every network it is on)'
+            _(
+                '{text} is not an address: write HOST:PORT, such as "127.0.0.1:8080" (this machine only) or '
+                '"0.0.0.0:8080" (every network it is on)'
+            ).format(text=repr(text))
         )
     return host, int(port)
 
@@ -305,8 +312,10 @@ def _check_game(read: _Keys, game: GameConfig) -> None:
     if kind.names_first_seat and game.seat_names and len(game.seat_names) != game.players:
         read.fail(
             "game.seat_names",
-            f"{len(game.seat_names)} names for {game.players} players: give one name a player, in the order "
-            "they sit (counter-clockwise), or none",
+            _(
+                "{names} names for {players} players: give one name a player, in the order they sit "
+                "(counter-clockwise), or none"
+            ).format(names=len(game.seat_names), players=game.players),
         )
     try:
         kind.check_options(game.options)
@@ -338,12 +347,13 @@ class _Keys:
                     continue
                 if key in tables:
                     if not isinstance(value, Mapping):
-                        self.fail(key, f"must be a table ([{key}] and its keys below it), not {value!r}")
+                        said = _("must be a table ([{key}] and its keys below it), not {value}")
+                        self.fail(key, said.format(key=key, value=repr(value)))
                     else:
                         walk(value, key + ".")
                     continue
-                what = "table" if isinstance(value, Mapping) else "key"
-                self.fail(key, f"unknown {what}{self._nearest(key, tables)}")
+                what = _("unknown table") if isinstance(value, Mapping) else _("unknown key")
+                self.fail(key, what + self._nearest(key, tables))
 
         walk(self.data, "")
 
@@ -354,8 +364,8 @@ class _Keys:
             last = key.rsplit(".", 1)[-1]
             near = [k for k in valid if difflib.get_close_matches(last, [k.rsplit(".", 1)[-1]], cutoff=0.8)][:1]
         if not near:
-            return f" (valid: {', '.join(k for k in valid if '.' not in k)})"
-        return f"; did you mean {near[0]}?"
+            return _(" (valid: {keys})").format(keys=", ".join(k for k in valid if "." not in k))
+        return _("; did you mean {key}?").format(key=near[0])
 
     def fail(self, key: str, reason: str) -> None:
         """Record a problem; reading goes on (a look-up gives its default) to find the others."""
@@ -374,57 +384,57 @@ class _Keys:
     def text(self, key: str, default: str) -> str:
         value = self._get(key, default)
         if not isinstance(value, str):
-            self.fail(key, f"must be text in quotes, not {value!r}")
+            self.fail(key, _("must be text in quotes, not {value}").format(value=repr(value)))
             return default
         return value
 
     def path(self, key: str, default: str) -> str:
         value = self.text(key, default)
         if not value.strip():
-            self.fail(key, "must name a file, not be empty")
+            self.fail(key, _("must name a file, not be empty"))
             return default
         return value
 
     def choice(self, key: str, default: str, choices: tuple[str, ...]) -> str:
         value = self.text(key, default)
         if value not in choices:
-            self.fail(key, f"{value!r} is not one of {', '.join(choices)}")
+            self.fail(key, _("{value} is not one of {choices}").format(value=repr(value), choices=", ".join(choices)))
             return default
         return value
 
     def number(self, key: str, default: int, *, low: int, high: int) -> int:
         value = self._get(key, default)
         if isinstance(value, bool) or not isinstance(value, int):
-            self.fail(key, f"must be a whole number, not {value!r}")
+            self.fail(key, _("must be a whole number, not {value}").format(value=repr(value)))
             return default
         if not low <= value <= high:
-            self.fail(key, f"{value} is not between {low} and {high}")
+            self.fail(key, _("{value} is not between {low} and {high}").format(value=value, low=low, high=high))
             return default
         return value
 
     def flag(self, key: str, default: bool) -> bool:
         value = self._get(key, default)
         if not isinstance(value, bool):
-            self.fail(key, f"must be true or false, not {value!r}")
+            self.fail(key, _("must be true or false, not {value}").format(value=repr(value)))
             return default
         return value
 
     def table(self, key: str) -> Mapping[str, Any]:
         value = self._get(key, {})
         if not isinstance(value, Mapping):
-            self.fail(key, "must be a table of keys")
+            self.fail(key, _("must be a table of keys"))
             return {}
         plain = {}
         for name, item in value.items():
             if isinstance(item, str | int | bool):
                 plain[name] = item
             else:
-                self.fail(f"{key}.{name}", f"must be a plain value, not {item!r}")
+                self.fail(f"{key}.{name}", _("must be a plain value, not {value}").format(value=repr(item)))
         return plain
 
     def texts(self, key: str) -> list[str]:
         value = self._get(key, [])
         if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
-            self.fail(key, f"must be a list of texts, not {value!r}")
+            self.fail(key, _("must be a list of texts, not {value}").format(value=repr(value)))
             return []
         return list(value)

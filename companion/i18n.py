@@ -237,21 +237,45 @@ def _(message: str) -> str:
 
 
 def choose_language(given: str | None, config: str | None, environ: Mapping[str, str]) -> str:
-    """The command line's language: ``--lang``, else the config's ``game.language``, else the environment's
-    (``LANGUAGE``, ``LC_ALL``, ``LC_MESSAGES``, ``LANG``, as gettext reads them) when a catalogue speaks it, else
-    the table's default, Spanish.
+    """The command line's language: ``given`` (``--lang``), else the config's, else the environment's as gettext
+    reads it (the first of ``LANGUAGE``, ``LC_ALL``, ``LC_MESSAGES`` and ``LANG`` that is set; its first language a
+    catalogue speaks), else English: the C locale, which a service and a bare shell run in, is untranslated.
 
-    >>> choose_language(None, None, {"LANG": "en_GB.UTF-8"}), choose_language(None, None, {"LANG": "C"})
-    ('en', 'es')
+    >>> choose_language(None, None, {"LANG": "es_ES.UTF-8"}), choose_language(None, None, {"LANG": "C.UTF-8"})
+    ('es', 'en')
+    >>> choose_language(None, "es", {"LANG": "en_GB.UTF-8"}), choose_language("en", "es", {})
+    ('es', 'en')
     """
-    if given:
-        return given
-    if config:
-        return config
-    known = languages()
+    if given or config:
+        return given or config or ""
     for variable in ("LANGUAGE", "LC_ALL", "LC_MESSAGES", "LANG"):
-        for word in environ.get(variable, "").split(":"):
-            lang = word.split(".")[0].split("@")[0].split("_")[0]
-            if lang in known:
-                return lang
-    return DEFAULT_LANGUAGE
+        if environ.get(variable):
+            known = languages()
+            for word in environ[variable].split(":"):
+                lang = word.split(".")[0].split("@")[0].split("_")[0]
+                if lang in known:
+                    return lang
+            break
+    return SOURCE_LANGUAGE
+
+
+# ---- the texts the code says ------------------------------------------------------------------------------
+
+MARKERS = ("_", "N_", "translate")  # the calls whose first argument is a msgid
+
+
+def said_in_code(package: Path = Path(__file__).parent) -> tuple[dict[str, list[str]], list[str]]:
+    """Every msgid the package says (a string literal given to ``_``, ``N_`` or ``translate``) -> where it says
+    it, and where an f-string is given to be translated (no catalogue can hold one: translate the template)."""
+    said: dict[str, list[str]] = {}
+    built: list[str] = []
+    for path in sorted(package.rglob("*.py")):
+        for node in ast.walk(ast.parse(path.read_text("utf-8"), str(path))):
+            if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id in MARKERS:
+                first = node.args[0] if node.args else None
+                where = f"{path.relative_to(package.parent).as_posix()}:{node.lineno}"
+                if isinstance(first, ast.Constant) and isinstance(first.value, str):
+                    said.setdefault(first.value, []).append(where)
+                elif isinstance(first, ast.JoinedStr):
+                    built.append(where)
+    return said, built

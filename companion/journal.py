@@ -26,6 +26,8 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import quote
 
+from companion.i18n import _
+
 __all__ = ["Cursor", "Entry", "GameRecord", "Journal", "JournalDamaged", "JournalError", "Numbered", "health"]
 
 SCHEMA = """
@@ -260,7 +262,7 @@ class Journal:
         """Write the backlog (opening the file if it is not open yet); JournalError if it still cannot."""
         if not self._backlog:
             return
-        durable = any(pending.kind in DURABLE for _, pending, _ in self._backlog)
+        durable = any(pending.kind in DURABLE for _game, pending, _time in self._backlog)
         with self._write():
             db = self._connection()
             if not durable:
@@ -438,14 +440,13 @@ def health(path: Path) -> tuple[bool, str, str]:
     A damaged journal the service set aside is a finding until someone has looked at it and deleted it.
     """
     aside = sorted(p.name for p in path.parent.glob(f"{path.name}.damaged-*") if not p.name.endswith(("-wal", "-shm")))
-    kept = f"; damaged journals set aside: {', '.join(aside)}" if aside else ""
-    look = (
-        f"look at {', '.join(aside)} in {path.parent} (companion history --journal FILE), then delete it"
-        if aside
-        else ""
-    )
+    kept, look = "", ""
+    if aside:
+        kept = _("; damaged journals set aside: {files}").format(files=", ".join(aside))
+        look = _("look at {files} in {folder} (companion history --journal FILE), then delete it")
+        look = look.format(files=", ".join(aside), folder=path.parent)
     if not path.exists():
-        return not aside, f"{path}: not made yet (the service makes it at start){kept}", look
+        return not aside, _("{path}: not made yet (the service makes it at start)").format(path=path) + kept, look
     try:
         journal = Journal.read_only(path)
         try:
@@ -453,10 +454,11 @@ def health(path: Path) -> tuple[bool, str, str]:
         finally:
             journal.close()
     except JournalError as exc:
-        return False, f"{exc}{kept}", "restart the service: it sets a damaged journal aside and starts a new one"
+        return False, f"{exc}{kept}", _("restart the service: it sets a damaged journal aside and starts a new one")
     if check != "ok":
-        return False, f"{path}: damaged ({check}){kept}", "restart the service: it sets it aside and starts a new one"
-    return not aside, f"{path}: {len(games)} games{kept}", look
+        damaged = _("{path}: damaged ({check})").format(path=path, check=check)
+        return False, damaged + kept, _("restart the service: it sets it aside and starts a new one")
+    return not aside, _("{path}: {count} games").format(path=path, count=len(games)) + kept, look
 
 
 class _Guard:

@@ -37,6 +37,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Protocol
 
+from companion.i18n import _
+
 __all__ = [
     "MODEL",
     "REVISION",
@@ -130,21 +132,21 @@ def choose(readers: ReaderChoice, root: Path = Path("/"), environ: Mapping[str, 
     """The pin factory for ``readers`` on the machine whose ``/`` is ``root``, unless ``environ`` asks gpiozero
     for mock pins."""
     if environ.get("GPIOZERO_PIN_FACTORY") == "mock":
-        return PinChoice("mock", "GPIOZERO_PIN_FACTORY=mock (gpiozero's own setting): mock pins")
+        return PinChoice("mock", _("GPIOZERO_PIN_FACTORY=mock (gpiozero's own setting): mock pins"))
     model = board_model(root)
     if model is not None:
         return PinChoice(
             "lgpio",
-            f"{model} ({MODEL}): lgpio on /dev/gpiochip*, as on every Pi (RPi.GPIO fails edge detection on "
-            "kernel 6.6+ and does not run on a Pi 5)",
+            _(
+                "{model} ({file}): lgpio on /dev/gpiochip*, as on every Pi (RPi.GPIO fails edge detection on "
+                "kernel 6.6+ and does not run on a Pi 5)"
+            ).format(model=model, file=MODEL),
         )
     if readers.simulated:
-        return PinChoice("mock", f"not a Raspberry Pi (no {MODEL}) and the readers are simulated: mock pins")
-    return PinChoice(
-        "lgpio",
-        f"not a Raspberry Pi (no {MODEL}), but the readers are real ({readers.name}): lgpio on gpiochip0",
-        chip=0,
-    )
+        said = _("not a Raspberry Pi (no {file}) and the readers are simulated: mock pins")
+        return PinChoice("mock", said.format(file=MODEL))
+    said = _("not a Raspberry Pi (no {file}), but the readers are real ({readers}): lgpio on gpiochip0")
+    return PinChoice("lgpio", said.format(file=MODEL, readers=readers.name), chip=0)
 
 
 def make_factory(choice: PinChoice) -> Any:

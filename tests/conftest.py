@@ -42,6 +42,7 @@ from gpiozero.pins.mock import MockFactory, MockPWMPin
 from hypothesis import HealthCheck, settings
 
 import companion.sim as sim
+from companion import i18n
 from companion.nfc.backends import SimBackend
 from companion.pins import MOCK_REVISION
 
@@ -50,12 +51,16 @@ settings.load_profile("default")
 
 
 @pytest.fixture(autouse=True)
-def untranslated_environment(monkeypatch: pytest.MonkeyPatch) -> None:
+def untranslated_environment(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
     """The command line speaks the environment's language: every test starts in the C locale (English), whatever
-    the locale of the machine that runs it, and with only the package's catalogues."""
+    the locale of the machine that runs it, with only the package's catalogues, and leaves the command line's
+    language (which ``companion.cli.main`` sets for the process) as it found it."""
     for variable in ("LANGUAGE", "LC_ALL", "LC_MESSAGES", "COMPANION_LOCALES"):
         monkeypatch.delenv(variable, raising=False)
     monkeypatch.setenv("LANG", "C.UTF-8")
+    i18n.set_language(i18n.SOURCE_LANGUAGE)
+    yield
+    i18n.set_language(i18n.SOURCE_LANGUAGE)
 
 
 @pytest.fixture(autouse=True)

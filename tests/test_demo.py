@@ -129,9 +129,10 @@ def screens_printed(lines: list[str]) -> int:
 
 
 @pytest.mark.slow
-def test_the_default_demo_tells_the_story_in_spanish_and_leaves_nothing_behind(
+def test_the_default_demo_tells_the_story_in_the_systems_language_and_leaves_nothing_behind(
     tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
+    monkeypatch.setenv("LANG", "es_ES.UTF-8")  # a Spanish system: without --lang the demo speaks Spanish
     monkeypatch.setattr(tempfile, "tempdir", str(tmp_path / "tmp"))
     (tmp_path / "tmp").mkdir()
     gif = tmp_path / "demo.gif"

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import ast
 import gettext
 import io
 import re
@@ -12,7 +11,9 @@ from pathlib import Path
 import pytest
 
 from companion import i18n
+from companion.cli import language_of, main
 from companion.config import parse_config
+from companion.documents.catalogues import said
 from companion.events import Button, Press, UnknownTag
 from companion.i18n import LOCALE, compile_po, language_name, languages, parse_po, translate
 from companion.menu import Choice, Menu, Settings
@@ -20,28 +21,7 @@ from companion.referee import Referee
 from companion.ui.screens import render
 from companion.view import TableView
 
-PACKAGE = Path(i18n.__file__).parent
-MARKERS = {"_", "N_", "translate"}  # the calls whose first argument is a msgid
 FIELD = re.compile(r"\{(\w*)[^{}]*\}")
-
-
-BUILT: list[str] = []  # where an f-string is given to be translated: no catalogue can hold it
-
-
-def said_in_code() -> dict[str, list[str]]:
-    """Every msgid the package says (a string literal given to ``_``, ``N_`` or ``translate``) -> where."""
-    found: dict[str, list[str]] = {}
-    for path in sorted(PACKAGE.rglob("*.py")):
-        tree = ast.parse(path.read_text("utf-8"), str(path))
-        for node in ast.walk(tree):
-            if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id in MARKERS:
-                first = node.args[0] if node.args else None
-                where = f"{path.relative_to(PACKAGE.parent)}:{node.lineno}"
-                if isinstance(first, ast.Constant) and isinstance(first.value, str):
-                    found.setdefault(first.value, []).append(where)
-                elif isinstance(first, ast.JoinedStr):
-                    BUILT.append(where)
-    return found
 
 
 def shipped() -> dict[str, dict[str, i18n.PoEntry]]:
@@ -52,7 +32,7 @@ def shipped() -> dict[str, dict[str, i18n.PoEntry]]:
     return catalogues
 
 
-SAID = said_in_code()
+SAID, BUILT = said()  # the code's texts and the play mats'
 SHIPPED = shipped()
 
 
@@ -69,7 +49,7 @@ def test_no_text_is_built_before_it_is_translated() -> None:
 @pytest.mark.parametrize("lang", sorted(SHIPPED))
 def test_every_text_the_code_says_is_in_every_shipped_catalogue(lang: str) -> None:
     missing = {msgid: where for msgid, where in SAID.items() if msgid not in SHIPPED[lang]}
-    assert not missing, f"{lang}: add these msgids to companion/locale/{lang}/LC_MESSAGES/companion.po: {missing}"
+    assert not missing, f"{lang}: run python -m companion.documents.catalogues, then translate these texts: {missing}"
 
 
 @pytest.mark.parametrize("lang", sorted(set(SHIPPED) - {"en"}))
@@ -83,7 +63,9 @@ def test_every_shipped_translation_is_done_and_keeps_the_fields(lang: str) -> No
 @pytest.mark.parametrize("lang", sorted(SHIPPED))
 def test_no_catalogue_keeps_a_text_the_code_no_longer_says(lang: str) -> None:
     stale = set(SHIPPED[lang]) - set(SAID)
-    assert not stale, f"{lang}: remove these entries, the code no longer says them: {sorted(stale)}"
+    assert not stale, (
+        f"{lang}: the code no longer says these (python -m companion.documents.catalogues drops them): {sorted(stale)}"
+    )
 
 
 def test_english_is_the_msgids_and_translates_nothing() -> None:
@@ -157,6 +139,15 @@ msgstr "Langue"
 
 msgid "Menu"
 msgstr "Menu"
+
+msgid "A table companion that referees card games played with NFC-tagged cards."
+msgstr "Un compagnon de table qui arbitre les jeux de cartes aux étiquettes NFC."
+
+msgid "config"
+msgstr "configuration"
+
+msgid "fix:"
+msgstr "correctif :"
 """
 
 
@@ -198,3 +189,153 @@ def test_the_menu_offers_every_language_a_catalogue_speaks_in_its_own_words(fren
         choice = menu.press(Press(Button(button), "short", 0.0))
     assert choice == Choice("language", "fr") and menu.view().title == "Menu"
     render(TableView(menu=menu.view(), language="fr"))
+
+
+def test_the_command_line_and_doctor_speak_a_dropped_catalogues_language(
+    french: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    monkeypatch.setenv("LANG", "fr_FR.UTF-8")
+    with pytest.raises(SystemExit):
+        main(["--help"])
+    assert "Un compagnon de table qui arbitre" in capsys.readouterr().out
+    root = tmp_path / "root"
+    root.mkdir()
+    assert main(["doctor", "--root", str(root)]) == 2
+    out = capsys.readouterr().out
+    assert "✗ configuration: " in out and "correctif : sudo install" in out
+    assert "no config file" in out  # what the catalogue lacks is said in English
+
+
+# ---- the command line follows the language ----------------------------------------------------------------
+
+
+def test_the_language_is_lang_else_the_configs_else_the_environments_else_english(tmp_path: Path) -> None:
+    config = tmp_path / "config.toml"
+    config.write_text('[game]\nlanguage = "en"\n', "utf-8")
+    spanish = {"LANG": "es_ES.UTF-8"}
+    assert language_of(["doctor", "--lang", "es", "--config", str(config)], {}) == "es"
+    assert language_of(["run", "--check", "--config", str(config)], spanish) == "en"
+    assert language_of(["doctor", "--config", str(tmp_path / "none.toml")], spanish) == "es"
+    assert language_of(["doctor"], {"LC_ALL": "C.UTF-8", "LANG": "es_ES.UTF-8"}) == "en"  # LC_ALL comes first
+    assert language_of(["doctor"], {"LANGUAGE": "fr:es", "LANG": "en_GB.UTF-8"}) == "es"  # the first one known
+    config.write_text('[game]\nlanguage = "fr"\n', "utf-8")  # the config check will say it: not now
+    assert language_of(["run", "--check", "--config", str(config)], spanish) == "es"
+
+
+@pytest.mark.parametrize(
+    ("lang", "said"),
+    [
+        ("es", "Comprueba que esta Pi puede llevar la mesa"),
+        ("en", "Check that this Pi can run the table"),
+    ],
+)
+def test_the_help_speaks_the_language(lang: str, said: str, capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit):
+        main(["doctor", "--help", "--lang", lang])
+    assert said in " ".join(capsys.readouterr().out.split())
+
+
+def test_without_lang_the_help_speaks_the_environments_language(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    monkeypatch.setenv("LANG", "es_ES.UTF-8")
+    with pytest.raises(SystemExit):
+        main(["run", "--help"])
+    assert "comprueba la configuración y su mapa de pines" in " ".join(capsys.readouterr().out.split())
+
+
+@pytest.mark.parametrize(
+    ("lang", "lines"),
+    [
+        (
+            "es",
+            [
+                "✗ configuración: ",
+                "no hay fichero de configuración; copia ahí systemd/config.toml y edítalo",
+                "(las comprobaciones siguientes usan los valores por omisión)",
+                "    arreglo: sudo install -D -m 0644 systemd/config.toml",
+                "✗ usuario companion: no existe el usuario companion: el servicio se ejecuta como companion",
+                "✗ GPIO: no hay /dev/gpiochip*",
+                "aún no existe (el servicio lo crea al arrancar)",
+            ],
+        ),
+        (
+            "en",
+            [
+                "✗ config: ",
+                "no config file; copy systemd/config.toml there and edit it",
+                "(the checks below use the defaults)",
+                "    fix: sudo install -D -m 0644 systemd/config.toml",
+                "✗ user companion: no user companion: the service runs as companion",
+                "✗ GPIO: no /dev/gpiochip*",
+                "not made yet (the service makes it at start)",
+            ],
+        ),
+    ],
+)
+def test_doctor_on_an_empty_root_speaks_the_language(
+    lang: str, lines: list[str], tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert main(["doctor", "--root", str(tmp_path), "--lang", lang]) == 2
+    out = capsys.readouterr().out
+    assert all(line in out for line in lines), out
+
+
+CONFIG_WITH_PROBLEMS = '[game]\nlanguage = "{lang}"\nplayers = 9\nconfirm_turn = true\n'
+
+
+@pytest.mark.parametrize(
+    ("lang", "lines"),
+    [
+        (
+            "es",
+            [
+                "game.players: 9 no está entre 2 y 8",
+                "game.confirm_turn: clave desconocida; ¿querías decir game.confirm_turns?",
+                "2 problema(s); no se ha puesto nada en marcha",
+            ],
+        ),
+        (
+            "en",
+            [
+                "game.players: 9 is not between 2 and 8",
+                "game.confirm_turn: unknown key; did you mean game.confirm_turns?",
+                "2 problem(s); nothing was started",
+            ],
+        ),
+    ],
+)
+def test_the_config_check_speaks_the_configs_language(
+    lang: str, lines: list[str], tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    config = tmp_path / "config.toml"
+    config.write_text(CONFIG_WITH_PROBLEMS.format(lang=lang), "utf-8")
+    assert main(["run", "--check", "--config", str(config)]) == 2
+    err = capsys.readouterr().err
+    assert all(line in err for line in lines), err
+    other = "en" if lang == "es" else "es"  # --lang overrides the config's
+    assert main(["run", "--check", "--config", str(config), "--lang", other]) == 2
+    assert not any(line in capsys.readouterr().err for line in lines)
+
+
+@pytest.mark.parametrize(
+    ("lang", "no_deck", "auto"),
+    [
+        ("es", "¿qué baraja? da --deck NOMBRE", "--auto pone etiquetas simuladas: va con --backend sim"),
+        ("en", "which deck? give --deck NAME", "--auto lays simulated tags: it goes with --backend sim"),
+    ],
+)
+def test_enrolls_errors_speak_the_language(
+    lang: str,
+    no_deck: str,
+    auto: str,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    monkeypatch.setattr("companion.commands.enroll.CONFIG_PATH", tmp_path / "none.toml")
+    registry = ["--registry", str(tmp_path / "r.toml"), "--lang", lang]
+    assert main(["enroll", *registry]) == 2
+    assert no_deck in capsys.readouterr().err
+    assert main(["enroll", "--deck", "spanish-40", "--backend", "hub", "--auto", *registry]) == 2
+    assert auto in capsys.readouterr().err

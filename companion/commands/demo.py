@@ -36,7 +36,6 @@ def register(subparsers: Any) -> None:
         "--journal", type=Path, help="the journal file, kept (default: a temporary one, removed at the end)"
     )
     parser.add_argument("--keep", action="store_true", help="keep the temporary folder (registry and journal)")
-    parser.add_argument("--lang", choices=["es", "en"], default="es", help="the table's language (default es)")
     parser.add_argument("--verbose", action="store_true", help="print every card laid, press, LED change and message")
     parser.add_argument("--gif", type=Path, help="also write the screens as an animated GIF to this file")
     parser.add_argument(

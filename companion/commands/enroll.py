@@ -16,6 +16,7 @@ from companion.config import DEFAULT_PATH as CONFIG_PATH
 from companion.config import DEFAULT_REGISTRY, ConfigError, load_config
 from companion.decks import Deck, DeckError, load_deck
 from companion.hardware import PinMap, PinMapError
+from companion.i18n import _
 from companion.nfc.enrollment import Enrollment, Station
 from companion.nfc.rc522 import NfcError
 from companion.nfc.registry import Registry, RegistryError
@@ -29,15 +30,19 @@ from companion.readers.registry import Setting, names
 def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     parser = subparsers.add_parser(
         "enroll",
-        help="bind each card's NFC tag to the card, one card after another",
-        description="Asks for each card of the deck not yet enrolled, binds the tag laid on a zone to it and "
-        "saves the registry after every card: stop any time and run it again to go on.",
+        help=_("bind each card's NFC tag to the card, one card after another"),
+        description=_(
+            "Asks for each card of the deck not yet enrolled, binds the tag laid on a zone to it and saves the "
+            "registry after every card: stop any time and run it again to go on."
+        ),
     )
     add_station_arguments(parser)
-    parser.add_argument("--write-tags", action="store_true", help="also write the card id on each NTAG213")
-    parser.add_argument("--rebind", action="store_true", help="move a tag already bound to another card")
+    parser.add_argument("--write-tags", action="store_true", help=_("also write the card id on each NTAG213"))
+    parser.add_argument("--rebind", action="store_true", help=_("move a tag already bound to another card"))
     parser.add_argument(
-        "--auto", action="store_true", help=f"with --backend {_simulated()}: lay each card's tag in turn"
+        "--auto",
+        action="store_true",
+        help=_("with --backend {backends}: lay each card's tag in turn").format(backends=_simulated()),
     )
     parser.set_defaults(func=run)
 
@@ -46,27 +51,33 @@ def add_station_arguments(parser: argparse.ArgumentParser) -> None:
     """The options that say which deck, registry and readers: shared by ``enroll`` and ``cards --identify``."""
     parser.add_argument(
         "--deck",
-        help="a built-in deck (spanish-40, spanish-48, squadratik) or a path (default: the config's game deck)",
+        help=_("a built-in deck (spanish-40, spanish-48, squadratik) or a path (default: the config's game deck)"),
     )
     parser.add_argument(
         "--config",
-        help=f"the service's config, for its readers, zones, registry and deck (default: {CONFIG_PATH} when it exists)",
+        help=_(
+            "the service's config, for its readers, zones, registry and deck (default: {path} when it exists)"
+        ).format(path=CONFIG_PATH),
     )
     parser.add_argument(
         "--backend",
         choices=names(),
-        help="the readers: "
-        + "; ".join(f"{name}: {kind(name).summary}" for name in names())
-        + f" (default: the config's, else {DEFAULT_READERS})",
+        help=_("the readers: {kinds} (default: the config's, else {default})").format(
+            kinds="; ".join(f"{name}: {kind(name).summary}" for name in names()), default=DEFAULT_READERS
+        ),
     )
-    parser.add_argument("--zone", help="enroll on this zone only (default: any zone)")
+    parser.add_argument("--zone", help=_("enroll on this zone only (default: any zone)"))
     for key, setting in _options():
-        parser.add_argument(f"--{key.replace('_', '-')}", help=f"{setting.about} (default: the config's)")
-    parser.add_argument("--registry", type=Path, help=f"default: the config's, else {DEFAULT_REGISTRY}")
+        parser.add_argument(
+            f"--{key.replace('_', '-')}", help=_("{about} (default: the config's)").format(about=setting.about)
+        )
     parser.add_argument(
-        "--pinmap", help="the pin map (default: the config's, else /etc/companion/pinmap.toml, else the shipped one)"
+        "--registry", type=Path, help=_("default: the config's, else {path}").format(path=DEFAULT_REGISTRY)
     )
-    parser.add_argument("--lang", choices=("es", "en"), default="es", help="how card names are said")
+    parser.add_argument(
+        "--pinmap",
+        help=_("the pin map (default: the config's, else /etc/companion/pinmap.toml, else the shipped one)"),
+    )
 
 
 def _options() -> list[tuple[str, Setting]]:
@@ -85,8 +96,8 @@ def settings(args: argparse.Namespace) -> argparse.Namespace:
         config = load_config(args.config or CONFIG_PATH)
     deck = args.deck or (config.game.deck_name if config else None)
     if deck is None:
-        raise StationError("which deck? give --deck NAME (spanish-40, spanish-48, squadratik) or --config FILE")
-    given = {key: getattr(args, key) for key, _ in _options() if getattr(args, key, None)}
+        raise StationError(_("which deck? give --deck NAME (spanish-40, spanish-48, squadratik) or --config FILE"))
+    given = {key: getattr(args, key) for key, _setting in _options() if getattr(args, key, None)}
     return argparse.Namespace(
         deck=deck,
         backend=args.backend or (config.backend if config else DEFAULT_READERS),
@@ -113,7 +124,7 @@ def _screen(pinmap: PinMap, out: Any) -> Any:
     try:
         return Screen(make_device(pinmap.oled), dim_after_s=3600)
     except (OSError, ValueError, ImportError, luma.core.error.Error) as exc:
-        out(f"(no OLED: {exc}; the terminal says it all)")
+        out(_("(no OLED: {error}; the terminal says it all)").format(error=exc))
         return None
 
 
@@ -161,7 +172,9 @@ def run(args: argparse.Namespace) -> int:
     station: Station | None = None
     try:
         if args.auto and args.backend and not kind(args.backend).simulated:
-            raise StationError(f"--auto lays simulated tags: it goes with --backend {_simulated()}")
+            raise StationError(
+                _("--auto lays simulated tags: it goes with --backend {backends}").format(backends=_simulated())
+            )
         options = settings(args)
         if args.auto:
             options.backend = auto_backend(options.backend)
@@ -174,15 +187,15 @@ def run(args: argparse.Namespace) -> int:
             if args.auto:
                 enrollment.on_ask = lambda card: hand.lay(card.id)
             else:
-                print("simulated readers: lay each card's tag with companion.sim, or add --auto to watch it")
+                print(_("simulated readers: lay each card's tag with companion.sim, or add --auto to watch it"))
         enrollment.run()
     except ERRORS as exc:
         print(f"companion enroll: {exc}", file=sys.stderr)
         if isinstance(exc, OSError) and station is not None:
-            print("the cards enrolled so far are saved: run the same command to go on", file=sys.stderr)
+            print(_("the cards enrolled so far are saved: run the same command to go on"), file=sys.stderr)
         return 2
     except KeyboardInterrupt:
-        print("\nstopped; the cards enrolled so far are saved: run the same command to go on", file=sys.stderr)
+        print("\n" + _("stopped; the cards enrolled so far are saved: run the same command to go on"), file=sys.stderr)
         return 130
     finally:
         if station is not None:

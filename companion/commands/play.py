@@ -37,7 +37,6 @@ def register(subparsers: Any) -> None:
         "--json", action="store_true", help="end with the final state and the refused lines as one JSON object"
     )
     parser.add_argument("--keep-going", action="store_true", help="skip illegal lines instead of stopping")
-    parser.add_argument("--lang", choices=["es", "en"], default="es", help="language of the verdicts")
     parser.set_defaults(func=run)
 
 

@@ -18,6 +18,7 @@ from companion.config import DEFAULT_PATH, Config, ConfigError, load_config
 from companion.daemon import Daemon, StartError
 from companion.decks import DeckError, load_deck
 from companion.hardware import PinMapError, load_pinmap, pinmap_path
+from companion.i18n import _
 from companion.nfc.registry import Registry, RegistryError
 from companion.readers import kind
 from companion.rules import SetupError
@@ -26,19 +27,24 @@ from companion.ui.display import parse_options
 
 
 def register(subparsers: Any) -> None:
-    parser = subparsers.add_parser("run", help="run the table (the service)", description="Run the table.")
-    parser.add_argument("--config", type=Path, default=DEFAULT_PATH, help=f"the config file (default {DEFAULT_PATH})")
-    parser.add_argument("--verbose", action="store_true", help="log every event")
+    parser = subparsers.add_parser("run", help=_("run the table (the service)"), description=_("Run the table."))
+    parser.add_argument(
+        "--config",
+        type=Path,
+        default=DEFAULT_PATH,
+        help=_("the config file (default {path})").format(path=DEFAULT_PATH),
+    )
+    parser.add_argument("--verbose", action="store_true", help=_("log every event"))
     parser.add_argument(
         "--frames",
         type=Path,
         metavar="DIR",
-        help="draw the screen as PNG frames into DIR instead of on the OLED (display.frames in the config)",
+        help=_("draw the screen as PNG frames into DIR instead of on the OLED (display.frames in the config)"),
     )
     parser.add_argument(
         "--check",
         action="store_true",
-        help="check the config and its pin map, name every problem, start nothing (exit 0: fine, 2: problems)",
+        help=_("check the config and its pin map, name every problem, start nothing (exit 0: fine, 2: problems)"),
     )
     parser.set_defaults(func=run)
 
@@ -70,11 +76,20 @@ def check(path: Path) -> int:
     for problem in problems:
         print(problem, file=sys.stderr)
     if problems:
-        print(f"{path}: {len(problems)} problem(s); nothing was started", file=sys.stderr)
+        said = _("{path}: {count} problem(s); nothing was started").format(path=path, count=len(problems))
+        print(said, file=sys.stderr)
         return 2
+    said = _("{path}: ok: {game}, {players} players, deck {deck}, zones {zones}, readers {readers}, pin map {pinmap}")
     print(
-        f"{path}: ok: {config.game.name}, {config.game.players} players, deck {config.game.deck_name}, "
-        f"zones {', '.join(config.zones)}, readers {config.backend}, pin map {pinmap_path(config.pinmap)}"
+        said.format(
+            path=path,
+            game=config.game.name,
+            players=config.game.players,
+            deck=config.game.deck_name,
+            zones=", ".join(config.zones),
+            readers=config.backend,
+            pinmap=pinmap_path(config.pinmap),
+        )
     )
     return 0
 

@@ -19,6 +19,7 @@ from companion.decks import DeckError, load_deck
 from companion.doctor.checks import Check, System
 from companion.doctor.pi import check_access, check_gpio, check_i2c, check_pins
 from companion.hardware import DEFAULT_PINMAP, INSTALLED_PINMAP, PinMap, PinMapError, load_pinmap, pinmap_path
+from companion.i18n import N_, _
 from companion.journal import health as journal_health
 from companion.readers import kind
 from companion.ui.display import parse_options as parse_display_options
@@ -26,7 +27,8 @@ from companion.ui.display_checks import check_display, check_i2c_speed, display_
 
 __all__ = ["CONFIG", "check_config", "check_pinmap", "diagnose"]
 
-CONFIG = "config"  # the name of the config's check: when it fails nothing else can be checked
+CONFIG = N_("config")  # the name of the config's check: when it fails the others use what could be read of it
+PINMAP = N_("pin map")
 
 
 def check_config(path: Path) -> tuple[Check, Config]:
@@ -37,48 +39,61 @@ def check_config(path: Path) -> tuple[Check, Config]:
         config = load_config(path)
     except ConfigError as exc:
         if not path.exists():
-            fix = f"sudo install -D -m 0644 systemd/config.toml {path} (sudo make install does it), then edit it"
+            fix = _("sudo install -D -m 0644 systemd/config.toml {path} (sudo make install does it), then edit it")
         else:
-            fix = f"edit {path}: correct the keys the message names (systemd/config.toml lists every key)"
-        fallback = exc.config or Config(source=f"{path} (missing: the defaults)")
-        what = "what could be read of it" if exc.config else "the defaults"
-        return Check(CONFIG, False, f"{exc}\n  (the checks below use {what})", fix), fallback
+            fix = _("edit {path}: correct the keys the message names (systemd/config.toml lists every key)")
+        fallback = exc.config or Config(source=_("{path} (missing: the defaults)").format(path=path))
+        if exc.config:
+            below = _("(the checks below use what could be read of it)")
+        else:
+            below = _("(the checks below use the defaults)")
+        return Check(_(CONFIG), False, f"{exc}\n  {below}", fix.format(path=path)), fallback
     game = config.game
     try:
         deck = load_deck(game.deck_name)
     except DeckError as exc:
-        return Check(CONFIG, False, str(exc), f'fix the deck file, or set game.deck = "" in {path}'), config
+        fix = _('fix the deck file, or set game.deck = "" in {path}').format(path=path)
+        return Check(_(CONFIG), False, str(exc), fix), config
     zones = ", ".join(f"{zone} ({role})" for zone, role in config.zones.items())
-    detail = (
-        f"{path}: {game.name}, {game.players} players, deck {game.deck_name} ({len(deck)} cards), "
-        f"zones {zones}, readers {config.backend}"
+    detail = _("{path}: {game}, {players} players, deck {deck} ({cards} cards), zones {zones}, readers {readers}")
+    said = detail.format(
+        path=path,
+        game=game.name,
+        players=game.players,
+        deck=game.deck_name,
+        cards=len(deck),
+        zones=zones,
+        readers=config.backend,
     )
-    return Check(CONFIG, True, detail), config
+    return Check(_(CONFIG), True, said), config
 
 
 def check_pinmap(config: Config, system: System) -> tuple[Check, PinMap | None]:
     """The pin map the service reads (:func:`~companion.hardware.pinmap_path`, under the root) loads, and has a
     reader (or a hub zone) for every zone of the config."""
-    edit = f"set pins.map in {config.source}" if not config.pinmap else f"edit pins.map in {config.source}"
+    if config.pinmap:
+        edit = _("correct the key the message names, or edit pins.map in {config}")
+    else:
+        edit = _("correct the key the message names, or set pins.map in {config}")
     path = pinmap_path(config.pinmap, system.root)
     try:
         pinmap = load_pinmap(path)
     except PinMapError as exc:
-        return Check("pin map", False, str(exc), f"correct the key the message names, or {edit}"), None
+        return Check(_(PINMAP), False, str(exc), edit.format(config=config.source)), None
     have, where = kind(config.backend).wired_zones(config, pinmap)
     missing = [zone for zone in config.zones if zone not in have]
     if missing:
-        detail = (
-            f"{pinmap.source}: the config's zone {missing[0]} is not among the pin map's {where} "
-            f"({', '.join(have) or 'none'})"
+        detail = _("{pinmap}: the config's zone {zone} is not among the pin map's {where} ({have})").format(
+            pinmap=pinmap.source, zone=missing[0], where=where, have=", ".join(have) or _("none")
         )
-        fix = f"rename the zone in [zones] of {config.source} to one of the pin map's, or add it to {pinmap.source}"
-        return Check("pin map", False, detail, fix), None
+        fix = _("rename the zone in [zones] of {config} to one of the pin map's, or add it to {pinmap}")
+        return Check(_(PINMAP), False, detail, fix.format(config=config.source, pinmap=pinmap.source)), None
     oled = pinmap.oled
     detail = f"{pinmap.source}: {where}: {', '.join(have)}; OLED {oled.get('display', 'ssd1306')}"
     if path == DEFAULT_PINMAP:
-        detail += f" (the one shipped with companion: no {INSTALLED_PINMAP}, sudo make install puts it there to edit)"
-    return Check("pin map", True, detail), pinmap
+        shipped = _(" (the one shipped with companion: no {installed}, sudo make install puts it there to edit)")
+        detail += shipped.format(installed=INSTALLED_PINMAP)
+    return Check(_(PINMAP), True, detail), pinmap
 
 
 def diagnose(config_path: Path | None, system: System) -> Iterator[Check]:
@@ -110,4 +125,4 @@ def diagnose(config_path: Path | None, system: System) -> Iterator[Check]:
     yield check_access(system, nodes)
     yield from readers.device_checks(system, config, pinmap)
     yield check_display(system, options)
-    yield Check("journal", *journal_health(system.path(config.journal)))
+    yield Check(_("journal"), *journal_health(system.path(config.journal)))

@@ -11,6 +11,7 @@ from pathlib import Path
 
 from companion.doctor.accounts import AccountFileError, account, group_names
 from companion.doctor.checks import Check, System
+from companion.i18n import N_, _
 from companion.pins import PinFactoryError, ReaderChoice, choose, make_factory
 
 __all__ = [
@@ -28,6 +29,7 @@ __all__ = [
 
 UNIT = Path("etc/systemd/system/companion.service")  # where systemd/install.sh puts the unit
 # The group each kind of device node belongs to on Raspberry Pi OS (its udev rules), which the unit also grants.
+PINS = N_("pins")  # the pin factory's check
 NODE_GROUPS = {"spidev": "spi", "i2c-": "i2c", "gpiochip": "gpio", "tty": "dialout", "companion-hub": "dialout"}
 
 
@@ -48,10 +50,10 @@ def boot_config(system: System) -> tuple[Path | None, dict[str, str], set[str]]:
     overlays: set[str] = set()
     for raw in path.read_text("utf-8", errors="replace").splitlines():
         line = raw.split("#", 1)[0].strip()
-        key, _, value = line.partition("=")
+        key, _equals, value = line.partition("=")
         if key == "dtparam":
             for item in value.split(","):
-                name, _, setting = item.partition("=")
+                name, _equals, setting = item.partition("=")
                 params["i2c_arm" if name.strip() == "i2c" else name.strip()] = setting.strip() or "on"
         elif key == "dtoverlay":
             overlays.add(value.split(",")[0].strip())
@@ -62,29 +64,40 @@ def interface_check(system: System, name: str, nodes: Sequence[str], param: str,
     """An interface is on when its device nodes exist; otherwise ``config.txt`` tells a missing line from a Pi
     that has not rebooted since the line was added."""
     found = [node for node in nodes if system.path(node).exists()]
-    config, params, _ = boot_config(system)
+    config, params, _overlays = boot_config(system)
     where = system.shown(config) if config else "/boot/firmware/config.txt"
     line = f"dtparam={param}=on"
     if len(found) == len(nodes):
-        said = f"{line} in {where}; " if params.get(param) == "on" else ""
+        said = _("{line} in {where}; ").format(line=line, where=where) if params.get(param) == "on" else ""
         return Check(name, True, f"{said}{' '.join(nodes)}")
     missing = nodes_are([node for node in nodes if node not in found])
     if params.get(param) == "on":
-        return Check(name, False, f"{line} is in {where} but {missing} missing", "sudo reboot")
-    state = f"{where} has dtparam={param}={params[param]}" if param in params else f"{line} is not in {where}"
+        return Check(
+            name,
+            False,
+            _("{line} is in {where} but {missing}").format(line=line, where=where, missing=missing),
+            "sudo reboot",
+        )
     if config is None:
-        state = "no /boot/firmware/config.txt nor /boot/config.txt (is this Raspberry Pi OS?)"
+        state = _("no /boot/firmware/config.txt nor /boot/config.txt (is this Raspberry Pi OS?)")
+    elif param in params:
+        state = _("{where} has dtparam={param}={value}").format(where=where, param=param, value=params[param])
+    else:
+        state = _("{line} is not in {where}").format(line=line, where=where)
     return Check(
         name,
         False,
-        f"{state}; {missing} missing",
-        f"sudo raspi-config nonint {raspi_config} 0 (or add {line} to {where}), then sudo reboot",
+        f"{state}; {missing}",
+        _("sudo raspi-config nonint {command} 0 (or add {line} to {where}), then sudo reboot").format(
+            command=raspi_config, line=line, where=where
+        ),
     )
 
 
 def nodes_are(nodes: Sequence[str]) -> str:
-    """``/dev/a is``, ``/dev/a /dev/b are``: for "... missing"."""
-    return f"{' '.join(nodes)} {'is' if len(nodes) == 1 else 'are'}"
+    """``/dev/a is missing``, ``/dev/a /dev/b are missing``."""
+    said = _("{nodes} is missing") if len(nodes) == 1 else _("{nodes} are missing")
+    return said.format(nodes=" ".join(nodes))
 
 
 def check_i2c(system: System, port: int) -> Check:
@@ -98,8 +111,8 @@ def check_gpio(system: System) -> Check:
         return Check(
             "GPIO",
             False,
-            "no /dev/gpiochip*: no GPIO controller here (this is not a Raspberry Pi's kernel?)",
-            "run companion doctor on the table's Pi, under Raspberry Pi OS (its kernel makes /dev/gpiochip0)",
+            _("no /dev/gpiochip*: no GPIO controller here (this is not a Raspberry Pi's kernel?)"),
+            _("run companion doctor on the table's Pi, under Raspberry Pi OS (its kernel makes /dev/gpiochip0)"),
         )
     return Check("GPIO", True, " ".join(system.shown(chip) for chip in chips))
 
@@ -110,26 +123,31 @@ def check_pins(system: System, readers: ReaderChoice) -> Check:
     choice = choose(readers, system.root)
     detail = f"{choice.name}: {choice.reason}"
     if choice.name != "lgpio":
-        return Check("pins", True, detail)
+        return Check(_(PINS), True, detail)
     unit = _unit_settings(system)
     if unit and not unit.get("WorkingDirectory"):
         return Check(
-            "pins",
+            _(PINS),
             False,
-            f"{detail}; the installed unit has no WorkingDirectory=, and lgpio cannot make its notification pipe "
-            "in / (read-only under ProtectSystem=strict)",
-            "sudo make install (its unit sets WorkingDirectory=/var/lib/companion), then sudo systemctl restart "
-            "companion",
+            detail
+            + _(
+                "; the installed unit has no WorkingDirectory=, and lgpio cannot make its notification pipe in / "
+                "(read-only under ProtectSystem=strict)"
+            ),
+            _(
+                "sudo make install (its unit sets WorkingDirectory=/var/lib/companion), then sudo systemctl restart "
+                "companion"
+            ),
         )
     if system.root != Path("/"):
-        return Check("pins", True, detail)
+        return Check(_(PINS), True, detail)
     try:
         factory = make_factory(choice)
     except PinFactoryError as exc:
-        return Check("pins", False, f"{detail}; {exc.problem}", exc.fix)
+        return Check(_(PINS), False, f"{detail}; {exc.problem}", exc.fix)
     chip = factory.chip
     factory.close()
-    return Check("pins", True, f"{detail}; it opens /dev/gpiochip{chip}")
+    return Check(_(PINS), True, detail + _("; it opens /dev/gpiochip{chip}").format(chip=chip))
 
 
 # -- permissions -------------------------------------------------------------------------------------------
@@ -143,7 +161,7 @@ def _unit_settings(system: System) -> dict[str, str]:
         return {}
     settings: dict[str, str] = {}
     for line in text.splitlines():
-        key, _, value = line.strip().partition("=")
+        key, _equals, value = line.strip().partition("=")
         if key == "SupplementaryGroups" and value.strip():  # these add up; an empty assignment resets
             value = f"{settings.get(key, '')} {value}".strip()
         settings[key] = value.strip()
@@ -163,33 +181,38 @@ def _expected_group(node: str) -> str:
 def check_access(system: System, nodes: Sequence[str]) -> Check:
     """The service user can read and write each node, by owner, group (its own or the unit's) or other bits."""
     user = system.user
+    name = _("user {user}").format(user=user)
     try:
         user_account = account(system)
         names = group_names(system)
     except AccountFileError as exc:
         return Check(
-            f"user {user}",
+            name,
             False,
             str(exc),
-            "correct that line (sudo vipw for /etc/passwd, sudo vigr for /etc/group), or remove it",
+            _("correct that line (sudo vipw for /etc/passwd, sudo vigr for /etc/group), or remove it"),
         )
     if user_account is None:
         return Check(
-            f"user {user}",
+            name,
             False,
-            f"no user {user}: the service runs as {user}",
-            f"sudo useradd --system --home-dir /var/lib/companion --shell /usr/sbin/nologin {user} "
-            "(sudo make install does it)",
+            _("no user {user}: the service runs as {user}").format(user=user),
+            _(
+                "sudo useradd --system --home-dir /var/lib/companion --shell /usr/sbin/nologin {user} "
+                "(sudo make install does it)"
+            ).format(user=user),
         )
     granted = unit_groups(system)
     gids = set(user_account.gids) | {gid for gid, name in names.items() if name in granted}
     if granted - set(names.values()):
         missing = sorted(granted - set(names.values()))
         return Check(
-            f"user {user}",
+            name,
             False,
-            f"the unit's SupplementaryGroups names group {missing[0]}, which does not exist: systemd will not start "
-            "the service (status 216/GROUP)",
+            _(
+                "the unit's SupplementaryGroups names group {group}, which does not exist: systemd will not start "
+                "the service (status 216/GROUP)"
+            ).format(group=missing[0]),
             f"sudo groupadd --system {missing[0]}",
         )
     lacking: dict[str, str] = {}  # group -> the node it would open
@@ -206,22 +229,28 @@ def check_access(system: System, nodes: Sequence[str]) -> Check:
         if info.st_mode & 0o060 == 0o060 and info.st_gid != 0:
             lacking.setdefault(group, node)
         else:
-            expected = _expected_group(node) or "a group of its own"
+            expected = _expected_group(node) or _("a group of its own")
             mode = stat.filemode(info.st_mode)
             problems.append(
                 (
-                    f"{node} is {mode} group {group}: only root can open it",
-                    f"sudo chgrp {expected} {node} && sudo chmod g+rw {node}; to keep it after a reboot, the udev "
-                    f"rules of Raspberry Pi OS (raspberrypi-sys-mods) give it to group {expected}",
+                    _("{node} is {mode} group {group}: only root can open it").format(
+                        node=node, mode=mode, group=group
+                    ),
+                    _(
+                        "sudo chgrp {expected} {node} && sudo chmod g+rw {node}; to keep it after a reboot, the udev "
+                        "rules of Raspberry Pi OS (raspberrypi-sys-mods) give it to group {expected}"
+                    ).format(expected=expected, node=node),
                 )
             )
     if lacking:
-        detail = f"{user} is not in group " + ", ".join(f"{g} (for {n})" for g, n in lacking.items())
-        problems.insert(0, (detail, f"sudo usermod -aG {','.join(lacking)} {user}, then sudo systemctl restart {user}"))
+        groups = ", ".join(_("{group} (for {node})").format(group=g, node=n) for g, n in lacking.items())
+        detail = _("{user} is not in group {groups}").format(user=user, groups=groups)
+        fix = _("sudo usermod -aG {groups} {user}, then sudo systemctl restart {user}")
+        problems.insert(0, (detail, fix.format(groups=",".join(lacking), user=user)))
     if problems:
-        return Check(f"user {user}", False, "; ".join(p[0] for p in problems), "; ".join(p[1] for p in problems))
-    shown = ", ".join(nodes) if nodes else "no device nodes needed"
-    return Check(f"user {user}", True, f"can open {shown}")
+        return Check(name, False, "; ".join(p[0] for p in problems), "; ".join(p[1] for p in problems))
+    shown = ", ".join(nodes) if nodes else _("no device nodes needed")
+    return Check(name, True, _("can open {nodes}").format(nodes=shown))
 
 
 def _can_open(uid: int, gids: set[int], info: os.stat_result) -> bool:

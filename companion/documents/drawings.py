@@ -16,9 +16,10 @@ from PIL import Image, ImageDraw
 
 from companion.files import read_text
 from companion.hardware import HEADER_PINS, PICO_PINS, PICO_POWER, PinMap, pico_ground_beside
+from companion.i18n import DEFAULT_LANGUAGE, translate
 from companion.ui.screens import font, text_width
 
-__all__ = ["Drawing", "draw_all", "mats", "wiring_hub", "wiring_pi"]
+__all__ = ["Drawing", "draw_all", "mat_texts", "mats", "wiring_hub", "wiring_pi"]
 
 # Wire colours by what the wire carries, as makers colour jumper wires.
 COLOURS = {
@@ -369,15 +370,25 @@ def _stack(upper: Drawing, lower: Drawing) -> Drawing:
 _SHEET = (420, 297)  # A3 landscape, mm
 
 
-def mats(layout_path: Path) -> dict[str, Drawing]:
-    """One mat per entry of the zone layout: the pads where the readers sit, with their zones and labels."""
+def mat_texts(layout_path: Path) -> dict[str, list[str]]:
+    """The words the mats print (each an English msgid of the catalogues) -> where the zone layout says them."""
+    texts: dict[str, list[str]] = {}
+    for mat in tomllib.loads(read_text(layout_path))["mats"]:
+        for text in (mat["game"], mat["note"], *(pad["label"] for pad in mat["pads"] if "label" in pad)):
+            texts.setdefault(text, []).append(f"{layout_path.parent.name}/{layout_path.name}:{mat['name']}")
+    return texts
+
+
+def mats(layout_path: Path, lang: str = DEFAULT_LANGUAGE) -> dict[str, Drawing]:
+    """One mat per entry of the zone layout: the pads where the readers sit, with their zones and labels, in
+    ``lang``. A pad's ``label`` is a text to translate; its ``card``, a card id printed as it is."""
     data = tomllib.loads(read_text(layout_path))
     drawings: dict[str, Drawing] = {}
     for mat in data["mats"]:
         shapes: list[Rect | Wire | Label] = [
             Rect(5, 5, _SHEET[0] - 10, _SHEET[1] - 10, COLOURS["pad"]),
-            Label(_SHEET[0] / 2, 8, f"{mat['game']} - companion", size=2, centred=True),
-            Label(_SHEET[0] / 2, _SHEET[1] - 16, mat["note"], centred=True, colour=COLOURS["pad"]),
+            Label(_SHEET[0] / 2, 8, f"{translate(mat['game'], lang)} - companion", size=2, centred=True),
+            Label(_SHEET[0] / 2, _SHEET[1] - 16, translate(mat["note"], lang), centred=True, colour=COLOURS["pad"]),
         ]
         width, height = mat["pad"]
         for pad in mat["pads"]:
@@ -387,16 +398,18 @@ def mats(layout_path: Path) -> dict[str, Drawing]:
             # card's middle must lie over it.
             side = min(40, height - 26)
             shapes.append(Rect(pad["x"] - side / 2, pad["y"] - side / 2, side, side, COLOURS["pad"], dashed=True))
-            shapes.append(Label(pad["x"], y + 4, pad["label"], size=1, centred=True))
+            label = translate(pad["label"], lang) if "label" in pad else pad["card"]
+            shapes.append(Label(pad["x"], y + 4, label, size=1, centred=True))
             shapes.append(Label(pad["x"], y + height - 10, pad["zone"], size=1, centred=True, colour=COLOURS["pad"]))
         drawings[mat["name"]] = Drawing(*_SHEET, unit="mm", px_per_unit=3, text_unit=6.0, shapes=shapes)
     return drawings
 
 
-def draw_all(pinmap: PinMap, layout_path: Path, out: Path) -> list[Path]:
-    """Write every drawing as SVG and PNG into ``out`` (wiring-*.svg/png, mats/*.svg/png); return the files."""
+def draw_all(pinmap: PinMap, layout_path: Path, out: Path, lang: str = DEFAULT_LANGUAGE) -> list[Path]:
+    """Write every drawing as SVG and PNG into ``out`` (wiring-*.svg/png, mats/*.svg/png, the mats in ``lang``);
+    return the files."""
     drawings = {"wiring-pi": wiring_pi(pinmap), "wiring-hub": wiring_hub(pinmap)}
-    drawings |= {f"mats/{name}": drawing for name, drawing in mats(layout_path).items()}
+    drawings |= {f"mats/{name}": drawing for name, drawing in mats(layout_path, lang).items()}
     written: list[Path] = []
     for name, drawing in drawings.items():
         svg, png = out / f"{name}.svg", out / f"{name}.png"

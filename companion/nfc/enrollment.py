@@ -18,6 +18,7 @@ from typing import Protocol
 
 from companion.decks import Card, Deck
 from companion.events import ZoneScan, hexuid
+from companion.i18n import N_, translate
 from companion.nfc.rc522 import NfcError
 from companion.nfc.registry import Registry
 from companion.nfc.tracking import TableTracker
@@ -27,37 +28,24 @@ __all__ = ["Enrollment", "Identify", "Read", "Station", "progress_bar"]
 
 _BAR = 20
 
-# The words of the screen, by language (the terminal says more: its lines are the log of the enrollment).
+# The words of the screen (the terminal says more: its lines are the log of the enrollment): key -> English msgid.
 _SCREEN = {
-    "es": {
-        "lay": "Pon la carta en {where}",
-        "any": "una zona",
-        "zone": "la zona {zone}",
-        "two": "Una carta cada vez",
-        "taken": "Ya es {card}: retírala",
-        "write": "No se pudo escribir: no la muevas",
-        "done": "Baraja inscrita",
-        "count": "{done} de {total} cartas",
-        "what": "¿Qué carta es?",
-        "what_hint": "Pon una carta en una zona",
-        "unknown": "Etiqueta desconocida",
-        "enroll": "companion enroll",
-    },
-    "en": {
-        "lay": "Lay it on {where}",
-        "any": "any zone",
-        "zone": "zone {zone}",
-        "two": "One card at a time",
-        "taken": "Already {card}: take it away",
-        "write": "Writing failed: hold it still",
-        "done": "Deck enrolled",
-        "count": "{done} of {total} cards",
-        "what": "What card is it?",
-        "what_hint": "Lay a card on a zone",
-        "unknown": "Unknown tag",
-        "enroll": "companion enroll",
-    },
+    "lay": N_("Lay it on {where}"),
+    "any": N_("any zone"),
+    "zone": N_("zone {zone}"),
+    "two": N_("One card at a time"),
+    "taken": N_("Already {card}: take it away"),
+    "write": N_("Writing failed: hold it still"),
+    "done": N_("Deck enrolled"),
+    "count": N_("{done} of {total} cards"),
+    "what": N_("What card is it?"),
+    "what_hint": N_("Lay a card on a zone"),
+    "unknown": N_("Unknown tag"),
 }
+
+
+def _words(lang: str) -> dict[str, str]:
+    return {key: translate(text, lang) for key, text in _SCREEN.items()}
 
 
 def progress_bar(done: int, total: int) -> str:
@@ -166,7 +154,7 @@ class Enrollment:
         self.out = out
         self.on_ask = on_ask
         self.pause = pause
-        self.words = _SCREEN["en" if lang == "en" else "es"]
+        self.words = _words(lang)
         registry.deck = deck.name
         self._zones = _Zones(station, registry)
         self._said = ""  # the last refusal printed: said once, not at every poll
@@ -196,7 +184,8 @@ class Enrollment:
         self._missing = len(self._todo)
         self.done = self.total - self._missing
         if self._todo and self.done:
-            self.out(f"{self.done} of {self.total} cards of {self.deck.name} are enrolled already: going on from there")
+            said = translate("{done} of {total} cards of {deck} are enrolled already: going on from there", self.lang)
+            self.out(said.format(done=self.done, total=self.total, deck=self.deck.name))
         self._ask()
         return self._missing
 
@@ -205,16 +194,19 @@ class Enrollment:
         total = self.total
         if self._todo:
             card = self.card = self._todo[0]
-            self.out(f"{progress_bar(self.done, total)} place {card.name(self.lang)} ({len(self._todo)} left)")
+            said = translate("{bar} place {card} ({left} left)", self.lang)
+            self.out(said.format(bar=progress_bar(self.done, total), card=card.name(self.lang), left=len(self._todo)))
             self._message(f"{self.done + 1}/{total} {card.name(self.lang)}", self._where())
             self.on_ask(card)
             return
         self.card = None
         self._message(self.words["done"], self.words["count"].format(done=total, total=total))
         if self._missing:
-            self.out(f"{progress_bar(total, total)} done: {self._missing} cards of {self.deck.name} enrolled")
+            said = translate("{bar} done: {count} cards of {deck} enrolled", self.lang)
+            self.out(said.format(bar=progress_bar(total, total), count=self._missing, deck=self.deck.name))
         else:
-            self.out(f"{progress_bar(total, total)} every card of {self.deck.name} is enrolled")
+            said = translate("{bar} every card of {deck} is enrolled", self.lang)
+            self.out(said.format(bar=progress_bar(total, total), deck=self.deck.name))
 
     def step(self) -> None:
         """One poll of the station: the tag laid alone for the card asked for is bound to it (and the registry
@@ -225,7 +217,8 @@ class Enrollment:
         zones = self._zones
         for zone, tags in zones.news():
             if len(tags) > 1 and zones.lights.get(zone) != ZoneLight.ILLEGAL:
-                self._refuse(zone, "one card at a time: leave only the card asked for on the zone", "two")
+                said = translate("one card at a time: leave only the card asked for on the zone", self.lang)
+                self._refuse(zone, said, "two")
             uid = zones.lone_new_tag(zone, tags)
             if uid is not None and self._bind(card, zone, uid):
                 self.registry.save()
@@ -245,26 +238,28 @@ class Enrollment:
         if bound is not None and not self.rebind:
             known = self.deck.get(bound)
             other = known.name(self.lang) if known is not None else bound
-            self._refuse(
-                zone,
-                f"tag {hexuid(uid)} is already {other} ({bound}); take it away and place {card.name(self.lang)} "
-                "(or use --rebind)",
-                "taken",
-                card=other,
+            said = translate(
+                "tag {uid} is already {other} ({bound}); take it away and place {card} (or use --rebind)", self.lang
             )
+            line = said.format(uid=hexuid(uid), other=other, bound=bound, card=card.name(self.lang))
+            self._refuse(zone, line, "taken", card=other)
             return False
         if self.write_tags:
             try:
                 self.station.write(zone, uid, card.id)
             except NfcError as exc:
                 self._zones.judged[zone] = None  # try again at the next poll
-                self._refuse(zone, f"writing the tag failed ({exc}); hold the card still", "write")
+                said = translate("writing the tag failed ({error}); hold the card still", self.lang).format(error=exc)
+                self._refuse(zone, said, "write")
                 return False
         self.registry.bind(uid, card.id, rebind=self.rebind)
         self._zones.lights[zone] = ZoneLight.PENDING_OK
         self._light()
-        written = " (card id written on the tag)" if self.write_tags else ""
-        self.out(f"  {card.id} = tag {hexuid(uid)} on zone {zone}{written}")
+        written = translate(" (card id written on the tag)", self.lang) if self.write_tags else ""
+        said = translate("{card} = tag {uid} on zone {zone}", self.lang).format(
+            card=card.id, uid=hexuid(uid), zone=zone
+        )
+        self.out(f"  {said}{written}")
         self.reads.append(Read(zone, card.id))
         return True
 
@@ -311,7 +306,7 @@ class Identify:
     ) -> None:
         self.deck, self.registry, self.station = deck, registry, station
         self.lang, self.out, self.pause = lang, out, pause
-        self.words = _SCREEN["en" if lang == "en" else "es"]
+        self.words = _words(lang)
         registry.deck = deck.name
         self._zones = _Zones(station, registry)
         self.named = 0  # tags named so far
@@ -338,11 +333,12 @@ class Identify:
                 name = self.name(uid)
                 if name is None:
                     zones.lights[zone] = ZoneLight.UNKNOWN
-                    self.out(f"zone {zone}: tag {hexuid(uid)} is no card of {self.deck.name} (companion enroll)")
+                    said = translate("zone {zone}: tag {uid} is no card of {deck} (companion enroll)", self.lang)
+                    self.out(said.format(zone=zone, uid=hexuid(uid), deck=self.deck.name))
                     title, action = self.words["unknown"], hexuid(uid)
                 else:
                     zones.lights[zone] = ZoneLight.PENDING_OK
-                    self.out(f"zone {zone}: {name}")
+                    self.out(translate("zone {zone}: {name}", self.lang).format(zone=zone, name=name))
                     title, action = name, self.words["zone"].format(zone=zone)
                 self.named += 1
                 self._show(title, action)

@@ -22,6 +22,7 @@ from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, ClassVar, Protocol
 
+from companion.i18n import _
 from companion.readers.registry import Setting, names, registered
 
 if TYPE_CHECKING:
@@ -136,7 +137,7 @@ class ReaderKind:
 
     def wired_zones(self, config: Config, pinmap: PinMap) -> tuple[list[str], str]:
         """The zones it can read on ``pinmap`` and what the pin map calls them (for doctor's pin map check)."""
-        return list(config.zones), "zones"
+        return list(config.zones), _("zones")
 
     def interface_checks(self, system: System, config: Config, pinmap: PinMap) -> Iterator[Check]:
         """The kernel interfaces the readers need switched on (SPI), before the device nodes are checked."""

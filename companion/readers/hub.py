@@ -13,6 +13,7 @@ from companion.doctor.checks import Check, System
 from companion.events import ZoneScan
 from companion.hardware import PinMap
 from companion.hub.session import TRACKER_ABSENCES, HubEvent, HubOffline, HubOnline
+from companion.i18n import _
 from companion.nfc.backends import Feed
 from companion.readers import ReaderKind, Readers, Setup, StationError, StationOptions
 from companion.readers.registry import Setting, register
@@ -47,7 +48,7 @@ class HubReaders(ReaderKind):
     # -- companion doctor ----------------------------------------------------------------------------------------
 
     def wired_zones(self, config: Config, pinmap: PinMap) -> tuple[list[str], str]:
-        return (list(pinmap.hub.zones) if pinmap.hub is not None else []), "hub zones"
+        return (list(pinmap.hub.zones) if pinmap.hub is not None else []), _("hub zones")
 
     def nodes(self, system: System, config: Config, pinmap: PinMap) -> list[str]:
         return [hub_port(self.setting(config, "hub_port"), system)]

@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING
 
 from companion.doctor.checks import Check, System
 from companion.hardware import HEADER_PINS, SPI_BUSES, PinMap, ReaderPins
+from companion.i18n import _
 from companion.nfc.backends import ReaderBackend, SpiZone, mfrc522_backend, spi_backend
 from companion.nfc.rc522 import KNOWN_VERSIONS, RC522, spidev_transfer
 from companion.readers import ReaderKind, Readers, Setup, StationError, StationOptions
@@ -63,7 +64,7 @@ class SpiReaders(ReaderKind):
     # -- companion doctor ----------------------------------------------------------------------------------------
 
     def wired_zones(self, config: Config, pinmap: PinMap) -> tuple[list[str], str]:
-        return [zone for zone, pins in pinmap.zones.items() if pins.reader is not None], "zones with a reader"
+        return [zone for zone, pins in pinmap.zones.items() if pins.reader is not None], _("zones with a reader")
 
     def interface_checks(self, system: System, config: Config, pinmap: PinMap) -> Iterator[Check]:
         yield check_spi(system, pinmap, list(config.zones))
@@ -130,7 +131,7 @@ def check_spi(system: System, pinmap: PinMap, zones: Sequence[str]) -> Check:
     readers = [pinmap.zones[zone].reader for zone in zones]
     spi1 = [r.spi_device for r in readers if r is not None and r.spi_port == 1]
     if spi1:
-        config, _, overlays = boot_config(system)
+        config, _params, overlays = boot_config(system)
         chip_selects = max(spi1) + 1
         have = [int(o[5]) for o in overlays if o in ("spi1-1cs", "spi1-2cs", "spi1-3cs")]
         spi1_missing = [n for n in nodes if n.startswith("/dev/spidev1.") and not system.path(n).exists()]
@@ -139,43 +140,51 @@ def check_spi(system: System, pinmap: PinMap, zones: Sequence[str]) -> Check:
             return Check(
                 "SPI",
                 False,
-                f"a reader is on SPI1 CE{max(spi1)} but {where} has no dtoverlay=spi1-{chip_selects}cs; "
-                f"{nodes_are(spi1_missing)} missing",
-                f"add dtoverlay=spi1-{chip_selects}cs to {where}, then sudo reboot",
+                _("a reader is on SPI1 CE{device} but {where} has no dtoverlay=spi1-{count}cs").format(
+                    device=max(spi1), where=where, count=chip_selects
+                )
+                + f"; {nodes_are(spi1_missing)}",
+                _("add dtoverlay=spi1-{count}cs to {where}, then sudo reboot").format(count=chip_selects, where=where),
             )
     return interface_check(system, "SPI", nodes, "spi", "do_spi")
 
 
 def check_reader(system: System, zone: str, pins: ReaderPins) -> Check:
     """The reader's VersionReg, read without a reset: a running daemon's reader is left as it was."""
-    name = f"reader {zone}"
+    name = _("reader {zone}").format(zone=zone)
     where = f"SPI{pins.spi_port} CE{pins.spi_device}"
     node = f"/dev/spidev{pins.spi_port}.{pins.spi_device}"
     if not system.path(node).exists():
-        return Check(name, False, f"{where}: {node} is missing", "switch SPI on: see the SPI check above")
+        missing = _("{at}: {node} is missing").format(at=where, node=node)
+        return Check(name, False, missing, _("switch SPI on: see the SPI check above"))
     try:
         device = system.spi_device()
         device.open(pins.spi_port, pins.spi_device)
     except PermissionError:
-        return Check(name, False, f"{where}: not allowed to open {node}", "run it as root: sudo companion doctor")
+        refused = _("{at}: not allowed to open {node}").format(at=where, node=node)
+        return Check(name, False, refused, _("run it as root: sudo companion doctor"))
     except (OSError, ImportError) as exc:
-        return Check(name, False, f"{where}: cannot open {node} ({exc})", "sudo apt install python3-spidev")
+        failed = _("{at}: cannot open {node} ({error})").format(at=where, node=node, error=exc)
+        return Check(name, False, failed, "sudo apt install python3-spidev")
     try:
         device.max_speed_hz = PROBE_SPI_HZ
         device.mode = 0
         version = RC522(spidev_transfer(device)).version()
     except OSError as exc:
-        return Check(name, False, f"{where}: the SPI transfer failed ({exc})", "sudo reboot, then run doctor again")
+        failed = _("{at}: the SPI transfer failed ({error})").format(at=where, error=exc)
+        return Check(name, False, failed, _("sudo reboot, then run doctor again"))
     finally:
         device.close()
+    register_value = f"0x{version:02X}"
     if version in KNOWN_VERSIONS:
-        chip = _VERSION_NAMES.get(version, "a compatible clone")
-        return Check(name, True, f"{where} ({node}): VersionReg 0x{version:02X}, {chip}")
+        chip = _VERSION_NAMES.get(version) or _("a compatible clone")
+        return Check(name, True, f"{where} ({node}): VersionReg {register_value}, {chip}")
     if version in (0x00, 0xFF):
-        reading = f"VersionReg reads 0x{version:02X}: no chip answers"
+        reading = _("VersionReg reads {value}: no chip answers").format(value=register_value)
     else:
-        reading = f"VersionReg reads 0x{version:02X}: something answers, but not an MFRC522"
-    return Check(name, False, f"{where} ({node}): {reading}", f"check {zone}'s reader: {_wiring(pins)}")
+        reading = _("VersionReg reads {value}: something answers, but not an MFRC522").format(value=register_value)
+    fix = _("check {zone}'s reader: {wiring}").format(zone=zone, wiring=_wiring(pins))
+    return Check(name, False, f"{where} ({node}): {reading}", fix)
 
 
 def _wiring(pins: ReaderPins) -> str:
@@ -183,10 +192,16 @@ def _wiring(pins: ReaderPins) -> str:
     answer: its pins from the one table of the header (:data:`companion.hardware.HEADER_PINS`)."""
     bus = SPI_BUSES[pins.spi_port]
     ce = HEADER_PINS[bus.chip_selects[pins.spi_device]]
-    lines = f"SCK pin {HEADER_PINS[bus.sclk]}, MOSI pin {HEADER_PINS[bus.mosi]}, MISO pin {HEADER_PINS[bus.miso]}"
-    return (
-        f"3.3 V and GND, SDA to CE{pins.spi_device} (pin {ce}), {lines}, RST to GPIO{pins.reset} (held low, the "
-        "chip sleeps: the daemon drives it high)"
+    return _(
+        "3.3 V and GND, SDA to CE{device} (pin {ce}), SCK pin {sck}, MOSI pin {mosi}, MISO pin {miso}, RST to "
+        "GPIO{reset} (held low, the chip sleeps: the daemon drives it high)"
+    ).format(
+        device=pins.spi_device,
+        ce=ce,
+        sck=HEADER_PINS[bus.sclk],
+        mosi=HEADER_PINS[bus.mosi],
+        miso=HEADER_PINS[bus.miso],
+        reset=pins.reset,
     )
 
 

@@ -11,6 +11,9 @@ from companion.cli import main
 
 
 def run(capsys: pytest.CaptureFixture[str], *args: str, stdin: str | None = None) -> tuple[int, str, str]:
+    """``companion play ARGS``, in Spanish unless ``--lang`` says otherwise (the tests run in the C locale)."""
+    if "--lang" not in args:
+        args = ("--lang", "es", *args)
     if stdin is not None:
         import io
         import sys

@@ -9,7 +9,7 @@ import pytest
 from PIL import Image, ImageChops
 
 from companion.config import parse_config
-from companion.documents.drawings import COLOURS, draw_all, wiring_hub, wiring_pi
+from companion.documents.drawings import COLOURS, draw_all, mats, wiring_hub, wiring_pi
 from companion.hardware import DEFAULT_PINMAP, HARDWARE_DIR, PICO_PINS, load_pinmap, parse_pinmap
 
 HARDWARE = HARDWARE_DIR
@@ -96,3 +96,11 @@ def test_every_mat_is_a_table_the_daemon_accepts() -> None:
 def test_mats_print_at_their_true_size_on_a3() -> None:
     svg = (HARDWARE / "mats" / "seises-hub.svg").read_text("utf-8")
     assert 'width="420mm" height="297mm"' in svg
+
+
+def test_the_mats_print_their_words_in_the_language_asked_for() -> None:
+    english = mats(HARDWARE / "zones.toml", "en")["seises-hub"].svg()
+    spanish = mats(HARDWARE / "zones.toml", "es")["seises-hub"].svg()
+    assert "Coins 1-5" in english and "Two suits a row" in english and "Oros" not in english
+    assert "Oros 1-5" in spanish and "Dos palos por fila" in spanish and "Coins" not in spanish
+    assert "M1R" in mats(HARDWARE / "zones.toml", "en")["sexto-set-hub"].svg()  # a card id is printed as it is

@@ -95,7 +95,7 @@ def load_deck_text(name: str) -> str:
 
 def enroll(player: Player, *args: str, monkeypatch: pytest.MonkeyPatch) -> int:
     monkeypatch.setattr(sys, "stdout", player)
-    return main(["enroll", *args])
+    return main(["enroll", "--lang", "es", *args])
 
 
 @pytest.mark.usefixtures("quick_player")
@@ -179,7 +179,7 @@ def test_cards_lists_bindings_and_what_is_missing(tmp_path: Path, capsys: pytest
     registry = Registry.load(tmp_path / "r.toml", deck="spanish-40")
     registry.bind("04A1B2C3D4E5F6", "6O")
     registry.save()
-    assert main(["cards", "--deck", "spanish-40", "--registry", str(tmp_path / "r.toml")]) == 0
+    assert main(["cards", "--deck", "spanish-40", "--registry", str(tmp_path / "r.toml"), "--lang", "es"]) == 0
     out = capsys.readouterr().out
     assert "1 of 40 cards enrolled" in out
     assert "6O   04A1B2C3D4E5F6  6 de oros" in out

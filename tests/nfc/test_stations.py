@@ -164,7 +164,7 @@ def test_the_oled_asks_for_each_card_and_the_zone_led_confirms_or_refuses(
     lines: list[str] = []
 
     def stop_after_first(card: object) -> None:
-        if any("1O = tag" in line for line in lines):
+        if any("1O = etiqueta" in line for line in lines):  # the terminal speaks the table's language too
             raise KeyboardInterrupt
 
     enrollment = Enrollment(deck, registry, bench.station, out=lines.append, pause=pause, on_ask=stop_after_first)
@@ -173,10 +173,8 @@ def test_the_oled_asks_for_each_card_and_the_zone_led_confirms_or_refuses(
     assert seen == ["asks for the first card", "already 7E", "red on z1", "two tags at once", "red on z2"]
     assert registry.card_for(fresh.uid) == "1O"
     assert bench.lit("z2", "green") and not bench.lit("z2", "red")
-    assert "  tag 04AA0000000001 is already 7 de espadas (7E); take it away and place as de oros (or use --rebind)" in (
-        lines
-    )
-    assert "  one card at a time: leave only the card asked for on the zone" in lines
+    assert "  la etiqueta 04AA0000000001 ya es 7 de espadas (7E); retírala y pon as de oros (o usa --rebind)" in lines
+    assert "  una carta cada vez: deja en la zona solo la carta pedida" in lines
     assert bench.screen_is("3/4 6 de oros", "Pon la carta en una zona")
     bench.close()
 
@@ -211,8 +209,8 @@ def test_an_interrupted_enrollment_goes_on_where_it_stopped(
         bench.station.lay(card.id)  # type: ignore[attr-defined]
 
     assert Enrollment(deck, registry, bench.station, on_ask=lay_again, pause=lambda: None, out=lines.append).run() == 2
-    assert lines[0] == "2 of 4 cards of mini are enrolled already: going on from there"
-    assert "place rey de copas (2 left)" in lines[1] and "[##########----------] 2/4" in lines[1]
+    assert lines[0] == "2 de 4 cartas de mini ya están inscritas: se sigue desde ahí"
+    assert "pon rey de copas (quedan 2)" in lines[1] and "[##########----------] 2/4" in lines[1]
     assert screens == [True, True]
     assert bench.screen_is("Baraja inscrita", "4 de 4 cartas")
     assert sorted(Registry.load(path, deck="mini").bindings().values()) == ["12C", "1O", "6O", "7E"]
@@ -235,7 +233,10 @@ def test_identify_names_each_card_laid_on_a_zone(mini: Path, tmp_path: Path, moc
     names.pause = lay
     assert names.run(stop=lambda: names.named == 2) == 2
     stranger = bench.station.tag("stranger").uid.hex().upper()
-    assert lines == ["zone z2: 6 de oros (6O)", f"zone z1: tag {stranger} is no card of mini (companion enroll)"]
+    assert lines == [
+        "zona z2: 6 de oros (6O)",
+        f"zona z1: la etiqueta {stranger} no es ninguna carta de mini (companion enroll)",
+    ]
     assert bench.screen_is("Etiqueta desconocida", stranger)
     assert bench.lit("z2", "green")
     bench.close()
