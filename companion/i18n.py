@@ -39,6 +39,8 @@ __all__ = [
     "N_",
     "SOURCE_LANGUAGE",
     "PoEntry",
+    "Said",
+    "SaidError",
     "_",
     "choose_language",
     "compile_po",
@@ -56,6 +58,39 @@ LOCALE = Path(__file__).parent / "locale"
 SOURCE_LANGUAGE = "en"  # the language of the msgids
 DEFAULT_LANGUAGE = "es"  # what a table speaks when nothing says otherwise: the games are Spanish
 LOCALES_VARIABLE = "COMPANION_LOCALES"
+
+
+class Said:
+    """A text to say later, in whatever language it is asked for: an English msgid and the fields that fill it
+    (a field that is itself Said is said in the same language). ``str()`` says it in English.
+
+    >>> Said(N_("{path}: {count} games"), path="j.db", count=3).text("es")
+    'j.db: 3 partidas'
+    """
+
+    def __init__(self, msgid: str, **fields: object) -> None:
+        self.msgid, self.fields = msgid, fields
+
+    def text(self, lang: str) -> str:
+        fields = {key: value.text(lang) if isinstance(value, Said) else value for key, value in self.fields.items()}
+        return translate(self.msgid, lang).format(**fields)
+
+    def __str__(self) -> str:
+        return self.text(SOURCE_LANGUAGE)
+
+    def __repr__(self) -> str:
+        return f"Said({self.msgid!r}, **{self.fields!r})"
+
+
+class SaidError(ValueError):
+    """An error said in any language: ``str()`` is English (logs, tracebacks); :meth:`text` says it in ``lang``."""
+
+    def __init__(self, said: Said) -> None:
+        super().__init__(str(said))
+        self.said = said
+
+    def text(self, lang: str = DEFAULT_LANGUAGE) -> str:
+        return self.said.text(lang)
 
 
 def N_(message: str) -> str:

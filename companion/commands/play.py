@@ -10,6 +10,7 @@ from typing import Any, Literal, TextIO, TypeVar
 from companion.decks import DeckError, load_deck
 from companion.files import read_text
 from companion.games import GameKind, find_kind, kinds
+from companion.i18n import N_, Said, SaidError, translate
 from companion.rules import Action, Game, IllegalPlay, SetupError
 from companion.rules.transcript import UNDO, TranscriptError, parse_line, state
 from companion.rules.words import describe, undone_words
@@ -40,15 +41,8 @@ def register(subparsers: Any) -> None:
     parser.set_defaults(func=run)
 
 
-class UsageError(ValueError):
-    """A command line or a file that cannot be used, said in both languages."""
-
-    def __init__(self, english: str, spanish: str) -> None:
-        super().__init__(english)
-        self.spanish = spanish
-
-    def text(self, lang: str) -> str:
-        return str(self) if lang == "en" else self.spanish
+class UsageError(SaidError):
+    """A command line or a file that cannot be used."""
 
 
 def run(args: argparse.Namespace) -> int:
@@ -57,10 +51,8 @@ def run(args: argparse.Namespace) -> int:
     kind = find_kind(args.game)
     try:
         if args.players is not None and not kind.has_player_choice():
-            raise UsageError(
-                f"{kind.title('en')} has no choice of players: --players is only for a game that has one",
-                f"El {kind.title('es')} no admite otro número de jugadores: --players es solo para los que lo admiten",
-            )
+            said = N_("{game} has no choice of players: --players is only for a game that has one")
+            raise UsageError(Said(said, game=Said(kind.caption)))
         options = dict(_option(text) for text in args.option)
         lines = _read(args.file)
         players, deck = args.players, args.deck
@@ -83,8 +75,8 @@ def run(args: argparse.Namespace) -> int:
         try:
             action = parse_line(text, kind.grammar)
         except TranscriptError as exc:
-            line = "line" if lang == "en" else "línea"
-            print(f"companion play: {line} {number}: {exc.text(lang)}", file=sys.stderr)
+            said = translate("line {number}: {problem}", lang).format(number=number, problem=exc.text(lang))
+            print(f"companion play: {said}", file=sys.stderr)
             if args.json:  # the state after the lines before it, as when an illegal line stops the run
                 print(final_json(game, refused), file=out)
             return USAGE_ERROR
@@ -109,19 +101,19 @@ def final_json(game: Game, refused: list[dict[str, Any]]) -> str:
 
 def _step(kind: GameKind, game: Game, action: Action | Literal["undo"], lang: str) -> tuple[str, str | None]:
     """Apply one transcript action: the verdict in words, and the reason code when it was refused."""
-    es = lang != "en"
     if action == UNDO:
         try:
             undone = game.pop()
         except IndexError:
-            return ("nada que deshacer" if es else "nothing to undo"), "nothing_to_undo"
-        return f"{'deshecho' if es else 'undone'}: {undone_words(game, undone, lang)}", None
+            return translate("nothing to undo", lang), "nothing_to_undo"
+        return translate("undone: {action}", lang).format(action=undone_words(game, undone, lang)), None
     before = game.snapshot()
     who = kind.who(before["turn"], lang)
     try:
         game.push(action)
     except IllegalPlay as exc:
-        return f"{who} {describe(game, action, lang)} — {'no' if es else 'refused'}: {exc.sentence(lang)}", exc.reason
+        refused = translate("{who} {action} — refused: {why}", lang)
+        return refused.format(who=who, action=describe(game, action, lang), why=exc.sentence(lang)), exc.reason
     notes = "".join(f"; {note}" for note in kind.notes(before, game.snapshot(), lang))
     return f"{who} {describe(game, action, lang)}{notes}", None
 
@@ -129,7 +121,7 @@ def _step(kind: GameKind, game: Game, action: Action | Literal["undo"], lang: st
 def _option(text: str) -> tuple[str, str]:
     key, sep, value = text.partition("=")
     if not sep or not key:
-        raise UsageError(f"--option takes KEY=VALUE, not {text!r}", f"--option se escribe CLAVE=VALOR, no {text!r}")
+        raise UsageError(Said(N_("--option takes KEY=VALUE, not {text}"), text=repr(text)))
     return key.strip(), value.strip()
 
 
@@ -159,12 +151,11 @@ def _agree(name: str, given: T | None, header: T | None) -> T | None:
 
 
 def _contradiction(name: str, given: object, header: object) -> UsageError:
-    return UsageError(
-        f"the command line says {name} {given} but the file's first line says {header}: "
-        "give the file's settings or leave them out",
-        f"la línea de órdenes dice {name} {given} pero la primera línea del fichero dice {header}: "
-        "da los ajustes del fichero o no los des",
+    said = N_(
+        "the command line says {name} {given} but the file's first line says {header}: give the file's settings or "
+        "leave them out"
     )
+    return UsageError(Said(said, name=name, given=given, header=header))
 
 
 def _read(path: str) -> list[str]:
@@ -173,7 +164,7 @@ def _read(path: str) -> list[str]:
     try:
         return read_text(path).splitlines()
     except FileNotFoundError:
-        raise UsageError(f"{path}: no such file", f"{path}: no existe el fichero") from None
+        raise UsageError(Said(N_("{path}: no such file"), path=path)) from None
     except (OSError, UnicodeDecodeError) as exc:
         reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
-        raise UsageError(f"{path}: cannot read it ({reason})", f"{path}: no se puede leer ({reason})") from None
+        raise UsageError(Said(N_("{path}: cannot read it ({reason})"), path=path, reason=reason)) from None

@@ -20,6 +20,7 @@ from importlib import resources
 from pathlib import Path
 
 from companion.files import read_text
+from companion.i18n import N_, Said
 
 __all__ = [
     "BUILTIN_DECKS",
@@ -64,23 +65,24 @@ class DeckError(ValueError):
     ``str()`` is the English sentence; :meth:`text` gives it in the language of the table or the command line, as
     the game's own set-up errors do::
 
-        >>> card = ("my.toml: card #2", "my.toml: carta n.º 2")
-        >>> error = DeckError.at(card, "field 'id' is missing", "falta el campo 'id'")
+        >>> card = Said(N_("{source}: card #{index}"), source="my.toml", index=2)
+        >>> error = DeckError.at(card, Said(N_("field {key} is missing"), key="'id'"))
         >>> str(error), error.text("es")
         ("my.toml: card #2: field 'id' is missing", "my.toml: carta n.º 2: falta el campo 'id'")
     """
 
-    def __init__(self, english: str, spanish: str) -> None:
-        super().__init__(english)
-        self.spanish = spanish
+    def __init__(self, where: Said | str, problem: Said) -> None:
+        self.where, self.problem = where, problem
+        super().__init__(self.text("en"))
 
     @classmethod
-    def at(cls, where: tuple[str, str], english: str, spanish: str) -> DeckError:
-        """The error ``english``/``spanish`` at ``where`` (the file, and the card: in English and in Spanish)."""
-        return cls(f"{where[0]}: {english}", f"{where[1]}: {spanish}")
+    def at(cls, where: Said | str, problem: Said) -> DeckError:
+        """``problem`` at ``where`` (the file, and the card)."""
+        return cls(where, problem)
 
     def text(self, lang: str = "es") -> str:
-        return str(self) if lang == "en" else self.spanish
+        where = self.where.text(lang) if isinstance(self.where, Said) else self.where
+        return f"{where}: {self.problem.text(lang)}"
 
 
 @dataclass(frozen=True, slots=True)
@@ -166,82 +168,58 @@ def load_deck(name_or_path: str | Path) -> Deck:
         source = str(path)
         builtins = ", ".join(BUILTIN_DECKS)
         if not path.exists():
-            raise DeckError.at(
-                (source, source),
-                f"no such deck. Give a built-in deck ({builtins}) or the path of a deck file.",
-                f"no existe esa baraja. Da una baraja incluida ({builtins}) o la ruta de un archivo de baraja.",
-            )
+            said = N_("no such deck. Give a built-in deck ({builtins}) or the path of a deck file.")
+            raise DeckError.at(source, Said(said, builtins=builtins))
         try:
             text = read_text(path)
         except (OSError, UnicodeDecodeError) as exc:
-            raise DeckError.at(
-                (source, source), f"cannot read the deck file ({exc})", f"no se puede leer el archivo ({exc})"
-            ) from exc
+            raise DeckError.at(source, Said(N_("cannot read the deck file ({error})"), error=exc)) from exc
     return parse_deck(text, source)
 
 
 def parse_deck(text: str, source: str) -> Deck:
     """Check and build a deck from TOML text; ``source`` names it in error messages."""
-    file = (source, source)
     try:
         data = tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:
-        raise DeckError.at(file, f"not valid TOML ({exc})", f"no es TOML válido ({exc})") from exc
+        raise DeckError.at(source, Said(N_("not valid TOML ({error})"), error=exc)) from exc
     name = data.get("name")
     if not isinstance(name, str) or not name:
-        raise DeckError.at(
-            file, 'the deck needs a name (name = "my deck")', 'la baraja necesita un nombre (name = "mi baraja")'
-        )
+        raise DeckError.at(source, Said(N_('the deck needs a name (name = "my deck")')))
     raw_cards = data.get("cards")
     if not isinstance(raw_cards, list) or not raw_cards:
-        raise DeckError.at(
-            file,
-            "the deck has no cards (add one [[cards]] table per card)",
-            "la baraja no tiene cartas (añade una tabla [[cards]] por carta)",
-        )
+        raise DeckError.at(source, Said(N_("the deck has no cards (add one [[cards]] table per card)")))
     cards: list[Card] = []
     seen: set[str] = set()
     for index, raw in enumerate(raw_cards, start=1):
-        card = _parse_card(raw, (f"{source}: card #{index}", f"{source}: carta n.º {index}"))
+        card = _parse_card(raw, Said(N_("{source}: card #{index}"), source=source, index=index))
         if card.id in seen:
-            raise DeckError.at(
-                (f"{source}: card #{index} ({card.id})", f"{source}: carta n.º {index} ({card.id})"),
-                f"field 'id': duplicate id {card.id!r}",
-                f"campo 'id': id repetido {card.id!r}",
-            )
+            where = Said(N_("{source}: card #{index} ({id})"), source=source, index=index, id=card.id)
+            raise DeckError.at(where, Said(N_("field 'id': duplicate id {id}"), id=repr(card.id)))
         seen.add(card.id)
         cards.append(card)
     return Deck(name=name, cards=tuple(cards), source=source)
 
 
-def _parse_card(raw: object, card: tuple[str, str]) -> Card:
-    """The card ``raw``; ``card`` names it in errors (the file and its number, in English and in Spanish)."""
+def _parse_card(raw: object, card: Said) -> Card:
+    """The card ``raw``; ``card`` names it in errors (the file and its number)."""
     if not isinstance(raw, dict):
-        raise DeckError.at(card, "a card must be a [[cards]] table", "una carta es una tabla [[cards]]")
+        raise DeckError.at(card, Said(N_("a card must be a [[cards]] table")))
     card_id = raw.get("id")
     if not isinstance(card_id, str) or not card_id.strip() or card_id != card_id.strip():
-        raise DeckError.at(
-            card,
-            "field 'id': a card needs a non-empty id without spaces around it",
-            "campo 'id': una carta necesita un id no vacío y sin espacios alrededor",
-        )
-    where = (f"{card[0]} ({card_id})", f"{card[1]} ({card_id})")
+        raise DeckError.at(card, Said(N_("field 'id': a card needs a non-empty id without spaces around it")))
+    where = Said(N_("{source}: card #{index} ({id})"), **card.fields, id=card_id)
 
     def field(key: str, kind: type) -> object:
         if key not in raw:
-            raise DeckError.at(where, f"field {key!r} is missing", f"falta el campo {key!r}")
+            raise DeckError.at(where, Said(N_("field {key} is missing"), key=repr(key)))
         value = raw[key]
         if kind is int and (isinstance(value, bool) or not isinstance(value, int)):
-            raise DeckError.at(
-                where,
-                f"field {key!r} must be a whole number, not {value!r}",
-                f"el campo {key!r} es un número entero, no {value!r}",
-            )
+            said = N_("field {key} must be a whole number, not {value}")
+            raise DeckError.at(where, Said(said, key=repr(key), value=repr(value)))
         if not isinstance(value, kind):
-            english, spanish = _TYPES[kind]
-            raise DeckError.at(
-                where, f"field {key!r} must be {english}, not {value!r}", f"el campo {key!r} es {spanish}, no {value!r}"
-            )
+            said = N_("field {key} must be {type}, not {value}")
+            raise DeckError.at(where, Said(said, key=repr(key), type=Said(_TYPES[kind]), value=repr(value)))
         return value
 
     kind_name = field("kind", str)
@@ -249,18 +227,13 @@ def _parse_card(raw: object, card: tuple[str, str]) -> Card:
         kind = Kind(str(kind_name))
     except ValueError:
         choices = " | ".join(k.value for k in Kind)
-        raise DeckError.at(
-            where,
-            f"field 'kind': unknown kind {kind_name!r} (use {choices})",
-            f"campo 'kind': tipo desconocido {kind_name!r} (usa {choices})",
-        ) from None
+        said = Said(N_("field 'kind': unknown kind {kind} (use {choices})"), kind=repr(kind_name), choices=choices)
+        raise DeckError.at(where, said) from None
     allowed = {"id", "kind"} | _FIELDS[kind]
     extra = sorted(set(raw) - allowed)
     if extra:
         raise DeckError.at(
-            where,
-            f"field {extra[0]!r} does not belong to a {kind} card",
-            f"el campo {extra[0]!r} no es de una carta {kind}",
+            where, Said(N_("field {key} does not belong to a {kind} card"), key=repr(extra[0]), kind=kind)
         )
 
     if kind is Kind.SPANISH:
@@ -268,58 +241,40 @@ def _parse_card(raw: object, card: tuple[str, str]) -> Card:
         rank = field("rank", int)
         if suit not in SUITS:
             raise DeckError.at(
-                where,
-                f"field 'suit': {suit!r} is not a suit (use O, C, E or B)",
-                f"campo 'suit': {suit!r} no es un palo (usa O, C, E o B)",
+                where, Said(N_("field 'suit': {suit} is not a suit (use O, C, E or B)"), suit=repr(suit))
             )
         assert isinstance(rank, int)
         if not 1 <= rank <= 12:
-            raise DeckError.at(
-                where, f"field 'rank': {rank} is not between 1 and 12", f"campo 'rank': {rank} no está entre 1 y 12"
-            )
+            raise DeckError.at(where, Said(N_("field 'rank': {rank} is not between 1 and 12"), rank=rank))
         if card_id != f"{rank}{suit}":
-            raise DeckError.at(
-                where,
-                f"field 'id': a Spanish card's id is <rank><suit>, here {rank}{suit}",
-                f"campo 'id': el id de una carta española es <número><palo>, aquí {rank}{suit}",
-            )
+            message = N_("field 'id': a Spanish card's id is <rank><suit>, here {id}")
+            raise DeckError.at(where, Said(message, id=f"{rank}{suit}"))
         return Card(id=card_id, kind=kind, suit=str(suit), rank=rank)
     if kind is Kind.MASTER:
         dots = field("dots", int)
         color = field("color", str)
         assert isinstance(dots, int)
         if not 1 <= dots <= 4:
-            raise DeckError.at(
-                where,
-                f"field 'dots': a master card has 1 to 4 dots, not {dots}",
-                f"campo 'dots': una maestra tiene de 1 a 4 puntos, no {dots}",
-            )
+            raise DeckError.at(where, Said(N_("field 'dots': a master card has 1 to 4 dots, not {dots}"), dots=dots))
         if color not in _COLORS:
-            raise DeckError.at(
-                where,
-                f"field 'color': {color!r} is not red or black",
-                f"campo 'color': {color!r} no es red (roja) ni black (negra)",
-            )
+            raise DeckError.at(where, Said(N_("field 'color': {color} is not red or black"), color=repr(color)))
         return Card(id=card_id, kind=kind, dots=dots, color=str(color), points=dots)
     if kind is Kind.NORMAL:
         ends = field("ends", list)
         points = field("points", int)
         assert isinstance(ends, list) and isinstance(points, int)
         if len(ends) != 2 or not all(isinstance(end, str) and _END.match(end) for end in ends):
-            raise DeckError.at(
-                where,
-                f'field \'ends\': {ends!r} is not two ends like "2R", "1B" or "0" (blank)',
-                f'campo \'ends\': {ends!r} no son dos extremos como "2R", "1B" o "0" (en blanco)',
-            )
+            message = N_('field \'ends\': {ends} is not two ends like "2R", "1B" or "0" (blank)')
+            raise DeckError.at(where, Said(message, ends=repr(ends)))
         if points < 0:
-            raise DeckError.at(where, f"field 'points': {points} is negative", f"campo 'points': {points} es negativo")
+            raise DeckError.at(where, Said(N_("field 'points': {points} is negative"), points=points))
         return Card(id=card_id, kind=kind, ends=(ends[0], ends[1]), points=points)
     # empty and central cards carry nothing but their id.
     return Card(id=card_id, kind=kind)
 
 
 # A field's TOML type as an error says it: (English, Spanish).
-_TYPES: dict[type, tuple[str, str]] = {str: ("text", "un texto"), list: ("a list", "una lista")}
+_TYPES: dict[type, str] = {str: N_("text"), list: N_("a list")}
 
 _FIELDS: dict[Kind, set[str]] = {
     Kind.SPANISH: {"suit", "rank"},

@@ -28,7 +28,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar, Protocol
 
 from companion.decks import Deck, load_deck
-from companion.i18n import translate
+from companion.i18n import N_, Said, translate
 from companion.rules.base import Action, Game, SetupError, check_options, either
 from companion.view import Language, Message, Scoreboard, TableView
 
@@ -119,7 +119,7 @@ class GameKind(ABC):
     engine: ClassVar[type[Game]]
     decks: ClassVar[tuple[str, ...]]  # the built-in decks it is played with; the first is its default
     options: ClassVar[Mapping[str, tuple[tuple[str, ...], str]]]  # option -> (allowed values, default)
-    grammar: ClassVar[tuple[str, str]]  # its transcript lines, in English and Spanish
+    grammar: ClassVar[str]  # what its transcript lines look like (an English msgid)
     scoreboard: ClassVar[type[Scoreboard]]  # the view its screen draws
     ends_at_outcome: ClassVar[bool]  # the engine's outcome ends the game (else it ends a set; the match goes on)
     ideal_players: ClassVar[tuple[int, int] | None] = None  # what the rule sheet recommends, when it says
@@ -276,8 +276,9 @@ def find_kind(name: str) -> GameKind:
         return kinds()[name]
     except KeyError:
         names = list(kinds())
-        english = f"Unknown game {name!r}: choose {either(names)}."
-        raise SetupError(english, f"Juego desconocido {name!r}: elige {either(names, 'es')}.") from None
+        raise SetupError(
+            Said(N_("Unknown game {name}: choose {games}."), name=repr(name), games=either(names))
+        ) from None
 
 
 def new_game(name: str, players: int, deck: str | None, options: Mapping[str, str]) -> Game:

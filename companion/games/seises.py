@@ -169,7 +169,7 @@ class SeisesKind(GameKind):
     engine = Seises
     decks = DECKS
     options = OPTIONS
-    grammar = ("play <card>, pay or undo", "play <carta>, pay o undo")
+    grammar = N_("play <card>, pay or undo")
     scoreboard = SeisesView
     ends_at_outcome = True
     ideal_players = RECOMMENDED_PLAYERS

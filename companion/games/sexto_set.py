@@ -112,7 +112,7 @@ class SextoSetKind(GameKind):
     engine = SextoSet
     decks = (DECK,)
     options = OPTIONS
-    grammar = ("play <master-id> <card>, pass or undo", "play <id-maestra> <carta>, pass o undo")
+    grammar = N_("play <master-id> <card>, pass or undo")
     scoreboard = SextoSetView
     ends_at_outcome = False
     texts = TEXTS

@@ -32,7 +32,7 @@ from typing import Any
 from companion.config import GameConfig
 from companion.events import Button, CardArrived, CardLeft, Press, SameCardTwice, UnknownTag, UnknownTagLeft, hexuid
 from companion.games import find_kind, new_game
-from companion.i18n import translate
+from companion.i18n import N_, Said, translate
 from companion.journal import Entry
 from companion.menu import Menu, Settings
 from companion.referee.health import Health, HealthEvent, HubStatus, JournalNotice, JournalStatus, ReaderStatus
@@ -136,7 +136,7 @@ class Referee:
             else:
                 action = parse_line(entry.text, self.kind.grammar)
                 if action is None or action == UNDO:
-                    raise TranscriptError(f"not an action: {entry.text!r}", f"no es una acción: {entry.text!r}")
+                    raise TranscriptError(Said(N_("not an action: {line}"), line=repr(entry.text)))
                 self.game.push(action)
                 named = _FIRST_SEAT.search(entry.text)
                 if named and len(self.game.actions) == 1:

@@ -13,6 +13,7 @@ from enum import StrEnum
 from typing import Any, ClassVar
 
 from companion.decks import Deck
+from companion.i18n import N_, Said, SaidError, translate
 
 __all__ = [
     "Action",
@@ -74,20 +75,14 @@ class Reason(StrEnum):
     ON_TABLE = "on_table"
 
 
-# What happened (a title) and what to do, in Spanish and English, short enough for the 128x64 screen
-# (a test draws every one). Fields come from IllegalPlay.details.
-Sentences = tuple[tuple[str, str], tuple[str, str]]  # (Spanish title, todo), (English title, todo)
+# What happened (a title) and what to do, English msgids of the catalogues (companion.i18n), short enough for the
+# 128x64 screen in every language (a test draws every one). Fields come from IllegalPlay.details.
+Sentences = tuple[str, str]  # (title, todo)
 SENTENCES: dict[StrEnum, Sentences] = {
-    Reason.GAME_OVER: (("Partida terminada", "Empezad una nueva"), ("Game over", "Start a new one")),
-    Reason.WRONG_ACTION: (("{game}: no hay «{verb}»", "{hint_es}"), ("{game} has no «{verb}»", "{hint_en}")),
-    Reason.UNKNOWN_CARD: (
-        ("La carta «{card}» no es de {deck}", "Retírala; revisa la baraja o el registro"),
-        ("Card «{card}» is not in {deck}", "Take it back; check the deck or the registry"),
-    ),
-    Reason.ON_TABLE: (
-        ("{name_es}: ya en la mesa", "Retírala y juega otra"),
-        ("{name_en}: already on the table", "Take it back and play another"),
-    ),
+    Reason.GAME_OVER: (N_("Game over"), N_("Start a new one")),
+    Reason.WRONG_ACTION: (N_("{game} has no «{verb}»"), N_("{hint}")),
+    Reason.UNKNOWN_CARD: (N_("Card «{card}» is not in {deck}"), N_("Take it back; check the deck or the registry")),
+    Reason.ON_TABLE: (N_("{name}: already on the table"), N_("Take it back and play another")),
 }
 
 
@@ -96,22 +91,19 @@ def add_sentences(sentences: Mapping[StrEnum, Sentences]) -> None:
     SENTENCES.update(sentences)
 
 
-class SetupError(ValueError):
+class SetupError(SaidError):
     """A game that cannot be set up as asked (wrong deck, wrong number of players, unknown option).
 
     ``str()`` is the English sentence; :meth:`text` gives it in the language of the table or command line.
     """
 
-    def __init__(self, english: str, spanish: str) -> None:
-        super().__init__(english)
-        self.spanish = spanish
-
-    def text(self, lang: str = "es") -> str:
-        return str(self) if lang == "en" else self.spanish
-
 
 class IllegalPlay(ValueError):
-    """A refused action: ``reason`` (a :class:`Reason`) and a sentence in Spanish and in English."""
+    """A refused action: ``reason`` (a :class:`Reason`) and its sentence, said in any language.
+
+    ``details`` fill the sentence. A detail said in words differs by language: a game gives it in Spanish and
+    English (``name_es``, ``name_en``, as the decks name cards) and the sentence says ``{name}``; another language
+    takes the English words. A :class:`~companion.i18n.Said` detail is said in the sentence's language."""
 
     def __init__(self, action: Action, reason: StrEnum, **details: Any) -> None:
         super().__init__(action, reason)
@@ -135,9 +127,11 @@ class IllegalPlay(ValueError):
         return f"{self.title(lang)}. {self.todo(lang)}."
 
     def _pair(self, lang: str) -> tuple[str, str]:
-        spanish, english = SENTENCES[self.reason]
-        title, todo = english if lang == "en" else spanish
-        return title.format(**self.details), todo.format(**self.details)
+        title, todo = SENTENCES[self.reason]
+        words = "es" if lang == "es" else "en"
+        fields = {key: value.text(lang) if isinstance(value, Said) else value for key, value in self.details.items()}
+        fields |= {key[:-3]: value for key, value in self.details.items() if key.endswith(f"_{words}")}
+        return translate(title, lang).format(**fields), translate(todo, lang).format(**fields)
 
 
 @dataclass(frozen=True, slots=True)
@@ -153,7 +147,7 @@ class Game(ABC):
 
     name: ClassVar[str]
     title: ClassVar[str]  # the game's name as players write it
-    turn_hint: ClassVar[tuple[str, str]]  # what a turn is, in Spanish and English, for a wrong action
+    turn_hint: ClassVar[str]  # what a turn is, for a wrong action (an English msgid)
     deck: Deck
 
     def __init__(self) -> None:
@@ -208,8 +202,7 @@ class Game(ABC):
 
     def _sentence_fields(self, action: Action, reason: StrEnum) -> dict[str, Any]:
         if reason is Reason.WRONG_ACTION:
-            hint_es, hint_en = self.turn_hint
-            return {"game": self.title, "verb": str(action), "hint_es": hint_es, "hint_en": hint_en}
+            return {"game": self.title, "verb": str(action), "hint": Said(self.turn_hint)}
         return self._details(action, reason)
 
     def push(self, action: Action) -> None:
@@ -225,11 +218,16 @@ class Game(ABC):
         return self.actions.pop()
 
 
-def either(choices: Iterable[object], lang: str = "en") -> str:
-    """``"4, 5 or 8"``: choices as a sentence says them (``"4, 5 o 8"`` in Spanish)."""
+def either(choices: Iterable[object]) -> Said | str:
+    """``"4, 5 or 8"``: choices as a sentence says them, in the language it is said in (``"4, 5 o 8"``).
+
+    >>> str(either([4, 5, 8])), either([4, 5, 8]).text("es"), either(["flag"])
+    ('4, 5 or 8', '4, 5 o 8', 'flag')
+    """
     words = [str(c) for c in choices]
-    last = " or " if lang == "en" else " o "
-    return words[0] if len(words) == 1 else f"{', '.join(words[:-1])}{last}{words[-1]}"
+    if len(words) == 1:
+        return words[0]
+    return Said(N_("{choices} or {last}"), choices=", ".join(words[:-1]), last=words[-1])
 
 
 def check_options(
@@ -239,17 +237,17 @@ def check_options(
     checked = {name: default for name, (_, default) in known.items()}
     for name, value in given.items():
         if name not in known:
-            have = f"its options are {either(known)}" if known else "it has no options"
-            tiene = f"sus opciones son {either(known, 'es')}" if known else "no tiene opciones"
-            raise SetupError(f"{game} has no option {name!r}: {have}.", f"{game} no tiene la opción {name!r}: {tiene}.")
+            have = (
+                Said(N_("its options are {options}"), options=either(known)) if known else Said(N_("it has no options"))
+            )
+            raise SetupError(Said(N_("{game} has no option {name}: {have}."), game=game, name=repr(name), have=have))
         allowed = known[name][0]
         if value not in allowed:
             numbers = all(choice.isdigit() for choice in allowed) and len(allowed) > 2
-            takes = f"a whole number from {allowed[0]} to {allowed[-1]}" if numbers else either(allowed)
-            admite = f"un número entero de {allowed[0]} a {allowed[-1]}" if numbers else either(allowed, "es")
-            raise SetupError(
-                f"Option {name} takes {takes}, not {value!r}.", f"La opción {name} admite {admite}, no {value!r}."
-            )
+            takes = Said(N_("a whole number from {low} to {high}"), low=allowed[0], high=allowed[-1])
+            said = Said(N_("Option {name} takes {takes}, not {value}."), name=name, value=repr(value))
+            said.fields["takes"] = takes if numbers else either(allowed)
+            raise SetupError(said)
         checked[name] = value
     return checked
 

@@ -20,6 +20,7 @@ from enum import StrEnum
 from typing import Any, ClassVar
 
 from companion.decks import SUITS, Deck, Kind, load_deck
+from companion.i18n import N_, Said
 from companion.rules.base import (
     Action,
     Game,
@@ -66,28 +67,22 @@ class SeisesReason(StrEnum):
 add_sentences(
     {
         SeisesReason.FIRST_PLAY_SIX_OF_OROS: (
-            ("Se abre con el 6 de oros", "Retira {name_es}; juega el 6 de oros"),
-            ("Opens with the 6 of coins", "Take back the {name_en}; play the 6 of coins"),
+            N_("Opens with the 6 of coins"),
+            N_("Take back the {name}; play the 6 of coins"),
         ),
-        SeisesReason.FIRST_PLAY_NO_PAY: (
-            ("Aún no se paga", "Quien tenga el 6 de oros, que lo juegue"),
-            ("No paying yet", "Whoever holds the 6 of coins plays it"),
-        ),
+        SeisesReason.FIRST_PLAY_NO_PAY: (N_("No paying yet"), N_("Whoever holds the 6 of coins plays it")),
         SeisesReason.HAND_OPENS_WITH_SIX: (
-            ("La mano abre con un seis", "Retira {name_es}; juega un seis o paga"),
-            ("A hand opens with a six", "Take back the {name_en}; play a six or pay"),
+            N_("A hand opens with a six"),
+            N_("Take back the {name}; play a six or pay"),
         ),
         SeisesReason.SUIT_NOT_STARTED: (
-            ("Sin hilera de {suit_es}", "Retira {name_es}; la abre el 6 de {suit_es}"),
-            ("No row of {suit_en} yet", "Take back the {name_en}; the 6 of {suit_en} starts it"),
+            N_("No row of {suit} yet"),
+            N_("Take back the {name}; the 6 of {suit} starts it"),
         ),
-        SeisesReason.NOT_NEXT_IN_ROW: (
-            ("{name_es} no sigue a {row}", "Retírala; vale {needed_es}, o paga"),
-            ("{name_en} does not follow {row}", "Take it back; {needed_en} fits, or pay"),
-        ),
+        SeisesReason.NOT_NEXT_IN_ROW: (N_("{name} does not follow {row}"), N_("Take it back; {needed} fits, or pay")),
         SeisesReason.HOLDS_A_PLAYABLE_CARD: (
-            ("Tienes carta que vale", "Cartas fuera de la mesa que no valen: {idle}; tienes {held}"),
-            ("You can play a card", "Cards off the table that cannot be played: {idle}; you hold {held}"),
+            N_("You can play a card"),
+            N_("Cards off the table that cannot be played: {idle}; you hold {held}"),
         ),
     }
 )
@@ -107,7 +102,7 @@ class _Payment:
 class Seises(Game):
     name: ClassVar[str] = "seises"
     title: ClassVar[str] = "Seises"
-    turn_hint: ClassVar[tuple[str, str]] = ("Juega una carta o paga una ficha", "Play a card or pay one chip")
+    turn_hint: ClassVar[str] = N_("Play a card or pay one chip")
 
     def __init__(self, players: int = 4, deck: Deck | str = DECKS[0], options: Mapping[str, str] | None = None) -> None:
         super().__init__()
@@ -126,13 +121,20 @@ class Seises(Game):
         works = player_counts(self.deck)
         if players not in works:
             low, high = RECOMMENDED_PLAYERS
+            said = N_(
+                "Seises with the {deck} deck ({cards} cards) is played by {counts} players, so that every hand "
+                "gets the same number of cards (the rule sheet recommends {low} to {high}); not by {players}."
+            )
             raise SetupError(
-                f"Seises with the {self.deck.name} deck ({len(self.deck)} cards) is played by "
-                f"{either(works)} players, so that every hand gets the same number of cards "
-                f"(the rule sheet recommends {low} to {high}); not by {players}.",
-                f"El Seises con la baraja {self.deck.name} ({len(self.deck)} cartas) lo juegan "
-                f"{either(works, 'es')} jugadores, para que todas las manos tengan las mismas cartas "
-                f"(la hoja recomienda de {low} a {high}); no {players}.",
+                Said(
+                    said,
+                    deck=self.deck.name,
+                    cards=len(self.deck),
+                    counts=either(works),
+                    low=low,
+                    high=high,
+                    players=players,
+                )
             )
         self.players = players
         self.hand_size = len(self.deck) // players
@@ -404,8 +406,7 @@ def _rank_order(deck: Deck) -> list[int]:
     """The ranks in "orden correlativo": the deck's ranks in order, so 7 and 10 are neighbours in 40 cards."""
     if any(card.kind is not Kind.SPANISH for card in deck):
         raise SetupError(
-            f"Seises is played with a Spanish deck; {deck.name} has cards of another kind.",
-            f"El Seises se juega con baraja española; {deck.name} tiene cartas de otra clase.",
+            Said(N_("Seises is played with a Spanish deck; {deck} has cards of another kind."), deck=deck.name)
         )
     by_suit: dict[str, set[int]] = {suit: set() for suit in SUITS}
     for card in deck:
@@ -413,8 +414,6 @@ def _rank_order(deck: Deck) -> list[int]:
         by_suit[card.suit].add(card.rank)
     ranks = by_suit["O"]
     if any(r != ranks for r in by_suit.values()) or 6 not in ranks:
-        raise SetupError(
-            f"Seises needs every suit of the {deck.name} deck to have the same ranks, the six among them.",
-            f"El Seises necesita que los palos de la baraja {deck.name} tengan los mismos números, con el seis.",
-        )
+        said = N_("Seises needs every suit of the {deck} deck to have the same ranks, the six among them.")
+        raise SetupError(Said(said, deck=deck.name))
     return sorted(ranks)

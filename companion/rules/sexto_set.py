@@ -27,6 +27,7 @@ from enum import StrEnum
 from typing import Any, ClassVar
 
 from companion.decks import Card, Deck, Kind, load_deck
+from companion.i18n import N_, Said
 from companion.rules.base import (
     Action,
     Game,
@@ -71,37 +72,19 @@ class SextoSetReason(StrEnum):
 
 add_sentences(
     {
-        SextoSetReason.SET_OVER: (
-            ("Set terminado", "Recoged: la próxima carta empieza otro"),
-            ("Set over", "Gather: the next card starts a set"),
-        ),
-        SextoSetReason.UNKNOWN_LINE: (
-            ("No hay línea {line}", "Usa una de las 8 líneas"),
-            ("No line {line}", "Use one of the 8 lines"),
-        ),
-        SextoSetReason.MASTER_CARD: (
-            ("{name_es}: no se juega", "Encabeza su línea; retírala"),
-            ("{name_en}: not played", "It heads its line; take it back"),
-        ),
-        SextoSetReason.CENTRAL_CARD: (
-            ("La carta central no se juega", "Retírala"),
-            ("The central card is not played", "Take it back"),
-        ),
-        SextoSetReason.NO_EMPTY_LEFT: (
-            ("Ya van {allowed} vacías", "No quedan más en el set; retírala"),
-            ("{allowed} empty cards played", "No more in this set; take it back"),
-        ),
+        SextoSetReason.SET_OVER: (N_("Set over"), N_("Gather: the next card starts a set")),
+        SextoSetReason.UNKNOWN_LINE: (N_("No line {line}"), N_("Use one of the 8 lines")),
+        SextoSetReason.MASTER_CARD: (N_("{name}: not played"), N_("It heads its line; take it back")),
+        SextoSetReason.CENTRAL_CARD: (N_("The central card is not played"), N_("Take it back")),
+        SextoSetReason.NO_EMPTY_LEFT: (N_("{allowed} empty cards played"), N_("No more in this set; take it back")),
         SextoSetReason.NO_LINK: (
-            ("{name_es} no enlaza con {open}", "Otra carta o línea: pasar pierde el set"),
-            ("{name_en} does not link with {open}", "Another card or line: passing loses the set"),
+            N_("{name} does not link with {open}"),
+            N_("Another card or line: passing loses the set"),
         ),
-        SextoSetReason.FIRST_ON_MASTER: (
-            ("Primer turno: sobre maestra", "Pon {name_es} en una línea sin cartas"),
-            ("First turn: on a master", "Put the {name_en} on a line with no cards"),
-        ),
+        SextoSetReason.FIRST_ON_MASTER: (N_("First turn: on a master"), N_("Put the {name} on a line with no cards")),
         SextoSetReason.HOLDS_A_LINKING_CARD: (
-            ("Podéis enlazar", "Cartas sin colocar que no enlazan: {idle}; tenéis {held}"),
-            ("You can link a card", "Unplaced cards that cannot link: {idle}; you hold {held}"),
+            N_("You can link a card"),
+            N_("Unplaced cards that cannot link: {idle}; you hold {held}"),
         ),
     }
 )
@@ -110,10 +93,7 @@ add_sentences(
 class SextoSet(Game):
     name: ClassVar[str] = "sexto-set"
     title: ClassVar[str] = "6º SET"
-    turn_hint: ClassVar[tuple[str, str]] = (
-        "Coloca una carta, o pasad si no podéis enlazar",
-        "Place a card, or pass if you cannot link",
-    )
+    turn_hint: ClassVar[str] = N_("Place a card, or pass if you cannot link")
 
     def __init__(self, deck: Deck | str = DECK, options: Mapping[str, str] | None = None) -> None:
         super().__init__()
@@ -122,10 +102,8 @@ class SextoSet(Game):
         self.deck = load_deck(deck) if isinstance(deck, str) else deck
         self.masters: tuple[str, ...] = tuple(c.id for c in self.deck.of_kind(Kind.MASTER))
         if len(self.masters) != 8:
-            raise SetupError(
-                f"6º SET needs 8 master cards; the {self.deck.name} deck has {len(self.masters)}.",
-                f"El 6º SET necesita 8 cartas maestras; la baraja {self.deck.name} tiene {len(self.masters)}.",
-            )
+            said = N_("6º SET needs 8 master cards; the {deck} deck has {count}.")
+            raise SetupError(Said(said, deck=self.deck.name, count=len(self.masters)))
         self._master_end = {m: frozenset((self.deck[m].master_end,)) for m in self.masters}
         # card id -> (kind, first end, second end): what lines_for() needs, without attribute look-ups
         self._shapes = {c.id: (c.kind, *(c.ends or ("", ""))) for c in self.deck}
@@ -133,10 +111,8 @@ class SextoSet(Game):
         self.empty_allowance = max(0, empties - REMOVED_EMPTIES)
         self.in_play = len(self.deck.of_kind(Kind.NORMAL)) + self.empty_allowance
         if self.in_play < DEALT:
-            raise SetupError(
-                f"6º SET deals {DEALT} cards; the {self.deck.name} deck has {self.in_play} in play.",
-                f"El 6º SET reparte {DEALT} cartas; la baraja {self.deck.name} tiene {self.in_play} en juego.",
-            )
+            said = N_("6º SET deals {dealt} cards; the {deck} deck has {count} in play.")
+            raise SetupError(Said(said, dealt=DEALT, deck=self.deck.name, count=self.in_play))
         self.sets_won = dict.fromkeys(PAIRS, 0)
         self.match_masters = dict.fromkeys(PAIRS, 0)  # master cards won in the sets that ended
         self.set_number = 0

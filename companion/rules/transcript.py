@@ -16,32 +16,23 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any, Final, Literal
 
+from companion.i18n import N_, Said, SaidError
 from companion.rules.base import Action, Game, Pass, Pay, Play
 
 __all__ = ["ANY_ACTION", "UNDO", "TranscriptError", "format_action", "parse_line", "state"]
 
 UNDO: Final = "undo"
 
-# What a line may say, in English and Spanish, when the game does not say it more exactly.
-ANY_ACTION = (
-    "play <card>, play <line> <card>, pay, pass or undo",
-    "play <carta>, play <línea> <carta>, pay, pass o undo",
-)
+# What a line may say (an English msgid), when the game does not say it more exactly.
+ANY_ACTION = N_("play <card>, play <line> <card>, pay, pass or undo")
 
 
-class TranscriptError(ValueError):
+class TranscriptError(SaidError):
     """A line that is not an action of any game (a usage error, not an illegal play)."""
 
-    def __init__(self, english: str, spanish: str) -> None:
-        super().__init__(english)
-        self.spanish = spanish
 
-    def text(self, lang: str = "es") -> str:
-        return str(self) if lang == "en" else self.spanish
-
-
-def parse_line(line: str, grammar: tuple[str, str] = ANY_ACTION) -> Action | Literal["undo"] | None:
-    """The action on ``line``; ``None`` for a blank or comment line. ``grammar`` (English, Spanish) says what the
+def parse_line(line: str, grammar: str = ANY_ACTION) -> Action | Literal["undo"] | None:
+    """The action on ``line``; ``None`` for a blank or comment line. ``grammar`` (an English msgid) says what the
     game's lines look like, for the error a line that is no action raises."""
     words = line.split("#", 1)[0].split()
     if not words:
@@ -57,10 +48,8 @@ def parse_line(line: str, grammar: tuple[str, str] = ANY_ACTION) -> Action | Lit
         return Pay()
     if verb == "pass" and not args:
         return Pass()
-    english, spanish = grammar
-    raise TranscriptError(
-        f"not an action: {line.strip()!r} (write {english})", f"no es una acción: {line.strip()!r} (escribe {spanish})"
-    )
+    said = N_("not an action: {line} (write {grammar})")
+    raise TranscriptError(Said(said, line=repr(line.strip()), grammar=Said(grammar)))
 
 
 def format_action(action: Action) -> str:

@@ -29,20 +29,13 @@ class EscaleraReason(StrEnum):
     NOT_HIGHER = "not_higher"
 
 
-add_sentences(
-    {
-        EscaleraReason.NOT_HIGHER: (
-            ("{name_es} no supera {top_es}", "Retírala; pon una más alta o pasa"),
-            ("{name_en} is not above {top_en}", "Take it back; lay a higher one or pass"),
-        )
-    }
-)
+add_sentences({EscaleraReason.NOT_HIGHER: (("{name} is not above {top}"), ("Take it back; lay a higher one or pass"))})
 
 
 class Escalera(Game):
     name: ClassVar[str] = "escalera"
     title: ClassVar[str] = "Escalera"
-    turn_hint: ClassVar[tuple[str, str]] = ("Pon una carta más alta, o pasa", "Lay a higher card, or pass")
+    turn_hint: ClassVar[str] = "Lay a higher card, or pass"
 
     def __init__(self, deck: Deck) -> None:
         super().__init__()
@@ -158,7 +151,7 @@ class EscaleraKind(GameKind):
     engine = Escalera
     decks = ("spanish-40",)
     options: ClassVar[Mapping[str, tuple[tuple[str, ...], str]]] = {}
-    grammar = ("play <card>, pass or undo", "play <carta>, pass o undo")
+    grammar = "play <card>, pass or undo"
     scoreboard = EscaleraView
     ends_at_outcome = True
     texts: ClassVar[Mapping[str, str]] = {

@@ -50,7 +50,7 @@ class Player:
     """Reads what the command prints and lays the card it asks for on the reader, lifting the one before."""
 
     def __init__(self, deck_path: Path, stop_at: int | None = None) -> None:
-        self.names = {card.name("es"): card for card in load_deck(deck_path)}
+        self.names = {card.name("en"): card for card in load_deck(deck_path)}  # the C locale: English
         self.tags = {
             card.id: sim.Ntag213(bytes((0x04, i, 0x11, 0x22, 0x33, 0x44, i)))
             for i, card in enumerate(self.names.values(), 1)
@@ -95,7 +95,7 @@ def load_deck_text(name: str) -> str:
 
 def enroll(player: Player, *args: str, monkeypatch: pytest.MonkeyPatch) -> int:
     monkeypatch.setattr(sys, "stdout", player)
-    return main(["enroll", "--lang", "es", *args])
+    return main(["enroll", *args])
 
 
 @pytest.mark.usefixtures("quick_player")
@@ -109,7 +109,7 @@ def test_every_card_is_asked_for_bound_and_written(
     )
     assert status == 0
     text = "".join(player.lines)
-    assert "[----" in text and "place as de oros (4 left)" in text and "place 7 de espadas (1 left)" in text
+    assert "[----" in text and "place ace of coins (4 left)" in text and "place 7 of swords (1 left)" in text
     assert "4/4 done" in text
     registry = Registry.load(registry_path, deck="mini")
     for card_id, tag in player.tags.items():
@@ -129,7 +129,7 @@ def test_a_crash_half_way_keeps_what_was_done_and_the_next_run_goes_on(
     second = Player(deck_path)
     second.tags = first.tags
     assert enroll(second, "--deck", str(deck_path), "--registry", str(registry_path), monkeypatch=monkeypatch) == 0
-    assert "place as de oros" not in "".join(second.lines)
+    assert "place ace of coins" not in "".join(second.lines)
     assert sorted(Registry.load(registry_path, deck="mini").bindings().values()) == ["12C", "1O", "6O", "7E"]
 
 

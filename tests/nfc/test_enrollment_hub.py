@@ -40,7 +40,7 @@ class HubPlayer:
 
     def __init__(self, hub: SimulatedHub, deck: str) -> None:
         self.hub = hub
-        self.names = {card.name("es"): card.id for card in load_deck(deck)}
+        self.names = {card.name("en"): card.id for card in load_deck(deck)}
         self.uids: dict[str, bytes] = {}
         self.zone_of: dict[str, int] = {}
         self.lines: list[str] = []
