@@ -212,8 +212,8 @@ class Journey:
         try:
             for line in terminal_lines(master, process, timeout=120):
                 seen.append(line)
-                if " place " in line:
-                    card = names[line.split(" place ", 1)[1].rsplit(" (", 1)[0]]
+                if " pon " in line:  # the config's game.language is Spanish: so is the command line
+                    card = names[line.split(" pon ", 1)[1].rsplit(" (", 1)[0]]
                     if laid is not None:
                         self.hub.take(*laid)
                     self.tags[card] = bytes((0x04, 0xE0, len(self.tags), 0x10, 0x20, 0x30, 0x40))
@@ -338,9 +338,10 @@ def test_the_readme_journey_from_install_to_history(journey: Journey) -> None:
         journey.run(command)
     printed = journey.printed
     assert "installing companion and its libraries into /opt/companion/venv" in printed["make install"]
-    assert printed["run --check"].split(": ", 1)[1].startswith("ok: seises, 4 players, deck spanish-40")
+    # the config says game.language = "es": the commands that read it speak Spanish
+    assert printed["run --check"].split(": ", 1)[1].startswith("bien: seises, 4 jugadores, baraja spanish-40")
     # the whole deck, each tag bound and its card id written on it by the hub
-    assert printed["enroll --write-tags"].splitlines()[-1].endswith("done: 40 cards of spanish-40 enrolled")
+    assert printed["enroll --write-tags"].splitlines()[-1].endswith("hecho: 40 cartas de spanish-40 inscritas")
     assert len(journey.tags) == 40
     for card, uid in journey.tags.items():
         journey.hub.put(0, uid)
