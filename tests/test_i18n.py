@@ -18,6 +18,7 @@ from companion.events import Button, Press, UnknownTag
 from companion.i18n import LOCALE, compile_po, language_name, languages, parse_po, translate
 from companion.menu import Choice, Menu, Settings
 from companion.referee import Referee
+from companion.rules import Play, Seises
 from companion.ui.screens import render
 from companion.view import TableView
 
@@ -148,6 +149,12 @@ msgstr "configuration"
 
 msgid "fix:"
 msgstr "correctif :"
+
+msgid "{rank} of {suit}"
+msgstr "{rank} de {suit}"
+
+msgid "coins"
+msgstr "deniers"
 """
 
 
@@ -339,3 +346,15 @@ def test_enrolls_errors_speak_the_language(
     assert no_deck in capsys.readouterr().err
     assert main(["enroll", "--deck", "spanish-40", "--backend", "hub", "--auto", *registry]) == 2
     assert auto in capsys.readouterr().err
+
+
+def test_a_refusal_in_a_third_language_names_the_cards_its_catalogue_names(french: Path) -> None:
+    refusal = Seises(players=4).refusal(Play("7O"))
+    assert refusal is not None
+    assert refusal.todo("fr") == "Take back the 7 de deniers; play the 6 of coins"  # the sentence: not yet
+    assert refusal.todo("es") == "Retira 7 de oros; juega el 6 de oros"
+    assert (
+        refusal.todo("en")
+        == str(refusal).split(". ", 1)[1].rstrip(".")
+        == "Take back the 7 of coins; play the 6 of coins"
+    )

@@ -34,19 +34,10 @@ __all__ = [
 
 BUILTIN_DECKS = ("spanish-40", "spanish-48", "squadratik")
 
-# Suit letter -> (Spanish name, English name).
-SUITS: dict[str, tuple[str, str]] = {
-    "O": ("oros", "coins"),
-    "C": ("copas", "cups"),
-    "E": ("espadas", "swords"),
-    "B": ("bastos", "clubs"),
-}
-_RANK_NAMES: dict[int, tuple[str, str]] = {
-    1: ("as", "ace"),
-    10: ("sota", "jack"),
-    11: ("caballo", "knight"),
-    12: ("rey", "king"),
-}
+# Suit letter -> its name (an English msgid: oros, copas, espadas, bastos in Spanish).
+SUITS: dict[str, str] = {"O": N_("coins"), "C": N_("cups"), "E": N_("swords"), "B": N_("clubs")}
+_RANK_NAMES: dict[int, str] = {1: N_("ace"), 10: N_("jack"), 11: N_("knight"), 12: N_("king")}
+_COLOUR_NAMES = {"red": N_("red"), "black": N_("black")}
 _COLORS = {"red": "R", "black": "B"}
 _END = re.compile(r"^(0|[1-9][0-9]*[RB])$")
 
@@ -110,21 +101,22 @@ class Card:
 
     def name(self, lang: str = "es") -> str:
         """The card as players say it: ``6 de oros``, ``rey de copas``, ``maestra 3 negra``."""
-        es = lang != "en"
+        return self.said().text(lang)
+
+    def said(self) -> Said:
+        """The card's name, to be said in any language (a refusal's ``{name}``)."""
         if self.kind is Kind.SPANISH:
             assert self.rank is not None and self.suit is not None
-            rank_es, rank_en = _RANK_NAMES.get(self.rank, (str(self.rank), str(self.rank)))
-            suit_es, suit_en = SUITS[self.suit]
-            return f"{rank_es} de {suit_es}" if es else f"{rank_en} of {suit_en}"
+            rank: Said | int = Said(_RANK_NAMES[self.rank]) if self.rank in _RANK_NAMES else self.rank
+            return Said(N_("{rank} of {suit}"), rank=rank, suit=Said(SUITS[self.suit]))
         if self.kind is Kind.MASTER:
-            colour = {"red": ("roja", "red"), "black": ("negra", "black")}[self.color or "red"]
-            return f"maestra {self.dots} {colour[0]}" if es else f"master {self.dots} {colour[1]}"
+            return Said(N_("master {dots} {colour}"), dots=self.dots, colour=Said(_COLOUR_NAMES[self.color or "red"]))
         if self.kind is Kind.EMPTY:
-            return f"carta vacía {self.id}" if es else f"empty card {self.id}"
+            return Said(N_("empty card {id}"), id=self.id)
         if self.kind is Kind.CENTRAL:
-            return "carta central" if es else "central card"
+            return Said(N_("central card"))
         assert self.ends is not None
-        return f"{'carta' if es else 'card'} {self.id} ({self.ends[0]}|{self.ends[1]})"
+        return Said(N_("card {id} ({left}|{right})"), id=self.id, left=self.ends[0], right=self.ends[1])
 
 
 @dataclass(frozen=True)

@@ -20,7 +20,7 @@ from companion.config import GameConfig
 from companion.decks import SUITS, Deck, load_deck
 from companion.events import Button, CardLeft, UnknownTag, UnknownTagLeft
 from companion.games import GameKind, Result, Voice, register
-from companion.i18n import N_
+from companion.i18n import N_, translate
 from companion.rules.base import Action, Game, Pay, Play, either
 from companion.rules.news import ChipOwed, GameWon, HandWon, News, Reneged, SomebodyReneged
 from companion.rules.robots import SeisesRobots
@@ -207,7 +207,7 @@ class SeisesKind(GameKind):
     def card_on_zone(self, game: Game, card: str, role: str, head: str | None, voice: Voice) -> Action | Message:
         deck_card = game.deck.get(card)
         if role in SUITS and deck_card is not None and deck_card.suit != role:
-            suit = SUITS[deck_card.suit or "O"][0 if voice.language == "es" else 1]
+            suit = translate(SUITS[deck_card.suit or "O"], voice.language)
             title = voice.text("wrong_zone", card=voice.card_name(card), suit=suit)
             return Message(MessageKind.ILLEGAL, title, voice.text("wrong_zone_do", suit=suit))
         return Play(card)
@@ -254,31 +254,22 @@ class SeisesKind(GameKind):
         return None
 
     def notes(self, before: Mapping[str, Any], after: Mapping[str, Any], lang: str) -> Iterable[str]:
-        es = lang != "en"
         for item in news(before, after):
             if isinstance(item, Reneged):
-                penalty = (f" (-{item.points} puntos)" if es else f" (-{item.points} points)") if item.points else ""
-                yield ("¡renuncio!" if es else "renege!") + penalty
+                penalty = translate(" (-{points} points)", lang).format(points=item.points) if item.points else ""
+                yield translate("renege!", lang) + penalty
             elif isinstance(item, SomebodyReneged):
-                yield (
-                    "¡renuncio!: todos han pagado y quedan cartas que valen"
-                    if es
-                    else "renege!: every seat paid while playable cards are in hands"
-                )
+                yield translate("renege!: every seat paid while playable cards are in hands", lang)
             elif isinstance(item, ChipOwed):
-                yield "bolsa vacía: la ficha queda debida" if es else "reserve empty: the chip is owed"
+                yield translate("reserve empty: the chip is owed", lang)
             elif isinstance(item, HandWon):
-                yield (
-                    f"el asiento {item.seat} gana la mano y el bote ({item.chips} fichas)"
-                    if es
-                    else f"seat {item.seat} wins the hand and the pot ({item.chips} chips)"
-                )
+                said = translate("seat {seat} wins the hand and the pot ({chips} chips)", lang)
+                yield said.format(seat=item.seat, chips=item.chips)
             elif isinstance(item, GameWon):
-                yield f"el asiento {item.seat} gana la partida" if es else f"seat {item.seat} wins the game"
+                yield translate("seat {seat} wins the game", lang).format(seat=item.seat)
 
     def who(self, turn: int | str | None, lang: str) -> str:
-        es = lang != "en"
-        return f"{'asiento' if es else 'seat'} {turn}" if turn else ("fin:" if es else "over:")
+        return translate("seat {seat}", lang).format(seat=turn) if turn else translate("over:", lang)
 
     def whose_turn(self, game: Game, voice: Voice) -> str:
         assert isinstance(game, Seises)

@@ -20,7 +20,7 @@ from companion.config import GameConfig
 from companion.decks import Deck
 from companion.events import Button
 from companion.games import GameKind, Result, Voice, register
-from companion.i18n import N_
+from companion.i18n import N_, translate
 from companion.rules.base import Action, Game, Pass, Play
 from companion.rules.news import News, SetEnded, SetStarted
 from companion.rules.robots import SextoSetRobots
@@ -163,23 +163,18 @@ class SextoSetKind(GameKind):
         return None, False
 
     def notes(self, before: Mapping[str, Any], after: Mapping[str, Any], lang: str) -> Iterable[str]:
-        es = lang != "en"
         for item in news(before, after):
             if isinstance(item, SetStarted):
-                yield f"empieza el set {item.number}" if es else f"set {item.number} begins"
+                yield translate("set {number} begins", lang).format(number=item.number)
             elif isinstance(item, SetEnded):
                 if item.winner is None:
-                    yield "set empatado" if es else "drawn set"
+                    yield translate("drawn set", lang)
                 else:
-                    yield f"la pareja {item.winner} gana el set" if es else f"pair {item.winner} wins the set"
-                yield (
-                    f"la pareja {item.leads_next} empieza el siguiente"
-                    if es
-                    else f"pair {item.leads_next} leads the next one"
-                )
+                    yield translate("pair {pair} wins the set", lang).format(pair=item.winner)
+                yield translate("pair {pair} leads the next one", lang).format(pair=item.leads_next)
 
     def who(self, turn: int | str | None, lang: str) -> str:
-        return f"{'pareja' if lang != 'en' else 'pair'} {turn}"
+        return translate("pair {pair}", lang).format(pair=turn)
 
     def whose_turn(self, game: Game, voice: Voice) -> str:
         assert isinstance(game, SextoSet)

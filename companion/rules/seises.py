@@ -206,12 +206,7 @@ class Seises(Game):
         if card is None or card.suit is None:
             return {"card": action.card, "deck": self.deck.name}
         suit = card.suit
-        details: dict[str, Any] = {
-            "name_es": card.name("es"),
-            "name_en": card.name("en"),
-            "suit_es": SUITS[suit][0],
-            "suit_en": SUITS[suit][1],
-        }
+        details: dict[str, Any] = {"name": card.said(), "suit": Said(SUITS[suit])}
         row = self.rows[suit]
         if row is not None:
             low, high = row
@@ -221,7 +216,7 @@ class Seises(Game):
             for lang, word, other in (("es", " o ", "otra carta"), ("en", " or ", "another card")):
                 names = [c.name(lang) for c in needed]
                 ranks = [n.rsplit(" de " if lang == "es" else " of ", 1)[0] for n in names[:-1]]
-                details[f"needed_{lang}"] = word.join([*ranks, *names[-1:]]) or other
+                details[f"needed_{lang}"] = word.join([*ranks, *names[-1:]]) or other  # a third language: English
         return details
 
     def legal_cards(self) -> list[str]:

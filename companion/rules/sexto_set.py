@@ -226,8 +226,7 @@ class SextoSet(Game):
         opens = self.open_ends.get(action.line or "", _ANY_ONLY)
         shown = " | ".join(sorted(opens))
         return {
-            "name_es": card.name("es"),
-            "name_en": card.name("en"),
+            "name": card.said(),
             "line": action.line,
             "open": shown,
             "allowed": self.empty_allowance,

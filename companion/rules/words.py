@@ -1,4 +1,4 @@
-"""Actions and cards in words, as the table and ``companion play`` say them, in Spanish or English::
+"""Actions and cards in words, as the table and ``companion play`` say them, in any language::
 
 >>> from companion.rules import Play, Seises
 >>> describe(Seises(players=4), Play("6O"), "en")
@@ -7,6 +7,7 @@
 
 from __future__ import annotations
 
+from companion.i18n import translate
 from companion.rules.base import Action, Game, Pass, Pay
 
 __all__ = ["card_name", "describe", "undone_words"]
@@ -14,25 +15,23 @@ __all__ = ["card_name", "describe", "undone_words"]
 
 def describe(game: Game, action: Action, lang: str = "es") -> str:
     """An action in words: ``juega 6 de oros``, ``coloca N07 en la línea de la maestra 2 negra``."""
-    es = lang != "en"
     if isinstance(action, Pay):
-        return "paga una ficha" if es else "pays one chip"
+        return translate("pays one chip", lang)
     if isinstance(action, Pass):
-        return "pasa: no puede enlazar" if es else "passes: cannot link"
+        return translate("passes: cannot link", lang)
     name = card_name(game, action.card, lang)
     if action.line is None:
-        return f"juega {name}" if es else f"plays the {name}"
+        return translate("plays the {card}", lang).format(card=name)
     line = card_name(game, action.line, lang)
-    return f"coloca {name} en la línea de la {line}" if es else f"places {name} on the line of {line}"
+    return translate("places {card} on the line of {line}", lang).format(card=name, line=line)
 
 
 def undone_words(game: Game, action: Action, lang: str = "es") -> str:
     """What an undo took back, as the table says it: ``6 de oros``, ``el pago de una ficha``."""
-    es = lang != "en"
     if isinstance(action, Pay):
-        return "el pago de una ficha" if es else "the chip paid"
+        return translate("the chip paid", lang)
     if isinstance(action, Pass):
-        return "el paso" if es else "the pass"
+        return translate("the pass", lang)
     return card_name(game, action.card, lang)
 
 

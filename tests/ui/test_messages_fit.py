@@ -27,7 +27,7 @@ LONGEST = {
     )
     for lang in ("es", "en")
 }
-SUIT = {"es": max((s[0] for s in SUITS.values()), key=len), "en": max((s[1] for s in SUITS.values()), key=len)}
+SUIT = {lang: max((translate(suit, lang) for suit in SUITS.values()), key=len) for lang in ("es", "en")}
 DETAILS = {
     "name_es": LONGEST["es"],
     "name_en": LONGEST["en"],
