@@ -8,6 +8,7 @@ from pathlib import Path
 
 from companion.commands.enroll import ERRORS, add_station_arguments, auto_backend, load, open_station, settings
 from companion.decks import Deck
+from companion.i18n import _
 from companion.nfc.enrollment import Identify
 from companion.nfc.registry import Registry
 from companion.nfc.stations import SimulatedHand
@@ -16,11 +17,11 @@ STRANGER = "stranger"  # what the simulated hand lays last: a tag no card is bou
 
 
 def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
-    parser = subparsers.add_parser("cards", help="list which tag is which card, and the cards not enrolled yet")
+    parser = subparsers.add_parser("cards", help=_("list which tag is which card, and the cards not enrolled yet"))
     add_station_arguments(parser)
-    parser.add_argument("--identify", action="store_true", help="name each card laid on a zone, until Ctrl-C")
+    parser.add_argument("--identify", action="store_true", help=_("name each card laid on a zone, until Ctrl-C"))
     parser.add_argument(
-        "--auto", action="store_true", help="with --identify and simulated readers: lay each card in turn"
+        "--auto", action="store_true", help=_("with --identify and simulated readers: lay each card in turn")
     )
     parser.set_defaults(func=run)
 
@@ -48,13 +49,13 @@ def identify(deck: Deck, registry: Registry, options: argparse.Namespace, args: 
     try:
         names = Identify(deck, registry, station, lang=args.lang)
         if not isinstance(station, SimulatedHand):
-            print("lay a card on a zone to hear what it is; Ctrl-C to stop")
+            print(_("lay a card on a zone to hear what it is; Ctrl-C to stop"))
             names.run()
             return 0
         hand = [card.id for card in deck] + [STRANGER] if args.auto else []
         sim = station
         if not hand:
-            print("simulated readers: lay tags with companion.sim, or add --auto to watch it")
+            print(_("simulated readers: lay tags with companion.sim, or add --auto to watch it"))
 
         def lay_next() -> None:
             if hand and names.named == len(deck) + 1 - len(hand):
@@ -69,16 +70,19 @@ def identify(deck: Deck, registry: Registry, options: argparse.Namespace, args: 
 
 def listing(deck: Deck, registry: Registry, path: Path, deck_arg: str, lang: str) -> int:
     tags = {card: uid for uid, card in registry.bindings().items()}
-    print(f"{deck.name}: {len(tags)} of {len(deck)} cards enrolled ({path})")
+    said = _("{deck}: {count} of {total} cards enrolled ({path})")
+    print(said.format(deck=deck.name, count=len(tags), total=len(deck), path=path))
     width = max(len(card.id) for card in deck)
     for card in deck:
         if card.id in tags:
             print(f"  {card.id:<{width}}  {tags[card.id]}  {card.name(lang)}")
     strangers = sorted(card for card in tags if card not in deck)
     if strangers:
-        print(f"bound to ids that are not cards of {deck.name}: {', '.join(strangers)} (enroll with --rebind to fix)")
+        said = _("bound to ids that are not cards of {deck}: {ids} (enroll with --rebind to fix)")
+        print(said.format(deck=deck.name, ids=", ".join(strangers)))
     missing = [card for card in deck if card.id not in tags]
     if missing:
-        print(f"missing ({len(missing)}): " + ", ".join(f"{c.id} ({c.name(lang)})" for c in missing))
-        print(f"enroll them with: companion enroll --deck {deck_arg}")
+        cards = ", ".join(f"{c.id} ({c.name(lang)})" for c in missing)
+        print(_("missing ({count}): {cards}").format(count=len(missing), cards=cards))
+        print(_("enroll them with: companion enroll --deck {deck}").format(deck=deck_arg))
     return 0

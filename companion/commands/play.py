@@ -10,7 +10,7 @@ from typing import Any, Literal, TextIO, TypeVar
 from companion.decks import DeckError, load_deck
 from companion.files import read_text
 from companion.games import GameKind, find_kind, kinds
-from companion.i18n import N_, Said, SaidError, translate
+from companion.i18n import N_, Said, SaidError, _, translate
 from companion.rules import Action, Game, IllegalPlay, SetupError
 from companion.rules.transcript import UNDO, TranscriptError, parse_line, state
 from companion.rules.words import describe, undone_words
@@ -24,20 +24,20 @@ ILLEGAL = 1
 def register(subparsers: Any) -> None:
     parser = subparsers.add_parser(
         "play",
-        help="replay a game transcript through the rules",
-        description="Read one action per line (play/pay/pass/undo) and print each line's verdict.",
+        help=_("replay a game transcript through the rules"),
+        description=_("Read one action per line (play/pay/pass/undo) and print each line's verdict."),
     )
     parser.add_argument("game", choices=list(kinds()))
-    parser.add_argument("file", nargs="?", default="-", help="the transcript, or - for standard input")
-    parser.add_argument("--players", type=int, help="number of players, in a game that has a choice (default 4)")
-    parser.add_argument("--deck", help="a built-in deck name or the path of a deck file")
+    parser.add_argument("file", nargs="?", default="-", help=_("the transcript, or - for standard input"))
+    parser.add_argument("--players", type=int, help=_("number of players, in a game that has a choice (default 4)"))
+    parser.add_argument("--deck", help=_("a built-in deck name or the path of a deck file"))
     parser.add_argument(
-        "--option", action="append", default=[], metavar="KEY=VALUE", help="a rule option (see docs/RULES.md)"
+        "--option", action="append", default=[], metavar="KEY=VALUE", help=_("a rule option (see docs/RULES.md)")
     )
     parser.add_argument(
-        "--json", action="store_true", help="end with the final state and the refused lines as one JSON object"
+        "--json", action="store_true", help=_("end with the final state and the refused lines as one JSON object")
     )
-    parser.add_argument("--keep-going", action="store_true", help="skip illegal lines instead of stopping")
+    parser.add_argument("--keep-going", action="store_true", help=_("skip illegal lines instead of stopping"))
     parser.set_defaults(func=run)
 
 

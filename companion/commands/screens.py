@@ -8,7 +8,7 @@ from typing import Any
 
 from PIL import Image
 
-from companion.i18n import languages
+from companion.i18n import _, languages
 from companion.ui.display import FakeI2CBus, Screen, make_device
 from companion.ui.examples import example_views
 
@@ -16,13 +16,15 @@ from companion.ui.examples import example_views
 def register(subparsers: Any) -> None:
     parser = subparsers.add_parser(
         "screens",
-        help="draw every OLED screen for example states into PNG files",
-        description="Draw every OLED screen, in every language, for example table states, through the real "
-        "SSD1306 driver, and write each frame as <language>-<screen>.png.",
+        help=_("draw every OLED screen for example states into PNG files"),
+        description=_(
+            "Draw every OLED screen, in every language, for example table states, through the real SSD1306 driver, "
+            "and write each frame as <language>-<screen>.png."
+        ),
     )
-    parser.add_argument("--out", required=True, type=Path, help="folder for the PNG files (created if missing)")
+    parser.add_argument("--out", required=True, type=Path, help=_("folder for the PNG files (created if missing)"))
     parser.add_argument(
-        "--scale", type=int, default=1, help="pixels per OLED pixel (1 gives the 128x64 frames themselves)"
+        "--scale", type=int, default=1, help=_("pixels per OLED pixel (1 gives the 128x64 frames themselves)")
     )
     parser.set_defaults(func=run)
 
@@ -36,7 +38,7 @@ def run(args: argparse.Namespace) -> int:
         if args.scale > 1:
             image = image.resize((image.width * args.scale, image.height * args.scale), Image.Resampling.NEAREST)
         image.save(args.out / f"{name}.png")
-    print(f"companion screens: wrote {len(frames)} PNG files to {args.out}")
+    print("companion screens: " + _("wrote {count} PNG files to {folder}").format(count=len(frames), folder=args.out))
     return 0
 
 

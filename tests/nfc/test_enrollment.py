@@ -181,9 +181,12 @@ def test_cards_lists_bindings_and_what_is_missing(tmp_path: Path, capsys: pytest
     registry.save()
     assert main(["cards", "--deck", "spanish-40", "--registry", str(tmp_path / "r.toml"), "--lang", "es"]) == 0
     out = capsys.readouterr().out
-    assert "1 of 40 cards enrolled" in out
+    assert "1 de 40 cartas inscritas" in out
     assert "6O   04A1B2C3D4E5F6  6 de oros" in out
-    assert "missing (39): 1O (as de oros)" in out
+    assert "faltan (39): 1O (as de oros)" in out
+    assert main(["cards", "--deck", "spanish-40", "--registry", str(tmp_path / "r.toml"), "--lang", "en"]) == 0
+    out = capsys.readouterr().out
+    assert "1 of 40 cards enrolled" in out and "missing (39): 1O (ace of coins)" in out
 
 
 @pytest.mark.usefixtures("quick_player")
