@@ -29,6 +29,7 @@ COMMANDS: tuple[str, ...] = (
     "companion.commands.history",
     "companion.commands.run",
     "companion.commands.doctor",
+    "companion.commands.club",
 )
 
 

@@ -83,6 +83,10 @@ install -d -m 0755 "$DESTDIR/etc/systemd/system" "$DESTDIR/etc/udev/rules.d"
 # The unit names the program by its path: under another PREFIX, that one.
 sed "s|/opt/companion/|$PREFIX/|g" "$SOURCE/systemd/companion.service" > "$DESTDIR/etc/systemd/system/companion.service"
 chmod 0644 "$DESTDIR/etc/systemd/system/companion.service"
+# The club's service (companion club), installed, never enabled: one machine of a club runs it (docs/CLUB.md).
+sed "s|/opt/companion/|$PREFIX/|g" "$SOURCE/systemd/companion-club.service" \
+    > "$DESTDIR/etc/systemd/system/companion-club.service"
+chmod 0644 "$DESTDIR/etc/systemd/system/companion-club.service"
 if [[ -f "$SOURCE/systemd/99-companion-hub.rules" ]]; then
     install -m 0644 "$SOURCE/systemd/99-companion-hub.rules" "$DESTDIR/etc/udev/rules.d/99-companion-hub.rules"
 fi

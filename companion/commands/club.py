@@ -1,0 +1,153 @@
+"""``companion club``: the club's service. Every table's events from the broker into the league's standings
+(SQLite), and the room's board served live; ``--csv`` writes the standings and exits (docs/CLUB.md)."""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import contextlib
+import signal
+import sqlite3
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+from companion.club.broker import BrokerError, LocalBroker
+from companion.club.room import Room
+from companion.club.service import Club
+from companion.club.standings import League
+from companion.config import ConfigError, MqttConfig, parse_listen, read_mqtt
+from companion.i18n import languages
+from companion.systemd import Notifier, log_to
+
+LOOPBACK = ("127.0.0.1", "localhost", "::1")
+
+
+def register(subparsers: Any) -> None:
+    parser = subparsers.add_parser(
+        "club",
+        help="the club's service: every table's games into the league's standings, and the room's board",
+        description="Reads every table's events from the club's MQTT broker (a persistent session: what the tables "
+        "publish while it is away waits for it), keeps the league's standings in SQLite and serves the room's "
+        "board with every table live. docs/CLUB.md.",
+    )
+    parser.add_argument(
+        "--mqtt", metavar="URL", default="mqtt://127.0.0.1:1883", help="the club's broker (default %(default)s)"
+    )
+    parser.add_argument("--username", default="", help="the club's login on the broker (the sample ACL's is club)")
+    parser.add_argument("--password-file", type=Path, help="the file holding the password (never on the command line)")
+    parser.add_argument("--ca", default="", help="with mqtts://: the CA certificate that signed the broker's")
+    parser.add_argument(
+        "--broker",
+        action="store_true",
+        help="start a mosquitto of its own on this machine, on --mqtt's port (to try a club on one computer)",
+    )
+    parser.add_argument(
+        "--web", metavar="HOST:PORT", default="0.0.0.0:8090", help="where the room's board is served (%(default)s)"
+    )
+    parser.add_argument("--db", type=Path, default=Path("club.db"), help="the league's file (default %(default)s)")
+    parser.add_argument("--lang", choices=languages(), default="es", help="the board's language (default es)")
+    parser.add_argument("--csv", metavar="FILE", help="write the standings as CSV to FILE (- for stdout), exit")
+    parser.set_defaults(func=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    if args.csv is not None:
+        return _csv(args.db, args.csv)
+    try:
+        password = args.password_file.read_text().strip() if args.password_file else ""
+    except OSError as exc:
+        print(f"companion club: --password-file: {exc.strerror}: {args.password_file}", file=sys.stderr)
+        return 2
+    settings = {"url": args.mqtt, "table": "club", "username": args.username, "password": password, "ca": args.ca}
+    try:
+        mqtt = read_mqtt(settings, "companion club")  # the table key is the reader's: the club publishes nothing
+        listen = parse_listen(args.web)
+    except ConfigError as exc:
+        text = str(exc).replace("mqtt.url", "--mqtt").replace("mqtt.password", "--password-file")
+        print(text.replace("mqtt.username", "--username").replace("mqtt.ca", "--ca"), file=sys.stderr)
+        return 2
+    except ValueError as exc:
+        print(f"companion club: --web: {exc}", file=sys.stderr)
+        return 2
+    assert mqtt is not None
+    if args.broker and mqtt.host not in LOOPBACK:
+        print(
+            f"companion club: --broker starts a broker on this machine: give --mqtt mqtt://127.0.0.1:{mqtt.port}",
+            file=sys.stderr,
+        )
+        return 2
+    log_to(sys.stderr)
+    broker = LocalBroker(mqtt.port, args.db.absolute().parent / "club-broker") if args.broker else None
+    try:
+        if broker is not None:
+            broker.start()
+        return asyncio.run(_serve(mqtt, args.db, listen, args.lang, broker is not None))
+    except BrokerError as exc:
+        print(f"companion club: --broker: {exc}", file=sys.stderr)
+        return 1
+    except (sqlite3.Error, OSError) as exc:
+        print(f"companion club: --db {args.db}: cannot open it ({exc}); give a file you may write", file=sys.stderr)
+        return 1
+    finally:
+        if broker is not None:
+            broker.stop()
+
+
+async def _serve(mqtt: MqttConfig, db: Path, listen: tuple[str, int], language: str, own_broker: bool) -> int:
+    league = League(db)
+    room = Room(league, listen, language)
+    club = Club(mqtt, league, on_update=room.changed)
+    stop = asyncio.Event()
+    loop = asyncio.get_running_loop()
+    for signum in (signal.SIGINT, signal.SIGTERM):
+        loop.add_signal_handler(signum, stop.set)
+    serving = asyncio.create_task(room.serve())
+    reading = asyncio.create_task(club.run())
+    stopping = asyncio.create_task(stop.wait())
+    systemd = Notifier.from_environ()
+    try:
+        while room.port is None:
+            if serving.done():
+                error = serving.exception()
+                where = f"{listen[0]}:{listen[1]}"
+                print(f"companion club: --web: cannot listen on {where} ({error}); give a free one", file=sys.stderr)
+                return 1
+            await asyncio.sleep(0.01)
+        host = "127.0.0.1" if listen[0] in ("0.0.0.0", "::") else listen[0]
+        print(f"companion club: the room's board on http://{host}:{room.port}/, the league in {db}", flush=True)
+        print(f"companion club: the tables from {mqtt.url}{' (its own mosquitto)' if own_broker else ''}", flush=True)
+        systemd.send("READY=1")
+        while not stopping.done():
+            systemd.tick(time.monotonic())
+            await asyncio.wait({stopping}, timeout=min(1.0, systemd.watchdog_s or 1.0))
+        systemd.send("STOPPING=1")
+        return 0
+    finally:
+        for task in (serving, reading, stopping):
+            task.cancel()
+        for task in (serving, reading, stopping):
+            with contextlib.suppress(asyncio.CancelledError, OSError):
+                await task
+        league.close()
+
+
+def _csv(db: Path, out: str) -> int:
+    if not db.exists():
+        print(f"companion club: --db {db}: no such league (the service makes it when it starts)", file=sys.stderr)
+        return 2
+    league = League(db)
+    try:
+        text = league.csv()
+    finally:
+        league.close()
+    if out == "-":
+        sys.stdout.write(text)
+        return 0
+    try:
+        Path(out).write_text(text)
+    except OSError as exc:
+        print(f"companion club: --csv {out}: {exc.strerror}; give a file you may write", file=sys.stderr)
+        return 1
+    return 0
