@@ -20,6 +20,7 @@ import ssl
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import Any
 
 import aiomqtt
 import paho.mqtt.client as paho
@@ -27,7 +28,7 @@ import paho.mqtt.client as paho
 from companion.club.standings import BadEvent, League
 from companion.config import MqttConfig
 
-__all__ = ["CLIENT_ID", "Club", "Update"]
+__all__ = ["CLIENT_ID", "Club", "Update", "stop"]
 
 log = logging.getLogger(__name__)
 
@@ -36,6 +37,7 @@ log = logging.getLogger(__name__)
 CLIENT_ID = "companion.club"
 TOPICS = ("companion/+/events", "companion/+/status")
 RETRY_S = (1.0, 30.0)  # after a failed connection: the first wait, doubled up to the last
+STOP_S = 0.5  # how long a cancelled task has before it is cancelled again
 BATCH = 200  # at most this many messages a commit, so a long backlog is acknowledged as it goes
 
 
@@ -135,6 +137,17 @@ class Club:
         )
         _paho(client).manual_ack_set(True)  # before connecting: the session's backlog comes right after CONNACK
         return client
+
+
+async def stop(*tasks: asyncio.Task[Any]) -> None:
+    """Cancel ``tasks`` and wait for their end, cancelling again those still running: before Python 3.12,
+    ``asyncio.wait_for`` (with which aiomqtt awaits the broker's answers) may swallow a cancellation that comes with
+    the answer (CPython gh-86296), and the club would read on."""
+    running = set(tasks)
+    while running:
+        for task in running:
+            task.cancel()
+        _, running = await asyncio.wait(running, timeout=STOP_S)
 
 
 def _paho(client: aiomqtt.Client) -> paho.Client:

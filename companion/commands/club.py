@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import contextlib
 import signal
 import sqlite3
 import sys
@@ -15,7 +14,7 @@ from typing import Any
 
 from companion.club.broker import BrokerError, LocalBroker
 from companion.club.room import Room
-from companion.club.service import Club
+from companion.club.service import Club, stop
 from companion.club.standings import League
 from companion.config import ConfigError, MqttConfig, parse_listen, read_mqtt
 from companion.i18n import languages
@@ -99,13 +98,13 @@ async def _serve(mqtt: MqttConfig, db: Path, listen: tuple[str, int], language: 
     league = League(db)
     room = Room(league, listen, language)
     club = Club(mqtt, league, on_update=room.changed)
-    stop = asyncio.Event()
+    ended = asyncio.Event()
     loop = asyncio.get_running_loop()
     for signum in (signal.SIGINT, signal.SIGTERM):
-        loop.add_signal_handler(signum, stop.set)
+        loop.add_signal_handler(signum, ended.set)
     serving = asyncio.create_task(room.serve())
     reading = asyncio.create_task(club.run())
-    stopping = asyncio.create_task(stop.wait())
+    stopping = asyncio.create_task(ended.wait())
     systemd = Notifier.from_environ()
     try:
         while room.port is None:
@@ -125,11 +124,7 @@ async def _serve(mqtt: MqttConfig, db: Path, listen: tuple[str, int], language: 
         systemd.send("STOPPING=1")
         return 0
     finally:
-        for task in (serving, reading, stopping):
-            task.cancel()
-        for task in (serving, reading, stopping):
-            with contextlib.suppress(asyncio.CancelledError, OSError):
-                await task
+        await stop(serving, reading, stopping)
         league.close()
 
 

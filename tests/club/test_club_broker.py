@@ -18,7 +18,7 @@ from nights import NAMES, Night, a_night, expected, play
 
 from companion.club.feed import pending
 from companion.club.publisher import CURSOR, publish_journal
-from companion.club.service import Club, Update
+from companion.club.service import Club, Update, stop
 from companion.club.standings import League
 from companion.config import MqttConfig, read_mqtt
 from companion.journal import Cursor
@@ -63,9 +63,7 @@ class Watch:
         try:
             yield self
         finally:
-            task.cancel()
-            with contextlib.suppress(asyncio.CancelledError):
-                await task
+            await stop(task)
             self.league.close()
 
     def ids(self) -> list[tuple[str, str]]:
