@@ -17,7 +17,6 @@ from companion.club.room import Room
 from companion.club.service import Club, stop
 from companion.club.standings import League
 from companion.config import ConfigError, MqttConfig, parse_listen, read_mqtt
-from companion.i18n import languages
 from companion.systemd import Notifier, log_to
 
 LOOPBACK = ("127.0.0.1", "localhost", "::1")
@@ -46,7 +45,6 @@ def register(subparsers: Any) -> None:
         "--web", metavar="HOST:PORT", default="0.0.0.0:8090", help="where the room's board is served (%(default)s)"
     )
     parser.add_argument("--db", type=Path, default=Path("club.db"), help="the league's file (default %(default)s)")
-    parser.add_argument("--lang", choices=languages(), default="es", help="the board's language (default es)")
     parser.add_argument("--csv", metavar="FILE", help="write the standings as CSV to FILE (- for stdout), exit")
     parser.set_defaults(func=run)
 

@@ -55,7 +55,8 @@ def test_the_readme_s_club_of_tables_runs_two_demo_tables_and_the_club_s_board(t
     commands = club_commands((ROOT / "README.md").read_text())
     assert len(commands) == 3, commands
     mqtt, web = free_port(), free_port()
-    env = {**os.environ, "PATH": f"{Path(sys.executable).parent}{os.pathsep}{os.environ.get('PATH', '')}"}
+    path = f"{Path(sys.executable).parent}{os.pathsep}{os.environ.get('PATH', '')}"
+    env = {**os.environ, "PATH": path, "LANG": "es_ES.UTF-8", "LANGUAGE": "es"}  # a Spanish-speaking machine
     words = [shlex.split(command.replace(":1883", f":{mqtt}").replace(":8090", f":{web}")) for command in commands]
     assert words[0][-1] == "&" and words[0][:2] == ["companion", "club"], "first the club, in the background"
     pipes = {"stdout": subprocess.PIPE, "stderr": subprocess.PIPE, "text": True}
