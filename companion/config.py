@@ -113,6 +113,7 @@ class MqttConfig:
     ca: str = ""
     username: str = ""
     password: str = field(default="", repr=False)  # never in a log line, not even through repr(config)
+    homeassistant: bool = False  # announce the table's sensors to Home Assistant (companion.club.homeassistant)
 
     @property
     def url(self) -> str:
@@ -233,8 +234,10 @@ def _read_mqtt(read: _Keys) -> MqttConfig | None:
     username = read.text("mqtt.username", "")
     password = read.text("mqtt.password", "")
     ca = read.text("mqtt.ca", "")
+    homeassistant = read.flag("mqtt.homeassistant", False)
     if not url:
-        for key, value in (("mqtt.table", table), ("mqtt.username", username), ("mqtt.password", password)):
+        given = (("mqtt.table", table), ("mqtt.username", username), ("mqtt.password", password))
+        for key, value in (*given, ("mqtt.homeassistant", homeassistant)):
             if value:
                 read.fail(key, _('needs mqtt.url, the broker\'s address: url = "mqtt://host:1883"'))
         return None
@@ -265,7 +268,8 @@ def _read_mqtt(read: _Keys) -> MqttConfig | None:
     if ca and parts.scheme != "mqtts":
         read.fail("mqtt.ca", _("is for TLS: write the url as mqtts://host:8883"))
     tls = parts.scheme == "mqtts"
-    return MqttConfig(parts.hostname, port or (8883 if tls else 1883), table, tls, ca, username, password)
+    port = port or (8883 if tls else 1883)
+    return MqttConfig(parts.hostname, port, table, tls, ca, username, password, homeassistant)
 
 
 def _listen(read: _Keys, key: str) -> tuple[str, int] | None:

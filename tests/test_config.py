@@ -112,6 +112,9 @@ def test_mqtt_is_off_without_a_url_and_read_with_one() -> None:
     )
     tls = parse_config('[mqtt]\nurl = "mqtts://club.local"\ntable = "t1"', "t").mqtt
     assert tls is not None and (tls.port, tls.tls) == (8883, True)
+    assert not mqtt.homeassistant
+    house = parse_config('[mqtt]\nurl = "mqtt://club.local"\ntable = "t1"\nhomeassistant = true', "t").mqtt
+    assert house is not None and house.homeassistant
 
 
 @pytest.mark.parametrize(
@@ -127,6 +130,8 @@ def test_mqtt_is_off_without_a_url_and_read_with_one() -> None:
         ('url = "mqtt://club.local"\ntable = "t1"\npassword = "secret"', "mqtt.password", "needs mqtt.username"),
         ('url = "mqtts://club.local"\ntable = "t1"\nca = "/nowhere/ca.crt"', "mqtt.ca", "no such file"),
         ('url = "mqtt://club.local"\ntable = "t1"\nkeepalive = 5', "mqtt.keepalive", "unknown key"),
+        ('url = "mqtt://club.local"\ntable = "t1"\nhomeassistant = "yes"', "mqtt.homeassistant", "true or false"),
+        ("homeassistant = true", "mqtt.homeassistant", "needs mqtt.url"),
     ],
 )
 def test_a_wrong_mqtt_value_is_refused_with_what_to_write(text: str, key: str, reason: str) -> None:

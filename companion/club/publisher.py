@@ -9,6 +9,10 @@ Topics, under ``companion/<table>/``:
   acknowledged it, so after an outage the backlog goes out in order, and nothing is lost.
 * ``state``: the current game's state, the same JSON object ``companion play --json`` prints, retained, sent
   after the events whenever it changed (and again on every connection).
+* ``message``: the last message the table's screen showed (its kind, title and what to do), retained.
+
+With ``[mqtt] homeassistant = true`` the table also announces its sensors to Home Assistant
+(:mod:`companion.club.homeassistant`): on every connection, and again when the game's kind or seats change.
 
 The publisher is a task of its own on the daemon's loop, fed by the journal: the table never waits for it. The
 table wakes it by showing it each view (it is one of the table's outputs); what it sends it reads from the
@@ -28,11 +32,12 @@ from typing import Any
 import aiomqtt
 
 from companion.club.feed import pending
+from companion.club.homeassistant import discovery, topics
 from companion.config import GameConfig, MqttConfig
 from companion.journal import Journal, JournalError
 from companion.referee import Referee
 from companion.rules.transcript import state
-from companion.view import TableView
+from companion.view import Message, TableView
 
 __all__ = ["CURSOR", "Publisher", "last_state", "publish_journal"]
 
@@ -55,9 +60,14 @@ class Publisher:
         self.connected = False
         self._wake = asyncio.Event()
         self._sent_state = ""
+        self._message: Message | None = None  # the last one the table showed
+        self._sent_message: Message | None = None
+        self._announced: dict[str, str] | None = None  # Home Assistant's configs sent on this connection
 
     def show(self, view: TableView, now: float) -> None:
         """The table has handled an event: look at the journal again."""
+        if view.message is not None:
+            self._message = view.message
         self._wake.set()
 
     async def run(self) -> None:
@@ -67,7 +77,8 @@ class Publisher:
             try:
                 async with self._client() as client:
                     await client.publish(f"{self.topic}/status", "online", qos=1, retain=True)
-                    self.connected, self._sent_state, retry = True, "", RETRY_S[0]
+                    self.connected, retry = True, RETRY_S[0]
+                    self._sent_state, self._sent_message, self._announced = "", None, None
                     log.info("mqtt: publishing to %s as %s", self.config.url, self.topic)
                     try:
                         await self._serve(client)
@@ -121,10 +132,30 @@ class Publisher:
                     self.journal.move_cursor(CURSOR, after)
             except JournalError as exc:  # the table says so already; the next wake tries again
                 log.debug("mqtt: journal: %s", exc)
-        state = json.dumps(self.state(), ensure_ascii=False)
-        if state != self._sent_state:
-            await client.publish(f"{self.topic}/state", state, qos=1, retain=True)
-            self._sent_state = state
+        state = self.state()
+        text = json.dumps(state, ensure_ascii=False)
+        if text != self._sent_state:
+            if self.config.homeassistant:  # the sensors first, so none reads a state it has no value in
+                await self._announce(client, state)
+            await client.publish(f"{self.topic}/state", text, qos=1, retain=True)
+            self._sent_state = text
+        message = self._message
+        if message is not None and message != self._sent_message:
+            said = {"kind": str(message.kind), "title": message.title, "todo": message.todo}
+            await client.publish(f"{self.topic}/message", json.dumps(said, ensure_ascii=False), qos=1, retain=True)
+            self._sent_message = message
+
+    async def _announce(self, client: aiomqtt.Client, state: dict[str, Any]) -> None:
+        """Home Assistant's config of each sensor the game has, where it changed; an empty one (a removal) for each
+        sensor it no longer has, or, first on a connection, for any a table may have announced before."""
+        configs = {topic: json.dumps(config) for topic, config in discovery(self.config.table, state).items()}
+        announced = self._announced
+        for topic, config in configs.items():
+            if announced is None or announced.get(topic) != config:
+                await client.publish(topic, config, qos=1, retain=True)
+        for topic in sorted((topics(self.config.table) if announced is None else announced.keys()) - configs.keys()):
+            await client.publish(topic, b"", qos=1, retain=True)
+        self._announced = configs
 
     async def send_once(self) -> None:
         """Connect, send what waits and the state, say ``offline`` and leave; MqttError if the broker cannot be

@@ -41,6 +41,7 @@ __all__ = [
     "GameKind",
     "Result",
     "Robots",
+    "Sensor",
     "Voice",
     "find_kind",
     "kind_of",
@@ -109,6 +110,18 @@ class Result:
     points: int  # what the game counts towards winning (a Seises seat's points, a pair's master cards won)
     renuncios: int  # the renuncios the rules proved on this side
     won: bool
+
+
+@dataclass(frozen=True, slots=True)
+class Sensor:
+    """A count of the game's state that Home Assistant shows as a sensor of the table
+    (:mod:`companion.club.homeassistant`): its object id, its name there, and where it is in the engine's snapshot
+    (the keys and list indexes to follow)."""
+
+    object_id: str  # letters, digits, _ and -: one level of a topic
+    name: str  # in English: Home Assistant lets its user rename it
+    path: tuple[str | int, ...]
+    icon: str = "mdi:counter"
 
 
 class GameKind(ABC):
@@ -235,6 +248,11 @@ class GameKind(ABC):
     @abstractmethod
     def robots(self, game: Game, rng: random.Random) -> Robots:
         """Robot players for ``game``; all their randomness comes from ``rng``."""
+
+    def sensors(self, state: Mapping[str, Any]) -> list[Sensor]:
+        """The game's counts for Home Assistant, in a game whose snapshot is ``state`` (beside the game, whose turn
+        and the last message, which every game has); none unless the kind says."""
+        return []
 
     def page_script(self) -> Path | None:
         """The script that draws this game on the table's page (docs/WEB.md): the ``.js`` file beside the kind's

@@ -19,7 +19,7 @@ from PIL import ImageDraw
 from companion.config import GameConfig
 from companion.decks import SUITS, Deck, load_deck
 from companion.events import Button, CardLeft, UnknownTag, UnknownTagLeft
-from companion.games import GameKind, Result, Voice, register
+from companion.games import GameKind, Result, Sensor, Voice, register
 from companion.i18n import N_, translate
 from companion.rules.base import Action, Game, Pay, Play, either
 from companion.rules.news import ChipOwed, GameWon, HandWon, News, Reneged, SomebodyReneged
@@ -352,6 +352,10 @@ class SeisesKind(GameKind):
     def robots(self, game: Game, rng: random.Random, renege: float = 0.02) -> SeisesRobots:
         assert isinstance(game, Seises)
         return SeisesRobots(game, rng, renege=renege)
+
+    def sensors(self, state: Mapping[str, Any]) -> list[Sensor]:
+        seats = [Sensor(f"score_{n}", f"Seat {n} score", ("scores", n - 1)) for n in range(1, len(state["scores"]) + 1)]
+        return [Sensor("pot", "Pot", ("pot",), icon="mdi:poker-chip"), *seats]
 
     def examples(self, language: Language) -> dict[str, TableView]:
         """Every number of seats mid-game, the renuncio, a chip owed and the game's end; and the messages every

@@ -19,7 +19,7 @@ from PIL import ImageDraw
 from companion.config import GameConfig
 from companion.decks import Deck
 from companion.events import Button
-from companion.games import GameKind, Result, Voice, register
+from companion.games import GameKind, Result, Sensor, Voice, register
 from companion.i18n import N_, translate
 from companion.rules.base import Action, Game, Pass, Play
 from companion.rules.news import News, SetEnded, SetStarted
@@ -257,6 +257,17 @@ class SextoSetKind(GameKind):
     def robots(self, game: Game, rng: random.Random) -> SextoSetRobots:
         assert isinstance(game, SextoSet)
         return SextoSetRobots(game, rng)
+
+    def sensors(self, state: Mapping[str, Any]) -> list[Sensor]:
+        # the score is the match's master cards (the sheet's objective); the master cards of the set beside it
+        return [
+            sensor
+            for pair in PAIRS
+            for sensor in (
+                Sensor(f"score_{pair}", f"Pair {pair} score", ("match_masters", pair)),
+                Sensor(f"masters_{pair}", f"Pair {pair} master cards", ("masters_won", pair), icon="mdi:crown"),
+            )
+        ]
 
     def examples(self, language: Language) -> dict[str, TableView]:
         """A set under way after one has ended, a set's end, and its result."""

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import json
 import logging
 import subprocess
 from collections.abc import Awaitable, Callable, Iterator
@@ -20,7 +21,7 @@ from companion.journal import Cursor, Entry, Journal
 
 Until = Callable[..., Awaitable[None]]
 SAMPLE = Path(__file__).resolve().parents[2] / "systemd"
-ACCOUNTS = {"t1": "t1-secret", "club": "club-secret"}
+ACCOUNTS = {"t1": "t1-secret", "club": "club-secret", "homeassistant": "house-secret"}
 
 
 @pytest.fixture
@@ -110,3 +111,35 @@ def test_a_table_with_the_wrong_password_is_refused_keeps_its_events_and_never_l
     warnings = [r for r in caplog.records if r.levelname == "WARNING"]
     assert len(warnings) == 1 and club_broker.url in warnings[0].getMessage()
     assert not any("wrong-pw-42" in r.getMessage() for r in caplog.records)
+
+
+def test_a_table_announces_its_home_assistant_sensors_under_its_own_name_and_home_assistant_reads_them(
+    tmp_path: Path, club_broker: Broker, until: Until
+) -> None:
+    settings = {"url": club_broker.url, "table": "t1", "username": "t1", "password": ACCOUNTS["t1"]}
+    mqtt = read_mqtt(settings | {"homeassistant": True}, "t")
+    assert mqtt is not None
+    journal = a_game(tmp_path / "journal.db")
+    seen: dict[str, bytes] = {}
+
+    async def publish() -> None:
+        async with aiomqtt.Client(
+            "127.0.0.1", club_broker.port, username="homeassistant", password=ACCOUNTS["homeassistant"]
+        ) as house:
+            for topic in ("homeassistant/#", "companion/#"):
+                await house.subscribe(topic, qos=1)
+            await publish_journal(mqtt, journal)
+
+            async def take() -> None:
+                async for message in house.messages:
+                    assert isinstance(message.payload, bytes)
+                    seen[message.topic.value] = message.payload
+
+            taking = asyncio.create_task(take())
+            await until(lambda: seen.get("companion/t1/status") == b"offline")
+            taking.cancel()
+
+    asyncio.run(publish())
+    assert json.loads(seen["homeassistant/sensor/t1/game/config"])["state_topic"] == "companion/t1/state"
+    assert json.loads(seen["companion/t1/state"])["game"] == GameConfig().name
+    assert "Denied PUBLISH" not in club_broker.log()
