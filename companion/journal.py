@@ -308,15 +308,17 @@ class Journal:
                 "UPDATE games SET outcome = ? WHERE id = ?", (json.dumps(dict(outcome)), game_id)
             )
 
-    def games(self) -> list[GameRecord]:
-        """Every game, oldest first; one whose settings or outcome cannot be read says so in ``damage``."""
+    def games(self, since: int = 0) -> list[GameRecord]:
+        """Every game (from the game numbered ``since`` on), oldest first; one whose settings or outcome cannot be
+        read says so in ``damage``."""
         if self._db is None:
             return []
         wall = "wall" if self._wall else "NULL"
         with self._read():
             rows = self._db.execute(
                 f"SELECT id, started, settings, outcome, {wall}, "
-                "(SELECT COUNT(*) FROM entries WHERE game = games.id) FROM games ORDER BY id"
+                "(SELECT COUNT(*) FROM entries WHERE game = games.id) FROM games WHERE id >= ? ORDER BY id",
+                (since,),
             ).fetchall()
         return [_record(*row) for row in rows]
 
@@ -351,15 +353,16 @@ class Journal:
                     )
         return found, damaged
 
-    def entries_after(self, game_id: int, seq: int) -> list[Numbered]:
-        """The game's readable entries numbered above ``seq``, in order (an unreadable row is left out)."""
+    def entries_after(self, game_id: int, seq: int, limit: int | None = None) -> list[Numbered]:
+        """The game's readable entries numbered above ``seq``, in order, of its next ``limit`` rows (None: all of
+        them; an unreadable row is left out)."""
         if self._db is None:
             return []
         wall = "wall" if self._wall else "NULL"
         with self._read():
             rows = self._db.execute(
-                f"SELECT seq, kind, text, t, {wall} FROM entries WHERE game = ? AND seq > ? ORDER BY seq",
-                (game_id, seq),
+                f"SELECT seq, kind, text, t, {wall} FROM entries WHERE game = ? AND seq > ? ORDER BY seq LIMIT ?",
+                (game_id, seq, -1 if limit is None else limit),  # SQLite: a negative LIMIT is none
             ).fetchall()
         return [
             Numbered(game_id, number, Entry(kind, text, float(t)), float(w) if isinstance(w, int | float) else None)

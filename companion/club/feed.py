@@ -25,18 +25,24 @@ from companion.journal import Cursor, GameRecord, Journal, Numbered
 __all__ = ["pending"]
 
 
-def pending(journal: Journal, cursor: Cursor) -> list[tuple[Cursor, dict[str, Any]]]:
-    """The events after ``cursor``, oldest first, each with the cursor that has passed it."""
+def pending(journal: Journal, cursor: Cursor, limit: int | None = None) -> list[tuple[Cursor, dict[str, Any]]]:
+    """The events after ``cursor``, oldest first, each with the cursor that has passed it; the first ``limit`` of
+    them (None: all), so that a long backlog is read a page at a time. Only the games from the cursor's on are
+    read: the journal's older history costs nothing."""
     found: list[tuple[Cursor, dict[str, Any]]] = []
-    for game in journal.games():
-        if game.id < cursor.game:
-            continue
+    for game in journal.games(since=cursor.game):
+        if limit is not None and len(found) >= limit:
+            break
         if game.id > cursor.game:
             cursor = Cursor(game.id)
             found.append((cursor, _start(game)))
-        for numbered in journal.entries_after(game.id, cursor.seq):
+        room = None if limit is None else limit - len(found)
+        entries = journal.entries_after(game.id, cursor.seq, room)
+        for numbered in entries:
             cursor = Cursor(game.id, numbered.seq, cursor.ended)
             found.append((cursor, _entry(numbered)))
+        if room is not None and len(entries) >= room:
+            break  # the page is full: the game's other entries, then its end, come on the next one
         if game.outcome is not None and not cursor.ended:
             cursor = Cursor(game.id, cursor.seq, True)
             end = {"id": f"{game.id}:end", "game": game.id, "type": "end", "outcome": game.outcome, "after": cursor.seq}

@@ -45,6 +45,25 @@ def test_from_any_cursor_the_events_are_the_rest_of_those_from_the_start(tmp_pat
         assert pending(journal, after) == everything[k + 1 :]
 
 
+def test_page_by_page_from_any_cursor_the_events_are_the_same_and_no_page_is_longer_than_asked(tmp_path: Path) -> None:
+    journal = two_games(tmp_path / "j.db")
+    everything = pending(journal, Cursor())
+    for size in range(1, len(everything) + 2):
+        cursor, pages = Cursor(), []
+        while page := pending(journal, cursor, size):
+            assert len(page) <= size
+            pages.append(page)
+            cursor = page[-1][0]
+        assert [event for page in pages for event in page] == everything
+        assert all(len(page) == size for page in pages[:-1]), "a page is short only when the journal has no more"
+
+
+def test_the_games_before_the_cursor_s_are_not_read(tmp_path: Path) -> None:
+    journal = two_games(tmp_path / "j.db")
+    assert [game.id for game in journal.games(since=2)] == [2]
+    assert [event["id"] for _, event in pending(journal, Cursor(2, 0))] == ["2:1"]
+
+
 def test_an_entry_after_a_game_s_end_follows_its_end_with_its_own_number(tmp_path: Path) -> None:
     journal = Journal(tmp_path / "j.db")
     game = journal.new_game({"game": "g"}, t=0.0)
