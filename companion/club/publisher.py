@@ -131,7 +131,7 @@ class Publisher:
                 # a page at a time: reading a backlog of thousands at once would hold up the loop, and the LEDs
                 while page := pending(self.journal, cursor, PAGE):
                     for cursor, event in page:
-                        await client.publish(f"{self.topic}/events", json.dumps(event, ensure_ascii=False), qos=1)
+                        await _put(client, f"{self.topic}/events", json.dumps(event, ensure_ascii=False), retain=False)
                         self.journal.move_cursor(CURSOR, cursor)
             except JournalError as exc:  # the table says so already; the next wake tries again
                 log.debug("mqtt: journal: %s", exc)
@@ -140,12 +140,12 @@ class Publisher:
         if text != self._sent_state:
             if self.config.homeassistant:  # the sensors first, so none reads a state it has no value in
                 await self._announce(client, state)
-            await client.publish(f"{self.topic}/state", text, qos=1, retain=True)
+            await _put(client, f"{self.topic}/state", text)
             self._sent_state = text
         message = self._message
         if message is not None and message != self._sent_message:
             said = {"kind": str(message.kind), "title": message.title, "todo": message.todo}
-            await client.publish(f"{self.topic}/message", json.dumps(said, ensure_ascii=False), qos=1, retain=True)
+            await _put(client, f"{self.topic}/message", json.dumps(said, ensure_ascii=False))
             self._sent_message = message
 
     async def _announce(self, client: aiomqtt.Client, state: dict[str, Any]) -> None:
@@ -155,9 +155,9 @@ class Publisher:
         announced = self._announced
         for topic, config in configs.items():
             if announced is None or announced.get(topic) != config:
-                await client.publish(topic, config, qos=1, retain=True)
+                await _put(client, topic, config)
         for topic in sorted((topics(self.config.table) if announced is None else announced.keys()) - configs.keys()):
-            await client.publish(topic, b"", qos=1, retain=True)
+            await _put(client, topic, "")
         self._announced = configs
 
     async def send_once(self) -> None:
@@ -184,6 +184,18 @@ class Publisher:
             timeout=10,
             keepalive=KEEPALIVE_S,
         )
+
+
+async def _put(client: aiomqtt.Client, topic: str, payload: str, *, retain: bool = True) -> None:
+    """Publish with QoS 1 and wait for the broker's acknowledgement; CancelledError if the task was asked to stop
+    meanwhile. aiomqtt awaits the acknowledgement with asyncio.wait_for, which on Python 3.11 loses a
+    cancellation that comes in the same turn of the loop as the acknowledgement (CPython gh-86296, fixed in 3.12
+    by a new wait_for): a service stopped then would send its whole backlog and wait for ever instead of
+    stopping, so the stop is looked for here."""
+    await client.publish(topic, payload, qos=1, retain=retain)
+    task = asyncio.current_task()
+    if task is not None and task.cancelling():
+        raise asyncio.CancelledError
 
 
 def last_state(journal: Journal) -> dict[str, Any]:

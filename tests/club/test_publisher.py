@@ -11,16 +11,17 @@ from contextlib import AbstractAsyncContextManager
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+import aiomqtt
 import pytest
 from gpiozero.pins.mock import MockFactory
 
 from companion.cli import main
-from companion.club.publisher import CURSOR
-from companion.config import parse_config
+from companion.club.publisher import CURSOR, Publisher
+from companion.config import parse_config, read_mqtt
 from companion.daemon import Daemon
 from companion.games import DEFAULT_GAME
 from companion.hardware import load_pinmap
-from companion.journal import Cursor, Journal
+from companion.journal import Cursor, Entry, Journal
 from companion.nfc.backends import SimBackend
 from companion.ui.display import FakeI2CBus, make_device
 
@@ -272,3 +273,40 @@ def test_the_table_plays_on_while_its_broker_takes_the_connection_and_never_answ
         asyncio.run(play())
     finally:
         stuck.close()
+
+
+def test_a_stop_that_comes_with_the_broker_s_acknowledgement_stops_the_publisher(
+    tmp_path: Path, broker: Broker, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """aiomqtt waits for a publish's acknowledgement with asyncio.wait_for, which on Python 3.11 loses a
+    cancellation that comes in the same turn of the loop as the acknowledgement (CPython gh-86296): the service,
+    stopped then while it sent a backlog, sent all of it and waited for ever. The stop comes here as the broker's
+    PUBACK of the third event is handled (aiomqtt's on_publish), the moment the race needs."""
+    mqtt = read_mqtt({"url": broker.url, "table": "t1"}, "t")
+    assert mqtt is not None
+    journal = Journal(tmp_path / "journal.db")
+    game = journal.new_game({"game": DEFAULT_GAME, "players": 4}, t=0.0)
+    for n in range(50):
+        journal.append_later(game, Entry("action", "play 6O", float(n)))
+    journal.flush()
+    publisher = Publisher(mqtt, journal, lambda: {})
+    tasks: list[asyncio.Task[None]] = []
+    acknowledged = aiomqtt.Client._on_publish
+    acks = [0]
+
+    def acknowledged_then_stopped(self: aiomqtt.Client, *args: Any) -> None:
+        acknowledged(self, *args)
+        acks[0] += 1
+        if acks[0] == 4:  # "online", then the events 1:0, 1:1 and 1:2
+            tasks[0].cancel()
+
+    monkeypatch.setattr(aiomqtt.Client, "_on_publish", acknowledged_then_stopped)
+
+    async def stop() -> None:
+        tasks.append(asyncio.create_task(publisher.run()))
+        with pytest.raises(asyncio.CancelledError):
+            await asyncio.wait_for(tasks[0], 10)
+
+    asyncio.run(stop())
+    # stopped at the event being acknowledged, the rest kept; that one goes again next time, with its id
+    assert journal.cursor(CURSOR) == Cursor(1, 1)
