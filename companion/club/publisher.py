@@ -49,7 +49,7 @@ GOODBYE_S = 2.0  # how long a stopping service waits to say "offline"
 # The broker says the table's last will after 1.5 keepalives of silence: a table that lost its power shows offline
 # within about 20 s; its pings cost two small packets every 15 s.
 KEEPALIVE_S = 15
-PAGE = 100  # events read from the journal at a time: about a millisecond of the loop on a Pi 4
+PAGE = 100  # events read from the journal at a time: about a millisecond of the loop (12 µs an event)
 
 
 class Publisher:
