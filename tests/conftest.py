@@ -197,31 +197,6 @@ def hand(bench: types.ModuleType) -> SimBackend:
     return SimBackend([f"z{n}" for n in range(1, 9)])
 
 
-def analyze(*args: str) -> subprocess.CompletedProcess[str]:
-    """``systemd-analyze ARGS``: the units' tests verify them and measure their exposure with it."""
-    tool = shutil.which("systemd-analyze")
-    assert tool, "systemd-analyze is needed (Debian package systemd)"
-    return subprocess.run([tool, *args], capture_output=True, text=True, check=False)
-
-
-def installed_unit(unit: Path, folder: Path) -> Path:
-    """``unit`` as installed, in ``folder``, with its ExecStart naming an executable of this machine (as
-    systemd-analyze wants)."""
-    path = folder / unit.name
-    path.write_text(unit.read_text().replace("/opt/companion/venv/bin/companion", sys.executable))
-    return path
-
-
-def unit_settings(text: str) -> dict[str, list[str]]:
-    """Each setting of a systemd unit with its values in order (a setting may be given more than once)."""
-    found: dict[str, list[str]] = {}
-    for line in text.splitlines():
-        if "=" in line and not line.startswith(("#", ";", "[")):
-            key, value = line.split("=", 1)
-            found.setdefault(key.strip(), []).append(value.strip())
-    return found
-
-
 class Broker:
     """Debian's mosquitto on a loopback port, with its config, log and persistence in ``folder``.
 

@@ -5,31 +5,53 @@ from __future__ import annotations
 
 import os
 import re
+import shutil
 import subprocess
+import sys
 from pathlib import Path
-
-from conftest import analyze, installed_unit, unit_settings
 
 ROOT = Path(__file__).parents[2]
 UNIT = ROOT / "systemd" / "companion-club.service"
 TABLE_UNIT = ROOT / "systemd" / "companion.service"
 
 
+def analyze(*args: str) -> subprocess.CompletedProcess[str]:
+    tool = shutil.which("systemd-analyze")
+    assert tool, "systemd-analyze is needed (Debian package systemd)"
+    return subprocess.run([tool, *args], capture_output=True, text=True, check=False)
+
+
+def settings(text: str) -> dict[str, list[str]]:
+    found: dict[str, list[str]] = {}
+    for line in text.splitlines():
+        if "=" in line and not line.startswith(("#", "[")):
+            key, value = line.split("=", 1)
+            found.setdefault(key, []).append(value)
+    return found
+
+
+def installed_unit(tmp_path: Path) -> Path:
+    """The unit with its ExecStart naming an executable of this machine, as systemd-analyze wants."""
+    path = tmp_path / "companion-club.service"
+    path.write_text(UNIT.read_text().replace("/opt/companion/venv/bin/companion", sys.executable))
+    return path
+
+
 def test_the_club_unit_verifies(tmp_path: Path) -> None:
-    result = analyze("verify", str(installed_unit(UNIT, tmp_path)))
+    result = analyze("verify", str(installed_unit(tmp_path)))
     problems = [line for line in (result.stdout + result.stderr).splitlines() if "companion-club.service" in line]
     assert result.returncode == 0 and not problems, result.stdout + result.stderr
 
 
 def test_the_club_unit_is_hardened_to_an_exposure_of_2_or_less(tmp_path: Path) -> None:
-    result = analyze("security", "--offline=yes", str(installed_unit(UNIT, tmp_path)))
+    result = analyze("security", "--offline=yes", str(installed_unit(tmp_path)))
     match = re.search(r"Overall exposure level for companion-club.service: ([0-9.]+)", result.stdout)
     assert match, result.stdout + result.stderr
     assert float(match.group(1)) <= 2.0
 
 
 def test_the_club_reaches_what_the_table_reaches_and_reads_its_password_as_a_credential() -> None:
-    club, table = unit_settings(UNIT.read_text()), unit_settings(TABLE_UNIT.read_text())
+    club, table = settings(UNIT.read_text()), settings(TABLE_UNIT.read_text())
     for key in ("RestrictAddressFamilies", "IPAddressDeny", "IPAddressAllow"):
         assert club[key] == table[key], key
     (start,) = club["ExecStart"]
