@@ -13,7 +13,7 @@ from pathlib import Path
 
 from companion.config import DEFAULT_PATH
 from companion.files import read_text
-from companion.i18n import _, choose_language, language, languages, set_language
+from companion.i18n import N_, _, choose_language, language, languages, set_language
 
 # What a shell reports for a program that SIGPIPE ended (128 + 13), as when `seq 1000000 | head` stops seq.
 BROKEN_PIPE_STATUS = 141
@@ -33,6 +33,31 @@ COMMANDS: tuple[str, ...] = (
 )
 
 
+# argparse's own words, as Lib/argparse.py says them through its module's ``_`` (gettext.gettext, which reads
+# only compiled catalogues on disk): :func:`main` points that ``_`` at the command line's language instead. Listed
+# here so that the catalogues keep them; tests/test_cli.py checks that argparse still says each one.
+ARGPARSE_WORDS = (
+    N_("usage: "),
+    N_("positional arguments"),
+    N_("options"),
+    N_("show this help message and exit"),
+    N_("%(prog)s: error: %(message)s\n"),
+    N_("argument %(argument_name)s: %(message)s"),
+    N_("the following arguments are required: %s"),
+    N_("unrecognized arguments: %s"),
+    N_("invalid choice: %(value)r (choose from %(choices)s)"),
+    N_("invalid %(type)s value: %(value)r"),
+    N_("expected one argument"),
+    N_("expected at most one argument"),
+    N_("expected at least one argument"),
+    N_("ambiguous option: %(option)s could match %(matches)s"),
+    N_("not allowed with argument %s"),
+    N_("one of the arguments %s is required"),
+    N_("ignored explicit argument %r"),
+    N_("can't open '%(filename)s': %(error)s"),
+)
+
+
 class _IntermixedParser(argparse.ArgumentParser):
     """A subcommand parser that takes options and positionals in any order (``play GAME --json FILE``)."""
 
@@ -43,11 +68,15 @@ class _IntermixedParser(argparse.ArgumentParser):
     ) -> tuple[argparse.Namespace, list[str]]:
         if self._parsing:  # parse_known_intermixed_args calls back here
             return super().parse_known_args(args, namespace)
-        self._parsing = True
+        self._parsing, usage = True, self.usage
+        if usage is None:
+            # parse_known_intermixed_args keeps format_usage()[7:], cutting len("usage: ") in English whatever the
+            # language (Lib/argparse.py): give it the usage without its translated prefix instead
+            self.usage = self.format_usage().removeprefix(_("usage: "))
         try:
             return self.parse_known_intermixed_args(args, namespace)
         finally:
-            self._parsing = False
+            self._parsing, self.usage = False, usage
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -56,7 +85,12 @@ def build_parser() -> argparse.ArgumentParser:
         prog="companion",
         description=_("A table companion that referees card games played with NFC-tagged cards."),
     )
-    parser.add_argument("--version", action="version", version=f"%(prog)s {version('companion')}")
+    parser.add_argument(
+        "--version",
+        action="version",
+        version=f"%(prog)s {version('companion')}",
+        help=_("show the version and exit"),
+    )
     subparsers = parser.add_subparsers(dest="command", required=True, metavar="COMMAND", parser_class=_IntermixedParser)
     for name in COMMANDS:
         importlib.import_module(name).register(subparsers)
@@ -93,6 +127,7 @@ def _config_language(path: Path) -> str | None:
 def main(argv: Sequence[str] | None = None) -> int:
     words = sys.argv[1:] if argv is None else list(argv)
     set_language(language_of(words, os.environ))
+    argparse._ = _  # type: ignore[attr-defined]  # argparse's own words in that language (ARGPARSE_WORDS)
     parser = build_parser()
     args = parser.parse_args(words)
     args.lang = language()

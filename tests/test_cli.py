@@ -1,13 +1,20 @@
-"""The ``companion`` command itself: its version, and a reader that leaves the pipe early."""
+"""The ``companion`` command itself: its version, a reader that leaves the pipe early, argparse's own words."""
 
 from __future__ import annotations
 
+import argparse
+import ast
+import inspect
 import os
 import subprocess
 import sys
 from importlib.metadata import version
 from pathlib import Path
 from typing import Any
+
+import pytest
+
+from companion.cli import ARGPARSE_WORDS, main
 
 ROOT = Path(__file__).resolve().parents[1]
 COMPANION = Path(sys.executable).parent / "companion"  # .venv/bin/companion, as the README runs it
@@ -33,3 +40,45 @@ def test_a_pipe_closed_by_its_reader_ends_quietly() -> None:
         os.close(write)
     assert done.stderr.decode() == "", "no BrokenPipeError traceback"
     assert done.returncode == 141  # what a shell reports for a program SIGPIPE ended
+
+
+def test_argparse_still_says_each_of_its_words_the_catalogues_translate() -> None:
+    """ARGPARSE_WORDS are argparse's msgids: a Python whose argparse words them otherwise would leave them English."""
+    tree = ast.parse(inspect.getsource(argparse))
+    said = {
+        node.args[0].value
+        for node in ast.walk(tree)
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "_"
+        if node.args and isinstance(node.args[0], ast.Constant)
+    }
+    assert set(ARGPARSE_WORDS) <= said, set(ARGPARSE_WORDS) - said
+
+
+@pytest.mark.parametrize(
+    ("lang", "head", "lines"),
+    [
+        ("es", "uso: companion history", ["opciones:", "-h, --help", "muestra esta ayuda y termina"]),
+        ("en", "usage: companion history", ["options:", "-h, --help", "show this help message and exit"]),
+    ],
+)
+def test_argparse_s_own_words_speak_the_language(
+    lang: str, head: str, lines: list[str], capsys: pytest.CaptureFixture[str]
+) -> None:
+    with pytest.raises(SystemExit) as done:
+        main(["history", "--help", "--lang", lang])
+    out = capsys.readouterr().out
+    assert done.value.code == 0 and out.startswith(head)
+    assert all(line in out for line in lines), out
+
+
+@pytest.mark.parametrize(
+    ("lang", "said"),
+    [
+        ("es", "companion export: error: argumento game_id: valor int no válido: 'siete'"),
+        ("en", "companion export: error: argument game_id: invalid int value: 'siete'"),
+    ],
+)
+def test_a_wrong_argument_is_refused_in_the_language(lang: str, said: str, capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit) as done:
+        main(["export", "siete", "--lang", lang])
+    assert done.value.code == 2 and said in capsys.readouterr().err

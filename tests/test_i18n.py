@@ -16,6 +16,7 @@ from companion.config import parse_config
 from companion.documents.catalogues import said
 from companion.events import Button, Press, UnknownTag
 from companion.i18n import LOCALE, compile_po, language_name, languages, parse_po, translate
+from companion.journal import Journal
 from companion.menu import Choice, Menu, Settings
 from companion.referee import Referee
 from companion.rules import Play, Seises
@@ -23,6 +24,7 @@ from companion.ui.screens import render
 from companion.view import TableView
 
 FIELD = re.compile(r"\{(\w*)[^{}]*\}")
+PERCENT = re.compile(r"%(?:\(\w+\))?[a-z]")  # argparse's words fill theirs with %: "%(prog)s", "%s"
 
 
 def shipped() -> dict[str, dict[str, i18n.PoEntry]]:
@@ -59,6 +61,8 @@ def test_every_shipped_translation_is_done_and_keeps_the_fields(lang: str) -> No
         assert entry.translated, f"{lang}: {entry.msgid!r} is untranslated or fuzzy (line {entry.line})"
         fields = [set(FIELD.findall(text)) for text in (entry.msgid, *entry.msgstr)]
         assert all(found == fields[0] for found in fields), f"{lang}: {entry.msgid!r} changes its {{fields}}"
+        percents = [sorted(PERCENT.findall(text)) for text in (entry.msgid, *entry.msgstr)]
+        assert all(found == percents[0] for found in percents), f"{lang}: {entry.msgid!r} changes its %fields"
 
 
 @pytest.mark.parametrize("lang", sorted(SHIPPED))
@@ -358,3 +362,43 @@ def test_a_refusal_in_a_third_language_names_the_cards_its_catalogue_names(frenc
         == str(refusal).split(". ", 1)[1].rstrip(".")
         == "Take back the 7 of coins; play the 6 of coins"
     )
+
+
+@pytest.mark.parametrize(
+    ("lang", "said"),
+    [
+        (
+            "es",
+            [
+                "no existe el fichero; da --journal RUTA",
+                "no hay partida 7 en",
+                "ya existe: da otro fichero, o --force para sobrescribirlo",
+                "no existe esa liga (el servicio la crea al arrancar)",
+            ],
+        ),
+        (
+            "en",
+            [
+                "no such file; give --journal PATH",
+                "no game 7 in",
+                "exists: give another file, or --force to write over it",
+                "no such league (the service makes it when it starts)",
+            ],
+        ),
+    ],
+)
+def test_history_export_and_club_speak_the_language(
+    lang: str, said: list[str], tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    journal = tmp_path / "journal.db"
+    lang_and_journal = ["--lang", lang, "--journal", str(journal)]
+    assert main(["history", *lang_and_journal]) == 2
+    Journal(journal).close()
+    assert main(["export", "7", *lang_and_journal]) == 2
+    assert main(["export", "1", "--out", str(journal), "--force", *lang_and_journal]) == 2  # the journal itself
+    (tmp_path / "kept.txt").write_text("mine")
+    assert main(["export", "1", "--out", str(tmp_path / "kept.txt"), *lang_and_journal]) == 2
+    assert main(["club", "--csv", "-", "--db", str(tmp_path / "none.db"), "--lang", lang]) == 2
+    err = capsys.readouterr().err
+    assert all(line in err for line in said), err
+    assert "--out" in err and ("propio diario" if lang == "es" else "the journal itself") in err

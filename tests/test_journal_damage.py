@@ -276,6 +276,12 @@ def test_history_shows_each_games_score_and_winner_replayed_from_its_entries(
     assert lines[1].endswith("sets A 1 B 0, master cards A 4 B 3  in play")
     assert lines[2].endswith("sets A 1 B 0, master cards A 4 B 3  won by pair A")
     assert "damaged:" in lines[3]
+    assert main(["history", "--journal", str(path), "--lang", "es"]) == 0  # the same, in the command's language
+    lines = capsys.readouterr().out.splitlines()
+    assert lines[0].endswith("entradas  puntos 1:22 2:50 3:22 4:43  gana asiento 2")
+    assert lines[1].endswith("sets A 1 B 0, cartas maestras A 4 B 3  en juego")
+    assert lines[2].endswith("sets A 1 B 0, cartas maestras A 4 B 3  gana pareja A")
+    assert "dañada:" in lines[3]
 
 
 def test_play_reads_the_settings_export_writes_on_the_first_line_and_refuses_a_contradiction(

@@ -17,6 +17,7 @@ from companion.club.room import Room
 from companion.club.service import Club, stop
 from companion.club.standings import League
 from companion.config import ConfigError, MqttConfig, parse_listen, read_mqtt
+from companion.i18n import _
 from companion.systemd import Notifier, log_to
 
 LOOPBACK = ("127.0.0.1", "localhost", "::1")
@@ -25,27 +26,31 @@ LOOPBACK = ("127.0.0.1", "localhost", "::1")
 def register(subparsers: Any) -> None:
     parser = subparsers.add_parser(
         "club",
-        help="the club's service: every table's games into the league's standings, and the room's board",
-        description="Reads every table's events from the club's MQTT broker (a persistent session: what the tables "
-        "publish while it is away waits for it), keeps the league's standings in SQLite and serves the room's "
-        "board with every table live. docs/CLUB.md.",
+        help=_("the club's service: every table's games into the league's standings, and the room's board"),
+        description=_(
+            "Reads every table's events from the club's MQTT broker (a persistent session: what the tables "
+            "publish while it is away waits for it), keeps the league's standings in SQLite and serves the room's "
+            "board with every table live. docs/CLUB.md."
+        ),
     )
     parser.add_argument(
-        "--mqtt", metavar="URL", default="mqtt://127.0.0.1:1883", help="the club's broker (default %(default)s)"
+        "--mqtt", metavar="URL", default="mqtt://127.0.0.1:1883", help=_("the club's broker (default %(default)s)")
     )
-    parser.add_argument("--username", default="", help="the club's login on the broker (the sample ACL's is club)")
-    parser.add_argument("--password-file", type=Path, help="the file holding the password (never on the command line)")
-    parser.add_argument("--ca", default="", help="with mqtts://: the CA certificate that signed the broker's")
+    parser.add_argument("--username", default="", help=_("the club's login on the broker (the sample ACL's is club)"))
+    parser.add_argument(
+        "--password-file", type=Path, help=_("the file holding the password (never on the command line)")
+    )
+    parser.add_argument("--ca", default="", help=_("with mqtts://: the CA certificate that signed the broker's"))
     parser.add_argument(
         "--broker",
         action="store_true",
-        help="start a mosquitto of its own on this machine, on --mqtt's port (to try a club on one computer)",
+        help=_("start a mosquitto of its own on this machine, on --mqtt's port (to try a club on one computer)"),
     )
     parser.add_argument(
-        "--web", metavar="HOST:PORT", default="0.0.0.0:8090", help="where the room's board is served (%(default)s)"
+        "--web", metavar="HOST:PORT", default="0.0.0.0:8090", help=_("where the room's board is served (%(default)s)")
     )
-    parser.add_argument("--db", type=Path, default=Path("club.db"), help="the league's file (default %(default)s)")
-    parser.add_argument("--csv", metavar="FILE", help="write the standings as CSV to FILE (- for stdout), exit")
+    parser.add_argument("--db", type=Path, default=Path("club.db"), help=_("the league's file (default %(default)s)"))
+    parser.add_argument("--csv", metavar="FILE", help=_("write the standings as CSV to FILE (- for stdout), exit"))
     parser.set_defaults(func=run)
 
 
@@ -70,10 +75,8 @@ def run(args: argparse.Namespace) -> int:
         return 2
     assert mqtt is not None
     if args.broker and mqtt.host not in LOOPBACK:
-        print(
-            f"companion club: --broker starts a broker on this machine: give --mqtt mqtt://127.0.0.1:{mqtt.port}",
-            file=sys.stderr,
-        )
+        said = _("--broker starts a broker on this machine: give --mqtt mqtt://127.0.0.1:{port}")
+        print(f"companion club: {said.format(port=mqtt.port)}", file=sys.stderr)
         return 2
     log_to(sys.stderr)
     broker = LocalBroker(mqtt.port, args.db.absolute().parent / "club-broker") if args.broker else None
@@ -85,7 +88,8 @@ def run(args: argparse.Namespace) -> int:
         print(f"companion club: --broker: {exc}", file=sys.stderr)
         return 1
     except (sqlite3.Error, OSError) as exc:
-        print(f"companion club: --db {args.db}: cannot open it ({exc}); give a file you may write", file=sys.stderr)
+        said = _("cannot open it ({error}); give a file you may write").format(error=exc)
+        print(f"companion club: --db {args.db}: {said}", file=sys.stderr)
         return 1
     finally:
         if broker is not None:
@@ -109,12 +113,15 @@ async def _serve(mqtt: MqttConfig, db: Path, listen: tuple[str, int], language: 
             if serving.done():
                 error = serving.exception()
                 where = f"{listen[0]}:{listen[1]}"
-                print(f"companion club: --web: cannot listen on {where} ({error}); give a free one", file=sys.stderr)
+                said = _("cannot listen on {address} ({error}); give a free one").format(address=where, error=error)
+                print(f"companion club: --web: {said}", file=sys.stderr)
                 return 1
             await asyncio.sleep(0.01)
         host = "127.0.0.1" if listen[0] in ("0.0.0.0", "::") else listen[0]
-        print(f"companion club: the room's board on http://{host}:{room.port}/, the league in {db}", flush=True)
-        print(f"companion club: the tables from {mqtt.url}{' (its own mosquitto)' if own_broker else ''}", flush=True)
+        board = _("the room's board on {url}, the league in {path}").format(url=f"http://{host}:{room.port}/", path=db)
+        print(f"companion club: {board}", flush=True)
+        tables = _("the tables from {url} (its own mosquitto)") if own_broker else _("the tables from {url}")
+        print(f"companion club: {tables.format(url=mqtt.url)}", flush=True)
         systemd.send("READY=1")
         while not stopping.done():
             systemd.tick(time.monotonic())
@@ -128,7 +135,8 @@ async def _serve(mqtt: MqttConfig, db: Path, listen: tuple[str, int], language: 
 
 def _csv(db: Path, out: str) -> int:
     if not db.exists():
-        print(f"companion club: --db {db}: no such league (the service makes it when it starts)", file=sys.stderr)
+        said = _("no such league (the service makes it when it starts)")
+        print(f"companion club: --db {db}: {said}", file=sys.stderr)
         return 2
     league = League(db)
     try:
@@ -141,6 +149,7 @@ def _csv(db: Path, out: str) -> int:
     try:
         Path(out).write_text(text)
     except OSError as exc:
-        print(f"companion club: --csv {out}: {exc.strerror}; give a file you may write", file=sys.stderr)
+        said = _("{error}; give a file you may write").format(error=exc.strerror)
+        print(f"companion club: --csv {out}: {said}", file=sys.stderr)
         return 1
     return 0

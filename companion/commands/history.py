@@ -16,6 +16,7 @@ from typing import Any
 
 from companion.config import ConfigError, load_config
 from companion.games import kinds
+from companion.i18n import N_, _, language
 from companion.journal import GameRecord, Journal, JournalError
 from companion.referee.history import standing
 
@@ -24,16 +25,16 @@ DEFAULT_CONFIG = Path("/etc/companion/config.toml")
 
 def register(subparsers: Any) -> None:
     for name, helptext, func in (
-        ("history", "list the games in the journal", run_history),
-        ("export", "write a game of the journal as a companion play transcript", run_export),
+        ("history", _("list the games in the journal, each with its score and winner"), run_history),
+        ("export", _("write a game of the journal as a companion play transcript"), run_export),
     ):
         parser = subparsers.add_parser(name, help=helptext, description=helptext)
-        parser.add_argument("--journal", type=Path, help="the journal file (default: the config's)")
-        parser.add_argument("--config", type=Path, default=DEFAULT_CONFIG, help="the config naming the journal")
+        parser.add_argument("--journal", type=Path, help=_("the journal file (default: the config's)"))
+        parser.add_argument("--config", type=Path, default=DEFAULT_CONFIG, help=_("the config naming the journal"))
         if name == "export":
-            parser.add_argument("game_id", type=int, help="the game's number, as companion history lists it")
-            parser.add_argument("--out", type=Path, help="write to this file instead of standard output")
-            parser.add_argument("--force", action="store_true", help="write over --out if it exists")
+            parser.add_argument("game_id", type=int, help=_("the game's number, as companion history lists it"))
+            parser.add_argument("--out", type=Path, help=_("write to this file instead of standard output"))
+            parser.add_argument("--force", action="store_true", help=_("write over --out if it exists"))
         parser.set_defaults(func=func)
 
 
@@ -42,7 +43,9 @@ def _journal(args: argparse.Namespace) -> Journal:
     if path is None:
         path = load_config(args.config).journal
     if not Path(path).is_file():
-        raise JournalError(f"journal {path}: no such file; give --journal PATH or check journal.path in the config")
+        raise JournalError(
+            _("journal {path}: no such file; give --journal PATH or check journal.path in the config").format(path=path)
+        )
     return Journal.read_only(path)
 
 
@@ -79,17 +82,15 @@ def run_export(args: argparse.Namespace) -> int:
     try:
         game = journal.game(args.game_id)
         if game is None:
-            print(
-                f"companion export: no game {args.game_id} in {journal.path}; companion history lists them",
-                file=sys.stderr,
-            )
+            said = _("no game {number} in {path}; companion history lists them")
+            print(f"companion export: {said.format(number=args.game_id, path=journal.path)}", file=sys.stderr)
             return 2
         text, damaged = transcript(game, journal)
     except JournalError as exc:
         print(f"companion export: {exc}", file=sys.stderr)
         return 1
     for problem in damaged:
-        print(f"companion export: skipped: {problem}", file=sys.stderr)
+        print(f"companion export: {_('skipped: {problem}').format(problem=problem)}", file=sys.stderr)
     if args.out is None:
         sys.stdout.write(text)
     else:
@@ -97,7 +98,8 @@ def run_export(args: argparse.Namespace) -> int:
             with args.out.open("w" if args.force else "x", encoding="utf-8") as out:
                 out.write(text)
         except OSError as exc:
-            print(f"companion export: cannot write {args.out} ({exc.strerror or exc})", file=sys.stderr)
+            said = _("cannot write {path} ({error})").format(path=args.out, error=exc.strerror or exc)
+            print(f"companion export: {said}", file=sys.stderr)
             return 2
     return 1 if damaged else 0
 
@@ -117,9 +119,9 @@ def _refuse_out(args: argparse.Namespace) -> str:
         for suffix in ("", "-wal", "-shm"):
             twin = Path(f"{journal}{suffix}")
             if twin.exists() and out.samefile(twin):
-                return f"--out {out} is the journal itself: give another file"
+                return _("--out {path} is the journal itself: give another file").format(path=out)
     if not args.force:
-        return f"--out {out} exists: give another file, or --force to write over it"
+        return _("--out {path} exists: give another file, or --force to write over it").format(path=out)
     return ""
 
 
@@ -159,21 +161,28 @@ def _when(game: GameRecord) -> str:
     """The date it started, in local time; journals older than the wall column only have the table's clock."""
     if game.wall is not None:
         return time.strftime("%Y-%m-%d %H:%M", time.localtime(game.wall))
-    return f"t={game.started:.0f}s after boot"
+    return _("t={seconds:.0f}s after boot").format(seconds=game.started)
+
+
+# How a game ended without a winner, by the journal's ``termination``; another is said as "ended".
+ENDED = {"replaced": N_("left for a new game"), "damaged": N_("ended, damaged")}
 
 
 def _line(game: GameRecord, journal: Journal) -> str:
     name = str(game.settings.get("game", "?"))
-    return f"{game.id:4d}  {_when(game):<16}  {name:<9}  {game.entries:5d} entries  {_score(game, journal)}"
+    entries = _("{count:5d} entries").format(count=game.entries)
+    return f"{game.id:4d}  {_when(game):<16}  {name:<9}  {entries}  {_score(game, journal)}"
 
 
 def _score(game: GameRecord, journal: Journal) -> str:
     """The score and the winner, or why the game cannot be replayed."""
     where = standing(game, journal)
-    if where.damage:
-        return f"damaged: {where.damage}"
+    if where.score is None:
+        return _("damaged: {damage}").format(damage=where.damage)
+    lang = language()
     if where.winner is not None:
-        return f"{where.score}  won by {where.winner}"
+        return _("{score}  won by {winner}").format(score=where.score.text(lang), winner=where.winner.text(lang))
     if game.outcome is None:
-        return f"{where.score}  in play"
-    return f"{where.score}  {game.outcome.get('termination', 'ended')}"
+        return _("{score}  in play").format(score=where.score.text(lang))
+    ended = ENDED.get(str(game.outcome.get("termination")), N_("ended"))
+    return f"{where.score.text(lang)}  {_(ended)}"

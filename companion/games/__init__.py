@@ -234,7 +234,7 @@ class GameKind(ABC):
         its footer line when set."""
 
     @abstractmethod
-    def score(self, game: Game, finished: bool) -> tuple[str, str | None]:
+    def score(self, game: Game, finished: bool) -> tuple[Said, Said | None]:
         """The score in words for ``companion history``, and who won (None while nobody has)."""
 
     @abstractmethod

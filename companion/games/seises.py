@@ -20,7 +20,7 @@ from companion.config import GameConfig
 from companion.decks import SUITS, Deck, load_deck
 from companion.events import Button, CardLeft, UnknownTag, UnknownTagLeft
 from companion.games import GameKind, Result, Sensor, Voice, register
-from companion.i18n import N_, translate
+from companion.i18n import N_, Said, translate
 from companion.rules.base import Action, Game, Pay, Play, either
 from companion.rules.news import ChipOwed, GameWon, HandWon, News, Reneged, SomebodyReneged
 from companion.rules.robots import SeisesRobots
@@ -329,10 +329,12 @@ class SeisesKind(GameKind):
             if filled:
                 draw.line((x + 1, y + height - 2, x + filled, y + height - 2), fill=fill)
 
-    def score(self, game: Game, finished: bool) -> tuple[str, str | None]:
+    def score(self, game: Game, finished: bool) -> tuple[Said, Said | None]:
         assert isinstance(game, Seises)
-        score = "points " + " ".join(f"{seat}:{points}" for seat, points in enumerate(game.scores, start=1))
-        return score, None if game.winner is None else f"seat {game.winner + 1}"
+        points = " ".join(f"{seat}:{points}" for seat, points in enumerate(game.scores, start=1))
+        return Said(N_("points {points}"), points=points), (
+            None if game.winner is None else Said(N_("seat {seat}"), seat=game.winner + 1)
+        )
 
     def results(self, game: Game, finished: bool) -> list[Result]:
         assert isinstance(game, Seises)

@@ -20,7 +20,7 @@ from companion.config import GameConfig
 from companion.decks import Deck
 from companion.events import Button
 from companion.games import GameKind, Result, Sensor, Voice, register
-from companion.i18n import N_, translate
+from companion.i18n import N_, Said, translate
 from companion.rules.base import Action, Game, Pass, Play
 from companion.rules.news import News, SetEnded, SetStarted
 from companion.rules.robots import SextoSetRobots
@@ -235,12 +235,18 @@ class SextoSetKind(GameKind):
             put_on(draw, (x, y), _LINE_CELL[1], f"{line.count_a}:{line.count_b}", fill, "center")
             put_on(draw, (x, y), _LINE_CELL[2], line.leader or "-", fill, "right")
 
-    def score(self, game: Game, finished: bool) -> tuple[str, str | None]:
+    def score(self, game: Game, finished: bool) -> tuple[Said, Said | None]:
         assert isinstance(game, SextoSet)
         sets, masters = game.sets_won, game.match_masters
-        score = f"sets A {sets['A']} B {sets['B']}, master cards A {masters['A']} B {masters['B']}"
+        score = Said(
+            N_("sets A {sets_a} B {sets_b}, master cards A {masters_a} B {masters_b}"),
+            sets_a=sets["A"],
+            sets_b=sets["B"],
+            masters_a=masters["A"],
+            masters_b=masters["B"],
+        )
         winner = _match_winner(game, finished)
-        return score, None if winner is None else f"pair {winner}"
+        return score, None if winner is None else Said(N_("pair {pair}"), pair=winner)
 
     def results(self, game: Game, finished: bool) -> list[Result]:
         assert isinstance(game, SextoSet)

@@ -7,6 +7,7 @@ from dataclasses import dataclass
 
 from companion.config import GameConfig
 from companion.decks import DeckError
+from companion.i18n import Said
 from companion.journal import GameRecord, Journal, JournalError
 from companion.referee import Referee
 from companion.rules import SetupError
@@ -16,19 +17,19 @@ __all__ = ["Standing", "standing"]
 
 @dataclass(frozen=True, slots=True)
 class Standing:
-    score: str  # in words, as the game's kind says it ("" when damaged)
-    winner: str | None  # None while nobody has won (or when damaged)
+    score: Said | None  # in words, as the game's kind says it (None when damaged)
+    winner: Said | None  # None while nobody has won (or when damaged)
     damage: str = ""  # why the game cannot be replayed; empty when it can
 
 
 def standing(game: GameRecord, journal: Journal) -> Standing:
     """Where ``game`` stands; a game that cannot be replayed says why in ``damage``, never raises."""
     if game.damage:
-        return Standing("", None, game.damage)
+        return Standing(None, None, game.damage)
     try:
         referee = Referee(GameConfig.from_settings(game.settings), {})
         referee.replay(journal.entries(game.id))
     except (JournalError, SetupError, DeckError, ValueError, IndexError) as exc:
-        return Standing("", None, str(exc))
+        return Standing(None, None, str(exc))
     score, winner = referee.kind.score(referee.game, game.outcome is not None)
     return Standing(score, winner)

@@ -156,7 +156,8 @@ class WebServer:
         LED waits for (a long journal replays every game)."""
         loop = asyncio.get_running_loop()
         try:
-            listed = await loop.run_in_executor(self._history_reader, history, self.table.journal.path)
+            path, lang = self.table.journal.path, self.table.referee.config.language
+            listed = await loop.run_in_executor(self._history_reader, history, path, lang)
         except JournalError as exc:
             raise web.HTTPServiceUnavailable(text=str(exc)) from None
         return web.json_response(listed, dumps=_dumps)
@@ -179,8 +180,9 @@ class WebServer:
         return response
 
 
-def history(path: Path) -> list[dict[str, Any]]:
-    """The games of the journal at ``path``, each with its score and winner (what ``companion history`` prints).
+def history(path: Path, lang: str) -> list[dict[str, Any]]:
+    """The games of the journal at ``path``, each with its score and winner in ``lang`` (what ``companion history``
+    prints).
 
     It opens the file read-only, a connection of its own: the table's connection stays the loop's alone, and
     SQLite's WAL lets this one read while the table writes."""
@@ -197,8 +199,8 @@ def history(path: Path) -> list[dict[str, Any]]:
                     "game": game.settings.get("game"),
                     "wall": game.wall,
                     "entries": game.entries,
-                    "score": where.score,
-                    "winner": where.winner,
+                    "score": where.score.text(lang) if where.score else "",
+                    "winner": where.winner.text(lang) if where.winner else None,
                     "outcome": game.outcome,
                     "damage": where.damage,
                 }

@@ -144,7 +144,7 @@ def test_api_history_lists_the_journals_games_as_companion_history_does(tmp_path
 
     listed = asyncio.run(get_json(tmp_path, "/api/history"))
     history = subprocess.run(
-        [sys.executable, "-m", "companion", "history", "--config", str(config)],
+        [sys.executable, "-m", "companion", "history", "--config", str(config), "--lang", "es"],  # the table's
         capture_output=True,
         text=True,
         check=True,
@@ -152,8 +152,9 @@ def test_api_history_lists_the_journals_games_as_companion_history_does(tmp_path
     assert isinstance(listed, list) and len(listed) == len(history) == 1
     [game] = listed
     assert (game["id"], game["game"], game["damage"]) == (1, "seises", "")
-    assert history[0].startswith("   1  ") and f"{game['entries']:5d} entries" in history[0]
-    assert game["winner"] is not None and history[0].endswith(f"{game['score']}  won by {game['winner']}")
+    assert history[0].startswith("   1  ") and f"{game['entries']:5d} entradas" in history[0]
+    assert game["winner"] is not None and history[0].endswith(f"{game['score']}  gana {game['winner']}")
+    assert game["score"].startswith("puntos ") and game["winner"].startswith("asiento ")  # the table's language
 
 
 def test_api_history_never_holds_the_loop_up(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
