@@ -26,7 +26,7 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import quote
 
-from companion.i18n import _
+from companion.i18n import N_, Said, _, language
 
 __all__ = ["Cursor", "Entry", "GameRecord", "Journal", "JournalDamaged", "JournalError", "Numbered", "health"]
 
@@ -63,7 +63,15 @@ SYNC_LEVELS = ("off", "normal", "full", "extra")  # PRAGMA synchronous's numbers
 
 
 class JournalError(OSError):
-    """The journal cannot be written (disk full, read-only, missing folder); the message says what to do."""
+    """The journal cannot be written (disk full, read-only, missing folder); the message says what to do, in
+    English by ``str()`` (the service's log) and in any language by :meth:`text`."""
+
+    def __init__(self, said: Said, *, disk_full: bool = False) -> None:
+        super().__init__(str(said))
+        self.said, self.disk_full = said, disk_full
+
+    def text(self, lang: str) -> str:
+        return self.said.text(lang)
 
 
 class JournalDamaged(JournalError):
@@ -165,7 +173,7 @@ class Journal:
         try:
             check = str(db.execute("PRAGMA quick_check").fetchone()[0])
             if check != "ok":
-                raise JournalDamaged(f"journal {self.path}: damaged ({check})")
+                raise JournalDamaged(Said(N_("journal {path}: damaged ({error})"), path=self.path, error=check))
             tables = {row[0] for row in db.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
             if tables:
                 self._check_tables()  # another program's file, or not ours: refused before anything is written
@@ -198,12 +206,12 @@ class Journal:
         for table, needed in COLUMNS.items():
             have = {row[1] for row in db.execute(f"PRAGMA table_info({table})")}
             if not have:
-                raise JournalDamaged(f"journal {self.path}: not a companion journal (it has no table {table!r})")
+                said = N_("journal {path}: not a companion journal (it has no table {table})")
+                raise JournalDamaged(Said(said, path=self.path, table=repr(table)))
             missing = [column for column in needed if column not in have]
             if missing:
-                raise JournalDamaged(
-                    f"journal {self.path}: not a companion journal (table {table!r} has no column {missing[0]!r})"
-                )
+                said = N_("journal {path}: not a companion journal (table {table} has no column {column})")
+                raise JournalDamaged(Said(said, path=self.path, table=repr(table), column=repr(missing[0])))
             if "wall" not in have:
                 lacking.add(table)
         return lacking
@@ -336,10 +344,10 @@ class Journal:
             raise JournalDamaged(damaged[0])
         return found
 
-    def readable_entries(self, game_id: int) -> tuple[list[Entry], list[str]]:
+    def readable_entries(self, game_id: int) -> tuple[list[Entry], list[Said]]:
         """The game's entries that can be read, in order, and what is wrong with each row that cannot."""
         found: list[Entry] = []
-        damaged: list[str] = []
+        damaged: list[Said] = []
         if self._db is None:
             return found, damaged
         with self._read():
@@ -348,8 +356,9 @@ class Journal:
                 if isinstance(text, str) and isinstance(t, int | float) and kind in ("action", "undo", "zone"):
                     found.append(Entry(kind, text, float(t)))
                 else:
+                    said = N_("journal {path}: game {game}, entry {entry}: unreadable ({row})")
                     damaged.append(
-                        f"journal {self.path}: game {game_id}, entry {seq}: unreadable ({kind!r} {text!r} at {t!r})"
+                        Said(said, path=self.path, game=game_id, entry=seq, row=f"{kind!r} {text!r} at {t!r}")
                     )
         return found, damaged
 
@@ -457,7 +466,11 @@ def health(path: Path) -> tuple[bool, str, str]:
         finally:
             journal.close()
     except JournalError as exc:
-        return False, f"{exc}{kept}", _("restart the service: it sets a damaged journal aside and starts a new one")
+        return (
+            False,
+            exc.text(language()) + kept,
+            _("restart the service: it sets a damaged journal aside and starts a new one"),
+        )
     if check != "ok":
         damaged = _("{path}: damaged ({check})").format(path=path, check=check)
         return False, damaged + kept, _("restart the service: it sets it aside and starts a new one")
@@ -480,7 +493,7 @@ class _Guard:
 
 def _damaged(path: Path, exc: BaseException) -> JournalError:
     if isinstance(exc, sqlite3.DatabaseError) and not isinstance(exc, sqlite3.OperationalError):
-        return JournalDamaged(f"journal {path}: damaged ({exc})")
+        return JournalDamaged(Said(N_("journal {path}: damaged ({error})"), path=path, error=exc))
     return _error(path, exc)
 
 
@@ -489,13 +502,17 @@ def _error(path: Path, exc: BaseException) -> JournalError:
     text = str(exc)
     name = getattr(exc, "sqlite_errorname", "")
     if name in ("SQLITE_NOTADB", "SQLITE_CORRUPT"):
-        return JournalDamaged(f"journal {path}: damaged, not a journal SQLite can read ({text})")
+        return JournalDamaged(
+            Said(N_("journal {path}: damaged, not a journal SQLite can read ({error})"), path=path, error=text)
+        )
     if "full" in text:
-        return JournalError(
-            f"journal {path}: the disk is full ({text}); free some space: the game goes on in memory meanwhile"
-        )
+        said = N_("journal {path}: the disk is full ({error}); free some space: the game goes on in memory meanwhile")
+        return JournalError(Said(said, path=path, error=text), disk_full=True)
     if "readonly" in text or "read-only" in text:
-        return JournalError(
-            f"journal {path}: the disk is read-only ({text}); remount it read-write or set journal to a writable path"
+        said = N_(
+            "journal {path}: the disk is read-only ({error}); remount it read-write or set journal to a writable path"
         )
-    return JournalError(f"journal {path}: cannot write ({text}); check the path and its permissions")
+        return JournalError(Said(said, path=path, error=text))
+    return JournalError(
+        Said(N_("journal {path}: cannot write ({error}); check the path and its permissions"), path=path, error=text)
+    )

@@ -199,7 +199,7 @@ class Table:
     def _journal_failed(self, exc: JournalError, now: float) -> None:
         if self.referee.journal_ok:  # said once; the retries that fail too are only debug
             log.error("%s", exc)
-            problem = "disk_full" if "disk is full" in str(exc) else "not_recording"
+            problem = "disk_full" if exc.disk_full else "not_recording"
             self.referee.handle(JournalStatus(False, str(exc), problem), now)
         else:
             log.debug("%s", exc)

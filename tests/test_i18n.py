@@ -374,6 +374,7 @@ def test_a_refusal_in_a_third_language_names_the_cards_its_catalogue_names(frenc
                 "no hay partida 7 en",
                 "ya existe: da otro fichero, o --force para sobrescribirlo",
                 "no existe esa liga (el servicio la crea al arrancar)",
+                "dañado, SQLite no lo puede leer",
             ],
         ),
         (
@@ -383,6 +384,7 @@ def test_a_refusal_in_a_third_language_names_the_cards_its_catalogue_names(frenc
                 "no game 7 in",
                 "exists: give another file, or --force to write over it",
                 "no such league (the service makes it when it starts)",
+                "damaged, not a journal SQLite can read",
             ],
         ),
     ],
@@ -399,6 +401,8 @@ def test_history_export_and_club_speak_the_language(
     (tmp_path / "kept.txt").write_text("mine")
     assert main(["export", "1", "--out", str(tmp_path / "kept.txt"), *lang_and_journal]) == 2
     assert main(["club", "--csv", "-", "--db", str(tmp_path / "none.db"), "--lang", lang]) == 2
+    (tmp_path / "notes.db").write_bytes(b"not a journal at all, " * 100)
+    assert main(["history", "--lang", lang, "--journal", str(tmp_path / "notes.db")]) == 2
     err = capsys.readouterr().err
     assert all(line in err for line in said), err
     assert "--out" in err and ("propio diario" if lang == "es" else "the journal itself") in err

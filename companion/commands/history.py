@@ -16,7 +16,7 @@ from typing import Any
 
 from companion.config import ConfigError, load_config
 from companion.games import kinds
-from companion.i18n import N_, _, language
+from companion.i18n import N_, Said, _, language
 from companion.journal import GameRecord, Journal, JournalError
 from companion.referee.history import standing
 
@@ -43,17 +43,19 @@ def _journal(args: argparse.Namespace) -> Journal:
     if path is None:
         path = load_config(args.config).journal
     if not Path(path).is_file():
-        raise JournalError(
-            _("journal {path}: no such file; give --journal PATH or check journal.path in the config").format(path=path)
-        )
+        said = N_("journal {path}: no such file; give --journal PATH or check journal.path in the config")
+        raise JournalError(Said(said, path=path))
     return Journal.read_only(path)
 
 
 def _journal_or_say(args: argparse.Namespace, command: str) -> Journal | None:
     try:
         return _journal(args)
-    except (ConfigError, JournalError) as exc:
+    except ConfigError as exc:
         print(f"companion {command}: {exc}", file=sys.stderr)
+        return None
+    except JournalError as exc:
+        print(f"companion {command}: {exc.text(language())}", file=sys.stderr)
         return None
 
 
@@ -64,7 +66,7 @@ def run_history(args: argparse.Namespace) -> int:
     try:
         games = journal.games()
     except JournalError as exc:
-        print(f"companion history: {exc}", file=sys.stderr)
+        print(f"companion history: {exc.text(language())}", file=sys.stderr)
         return 1
     for game in games:
         print(_line(game, journal))
@@ -87,10 +89,10 @@ def run_export(args: argparse.Namespace) -> int:
             return 2
         text, damaged = transcript(game, journal)
     except JournalError as exc:
-        print(f"companion export: {exc}", file=sys.stderr)
+        print(f"companion export: {exc.text(language())}", file=sys.stderr)
         return 1
     for problem in damaged:
-        print(f"companion export: {_('skipped: {problem}').format(problem=problem)}", file=sys.stderr)
+        print(f"companion export: {_('skipped: {problem}').format(problem=problem.text(language()))}", file=sys.stderr)
     if args.out is None:
         sys.stdout.write(text)
     else:
@@ -138,10 +140,10 @@ def play_arguments(settings: dict[str, Any]) -> list[str]:
     return args
 
 
-def transcript(game: GameRecord, journal: Journal) -> tuple[str, list[str]]:
+def transcript(game: GameRecord, journal: Journal) -> tuple[str, list[Said]]:
     """The game as ``companion play`` reads it (its arguments on the first line, then one action per line), and
     what is wrong with the rows that could not be read (each also a comment where it was)."""
-    damaged = [f"game {game.id}: {game.damage}"] if game.damage else []
+    damaged = [Said(N_("game {game}: {damage}"), game=game.id, damage=game.damage)] if game.damage else []
     head = "# settings unreadable" if "settings" in game.damage else f"# {' '.join(play_arguments(game.settings))}"
     lines = [head, f"# game {game.id}, started {_when(game)}"]
     entries, unreadable = journal.readable_entries(game.id)
