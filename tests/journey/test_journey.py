@@ -357,7 +357,7 @@ def test_the_readme_journey_from_install_to_history(journey: Journey) -> None:
     assert points == "1:1 2:0 3:0 4:0"  # seat 1 laid its tenth card first, and took the one chip paid
     assert any("stopped: " in line for line in journey.log)
     (line,) = printed["history"].splitlines()
-    assert re.fullmatch(rf"\s+1  \S+ \S+  seises\s+39 entries  points {points}  in play", line), line
+    assert re.fullmatch(rf"\s+1  \S+ \S+  seises\s+39 entradas  puntos {points}  en juego", line), line
 
 
 def test_the_config_is_edited_as_a_person_edits_it() -> None:
