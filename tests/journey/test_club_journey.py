@@ -64,7 +64,7 @@ def test_the_readme_s_club_of_tables_runs_two_demo_tables_and_the_club_s_board(t
     try:
         assert club.stdout is not None
         said = club.stdout.readline() + club.stdout.readline()
-        assert f"http://127.0.0.1:{web}/" in said and "its own mosquitto" in said, said
+        assert f"http://127.0.0.1:{web}/" in said and "su propio mosquitto" in said, said  # Spanish
         printed: dict[str, dict[str, int]] = {}
         for command in words[1:]:
             assert command[:2] == ["companion", "demo"]
