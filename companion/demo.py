@@ -39,6 +39,7 @@ from companion.config import GameConfig
 from companion.events import Button, CardArrived, CardLeft, Press, SameCardTwice, UnknownTag
 from companion.games import DEFAULT_GAME, Robots, find_kind
 from companion.hardware import load_pinmap
+from companion.i18n import N_, _, translate
 from companion.journal import Journal
 from companion.nfc.backends import SimBackend
 from companion.nfc.registry import Registry
@@ -74,46 +75,32 @@ SHOWN = {
 }
 
 
-# The demo's own words, (Spanish, English); the table's messages come from the referee in the same language.
-WORDS: dict[str, tuple[str, str]] = {
-    "title": ("companion demo: {game}, semilla {seed}", "companion demo: {game}, seed {seed}"),
-    "journal": ("diario: {path}", "journal: {path}"),
-    "lays": ("{who} pone {card}", "{who} lays {card}"),
-    "lays_on": ("{who} pone {card} en {zone}", "{who} lays {card} on {zone}"),
-    "pays": ("{who} paga una ficha", "{who} pays a chip"),
-    "passes": ("{who} pasa", "{who} passes"),
-    "more": ("… (--verbose muestra cada jugada)", "… (--verbose shows every play)"),
-    "illegal": (
-        "{who} pone {card} en {zone}: LED {colour}, pantalla «{title}»; la retira",
-        "{who} lays {card} on {zone}: LED {colour}, screen “{title}”; takes it back",
-    ),
-    "undo": ("DESHACER largo: {title}", "long UNDO: {title}"),
-    "off": ("apagado", "off"),
-    "green": ("verde", "green"),
-    "red": ("rojo intermitente", "blinking red"),
-    "amber": ("ámbar intermitente", "blinking amber"),
-    "standings": ("Clasificación", "Standings"),
-    "web": ("la mesa en el navegador: {url}", "the table in a browser: {url}"),
-    "hold": ("sigue en {url} hasta Ctrl-C", "still on {url} until Ctrl-C"),
-    "person": (
-        "juegas el asiento {seat} en la página; los robots juegan los demás y esperan tu turno",
-        "you play seat {seat} on the page; the robots play the others and wait for your turn",
-    ),
-    "seats": (
-        "--seat {seat}: {game} tiene los asientos 1 a {seats} (0: juegan los robots)",
-        "--seat {seat}: {game} has seats 1 to {seats} (0: the robots play them all)",
-    ),
-    "watch": (
-        "Los robots juegan todos los asientos: --seat N para jugar uno",
-        "The robots play every seat: give --seat N to play one",
-    ),
-    "robots": ("Juegan los robots: espera tu turno", "The robots are playing: wait for your turn"),
-    "over": ("La partida ha terminado", "The game is over"),
-    "stopped": ("parada: la partida queda sin terminar", "stopped: the game is left unfinished"),
-    "summary": (
-        "{game}: {actions} acciones confirmadas, {rows} filas en el diario, {noise} lecturas con ruido, {s} s de mesa",
-        "{game}: {actions} actions confirmed, {rows} journal rows, {noise} noisy reads, {s} s of table time",
-    ),
+# The demo's own words, by key: English msgids, said in the demo's language (the table's messages come from the
+# referee in the same language).
+WORDS: dict[str, str] = {
+    "title": N_("companion demo: {game}, seed {seed}"),
+    "journal": N_("journal: {path}"),
+    "lays": N_("{who} lays {card}"),
+    "lays_on": N_("{who} lays {card} on {zone}"),
+    "pays": N_("{who} pays a chip"),
+    "passes": N_("{who} passes"),
+    "more": N_("… (--verbose shows every play)"),
+    "illegal": N_("{who} lays {card} on {zone}: LED {colour}, screen “{title}”; takes it back"),
+    "undo": N_("long UNDO: {title}"),
+    "off": N_("off"),
+    "green": N_("green"),
+    "red": N_("blinking red"),
+    "amber": N_("blinking amber"),
+    "standings": N_("Standings"),
+    "web": N_("the table in a browser: {url}"),
+    "hold": N_("still on {url} until Ctrl-C"),
+    "person": N_("you play seat {seat} on the page; the robots play the others and wait for your turn"),
+    "seats": N_("--seat {seat}: {game} has seats 1 to {seats} (0: the robots play them all)"),
+    "watch": N_("The robots play every seat: give --seat N to play one"),
+    "robots": N_("The robots are playing: wait for your turn"),
+    "over": N_("The game is over"),
+    "stopped": N_("stopped: the game is left unfinished"),
+    "summary": N_("{game}: {actions} actions confirmed, {rows} journal rows, {noise} noisy reads, {s} s of table time"),
 }
 # The messages the default story tells (title only): the reneges and questions are in the verbose log.
 TOLD = {MessageKind.END_OF_HAND, MessageKind.END_OF_SET, MessageKind.END_OF_GAME}
@@ -143,8 +130,7 @@ class Demo:
     _stopping: threading.Event = field(default_factory=threading.Event, init=False)  # stop(), SIGINT, SIGTERM
 
     def say(self, key: str, **fields: object) -> str:
-        spanish, english = WORDS[key]
-        return (english if self.language == "en" else spanish).format(**fields)
+        return translate(WORDS[key], self.language).format(**fields)
 
     def stop(self) -> None:
         """End the demo where it is (from any thread): the game is left unfinished, the page stops being served."""
@@ -257,7 +243,9 @@ class Demo:
         while self.server.port is None:
             if self._serving.done():  # the server said why in the log
                 host, port = self.server.listen
-                raise OSError(f"--web: cannot listen on {host}:{port}; give a free address")
+                raise OSError(
+                    _("--web: cannot listen on {host}:{port}; give a free address").format(host=host, port=port)
+                )
             await asyncio.sleep(0.01)
 
     def _url(self) -> str:
@@ -293,7 +281,7 @@ class Demo:
             self.screen.tick(self.now)
 
     def _poll(self, times: int) -> None:
-        for _ in range(times):
+        for _count in range(times):
             self.now = round(self.now + POLL_S, 6)
             for scan in self.backend.poll(self.now):
                 self.table.scan(scan, self.now)

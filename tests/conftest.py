@@ -13,7 +13,8 @@
   persistence in the test's temporary folder (never the system's service), stopped after the test; ``board``:
   the room's subscriber on it (``async with board.watching():``), as the club's would be.
 
-Every test runs in the C locale, with only the package's catalogues (``untranslated_environment``).
+Every test runs in the C locale, with only the package's catalogues (``untranslated_environment``);
+``dropped_catalogue`` adds one, as a translator tries a new language (``COMPANION_LOCALES``).
 Hypothesis runs without a deadline: a busy CI machine must not fail a property.
 """
 
@@ -61,6 +62,22 @@ def untranslated_environment(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
     i18n.set_language(i18n.SOURCE_LANGUAGE)
     yield
     i18n.set_language(i18n.SOURCE_LANGUAGE)
+
+
+@pytest.fixture
+def dropped_catalogue(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Callable[[str, str], Path]:
+    """Drops a catalogue (``lang``, the text of its ``.po`` file) where ``COMPANION_LOCALES`` points: the only file
+    of a new language, as docs/TRANSLATING.md has a translator try one."""
+    folder = tmp_path / "dropped-locale"
+    monkeypatch.setenv("COMPANION_LOCALES", str(folder))
+
+    def drop(lang: str, text: str) -> Path:
+        path = folder / lang / "LC_MESSAGES" / "companion.po"
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(text, "utf-8")
+        return path
+
+    return drop
 
 
 @pytest.fixture(autouse=True)

@@ -7,6 +7,7 @@ import itertools
 import json
 import re
 import tempfile
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -168,3 +169,52 @@ def test_the_demo_speaks_english_and_keeps_its_folder_when_asked(
     assert "Pareja" not in text and "Clasificación" not in text
     (kept,) = tmp_path.glob("companion-demo-*")
     assert f"journal: {kept / 'journal.db'}" in text and (kept / "journal.db").exists()
+
+
+FRENCH_DEMO = """
+msgid ""
+msgstr ""
+"Language: fr\\n"
+"X-Language-Name: Français\\n"
+"Content-Type: text/plain; charset=UTF-8\\n"
+
+msgid "companion demo: {game}, seed {seed}"
+msgstr "démo companion : {game}, graine {seed}"
+
+msgid "{who} lays {card} on {zone}: LED {colour}, screen “{title}”; takes it back"
+msgstr "{who} pose {card} sur {zone} : LED {colour}, écran « {title} » ; la reprend"
+
+msgid "blinking red"
+msgstr "rouge clignotant"
+
+msgid "Standings"
+msgstr "Classement"
+
+msgid "{game}: {actions} actions confirmed, {rows} journal rows, {noise} noisy reads, {s} s of table time"
+msgstr "{game} : {actions} actions confirmées, {rows} lignes au journal, {noise} lectures bruitées, {s} s de table"
+"""
+
+
+def test_a_dropped_catalogue_tells_the_demos_story_in_its_language(
+    tmp_path: Path, dropped_catalogue: Callable[[str, str], Path]
+) -> None:
+    dropped_catalogue("fr", FRENCH_DEMO)
+    lines: list[str] = []
+    assert Demo(game="sexto-set", seed=1, out=lines.append, language="fr").run() == 0
+    text = "\n".join(lines)
+    assert lines[0] == "démo companion : sexto-set, graine 1"
+    assert re.search(r"Pair [AB] pose card .* sur z\d : LED rouge clignotant, écran « .+ » ; la reprend", text)
+    assert "\nClassement:\n" in text
+    assert re.search(r"sexto-set : \d+ actions confirmées, \d+ lignes au journal", text)
+    assert re.search(r"Pair [AB] lays card .* on z\d", text), "what the catalogue lacks is said in English"
+    assert "Clasificación" not in text and "pone" not in text
+
+
+def test_the_demos_help_and_errors_speak_the_command_lines_language(capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit):
+        main(["demo", "--help", "--lang", "es"])
+    assert "la misma semilla juega la misma partida" in " ".join(capsys.readouterr().out.split())
+    assert main(["demo", "--hold", "--lang", "es"]) == 2
+    assert capsys.readouterr().err == "companion demo: --hold, --speed y --seat van con --web HOST:PUERTO\n"
+    assert main(["demo", "--web", "127.0.0.1:0", "--speed", "0", "--lang", "es"]) == 2
+    assert "--speed 0: da un número mayor que 0 (2 juega el doble de rápido)" in capsys.readouterr().err

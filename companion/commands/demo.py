@@ -16,44 +16,51 @@ from companion.club.publisher import publish_journal
 from companion.config import ConfigError, MqttConfig, parse_listen, read_mqtt
 from companion.demo import Demo, save_gif
 from companion.games import kinds
+from companion.i18n import _
 from companion.journal import Journal
 
 
 def register(subparsers: Any) -> None:
     parser = subparsers.add_parser(
         "demo",
-        help="play a complete simulated game through the whole stack (no hardware needed)",
-        description="Robot players lay cards on simulated readers and press mock buttons. By default the demo "
-        "tells the story (the first plays, the illegal attempt, the undo, each hand or set won, the standings and "
-        "the final screen); --verbose prints every event as it happens.",
+        help=_("play a complete simulated game through the whole stack (no hardware needed)"),
+        description=_(
+            "Robot players lay cards on simulated readers and press mock buttons. By default the demo "
+            "tells the story (the first plays, the illegal attempt, the undo, each hand or set won, the standings "
+            "and the final screen); --verbose prints every event as it happens."
+        ),
     )
     parser.add_argument(
-        "--game", choices=[*kinds(), "all"], default="all", help="one game, or every game in turn (the default)"
+        "--game", choices=[*kinds(), "all"], default="all", help=_("one game, or every game in turn (the default)")
     )
-    parser.add_argument("--seed", type=int, default=1, help="the same seed plays the same game")
-    parser.add_argument("--frames", type=Path, help="also write every screen as a PNG into this folder")
+    parser.add_argument("--seed", type=int, default=1, help=_("the same seed plays the same game"))
+    parser.add_argument("--frames", type=Path, help=_("also write every screen as a PNG into this folder"))
     parser.add_argument(
-        "--journal", type=Path, help="the journal file, kept (default: a temporary one, removed at the end)"
+        "--journal", type=Path, help=_("the journal file, kept (default: a temporary one, removed at the end)")
     )
-    parser.add_argument("--keep", action="store_true", help="keep the temporary folder (registry and journal)")
-    parser.add_argument("--verbose", action="store_true", help="print every card laid, press, LED change and message")
-    parser.add_argument("--gif", type=Path, help="also write the screens as an animated GIF to this file")
+    parser.add_argument("--keep", action="store_true", help=_("keep the temporary folder (registry and journal)"))
+    parser.add_argument(
+        "--verbose", action="store_true", help=_("print every card laid, press, LED change and message")
+    )
+    parser.add_argument("--gif", type=Path, help=_("also write the screens as an animated GIF to this file"))
     parser.add_argument(
         "--web",
         metavar="HOST:PORT",
-        help="serve the table's page there while the game is played, at the table's pace (docs/WEB.md)",
+        help=_("serve the table's page there while the game is played, at the table's pace (docs/WEB.md)"),
     )
-    parser.add_argument("--speed", type=float, default=1.0, help="with --web: play this many times faster")
-    parser.add_argument("--hold", action="store_true", help="with --web: keep serving after the game, until Ctrl-C")
+    parser.add_argument("--speed", type=float, default=1.0, help=_("with --web: play this many times faster"))
+    parser.add_argument("--hold", action="store_true", help=_("with --web: keep serving after the game, until Ctrl-C"))
     parser.add_argument(
         "--seat",
         type=int,
-        help="with --web: the seat you play on the page (default 1; 6º SET: pair A is 1, B 2); 0: the robots play all",
+        help=_(
+            "with --web: the seat you play on the page (default 1; 6º SET: pair A is 1, B 2); 0: the robots play all"
+        ),
     )
     parser.add_argument(
-        "--mqtt", metavar="URL", help="publish the games to this MQTT broker as a table does (docs/CLUB.md)"
+        "--mqtt", metavar="URL", help=_("publish the games to this MQTT broker as a table does (docs/CLUB.md)")
     )
-    parser.add_argument("--table", help="the table's name on the broker, with --mqtt")
+    parser.add_argument("--table", help=_("the table's name on the broker, with --mqtt"))
     parser.set_defaults(func=run)
 
 
@@ -65,10 +72,11 @@ def run(args: argparse.Namespace) -> int:
         print(f"companion demo: --web: {exc}", file=sys.stderr)
         return 2
     if args.web is None and (args.hold or args.speed != 1.0 or args.seat is not None):
-        print("companion demo: --hold, --speed and --seat go with --web HOST:PORT", file=sys.stderr)
+        print("companion demo: " + _("--hold, --speed and --seat go with --web HOST:PORT"), file=sys.stderr)
         return 2
     if args.speed <= 0:
-        print(f"companion demo: --speed {args.speed:g}: give a number above 0 (2 plays twice as fast)", file=sys.stderr)
+        said = _("--speed {speed}: give a number above 0 (2 plays twice as fast)").format(speed=f"{args.speed:g}")
+        print(f"companion demo: {said}", file=sys.stderr)
         return 2
     mqtt = None
     if args.mqtt is not None or args.table is not None:
@@ -90,11 +98,8 @@ def _run(args: argparse.Namespace, games: list[str], mqtt: MqttConfig | None) ->
             args.frames.mkdir(parents=True, exist_ok=True)
             tempfile.TemporaryFile(dir=args.frames).close()
     except OSError as exc:
-        where = f"--frames {args.frames}"
-        print(
-            f"companion demo: {where}: cannot write there ({exc.strerror}); give a folder you may write to",
-            file=sys.stderr,
-        )
+        said = _("--frames {folder}: cannot write there ({error}); give a folder you may write to")
+        print("companion demo: " + said.format(folder=args.frames, error=exc.strerror), file=sys.stderr)
         return 2
     screens: list[tuple[float, Image.Image]] | None = [] if args.gif is not None else None
     for number, game in enumerate(games, start=1):
@@ -130,12 +135,10 @@ def _run(args: argparse.Namespace, games: list[str], mqtt: MqttConfig | None) ->
         try:
             count = save_gif(screens, args.gif)
         except OSError as exc:
-            print(
-                f"companion demo: --gif {args.gif}: cannot write it ({exc.strerror}); give another file",
-                file=sys.stderr,
-            )
+            said = _("--gif {file}: cannot write it ({error}); give another file")
+            print("companion demo: " + said.format(file=args.gif, error=exc.strerror), file=sys.stderr)
             return 1
-        print(f"{args.gif}: {count} screens")
+        print(_("{file}: {count} screens").format(file=args.gif, count=count))
     return 0
 
 
@@ -144,9 +147,10 @@ def _publish(mqtt: MqttConfig, path: Path) -> int:
     try:
         asyncio.run(publish_journal(mqtt, journal))
     except aiomqtt.MqttError as exc:
-        print(f"companion demo: --mqtt {mqtt.url}: {exc}; is the broker running there?", file=sys.stderr)
+        said = _("--mqtt {url}: {error}; is the broker running there?").format(url=mqtt.url, error=exc)
+        print(f"companion demo: {said}", file=sys.stderr)
         return 1
     finally:
         journal.close()
-    print(f"{mqtt.url}: published as companion/{mqtt.table}")
+    print(_("{url}: published as companion/{table}").format(url=mqtt.url, table=mqtt.table))
     return 0
