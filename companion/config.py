@@ -31,7 +31,7 @@ from urllib.parse import urlsplit
 from companion.decks import BUILTIN_DECKS, DeckError, load_deck
 from companion.files import read_text
 from companion.games import DEFAULT_GAME, find_kind, kinds
-from companion.i18n import DEFAULT_LANGUAGE, _, languages
+from companion.i18n import DEFAULT_LANGUAGE, _, language, languages
 from companion.readers.registry import DEFAULT as DEFAULT_READERS
 from companion.readers.registry import names, registered
 from companion.rules.base import SetupError
@@ -187,9 +187,9 @@ def _read_config(read: _Keys, source: str) -> Config:
     if "game.name" not in read.failed:  # a zone's role cannot be judged for a game that is not known
         for zone, role in zones.items():
             if (problem := kind.zone_problem(role)) is not None:
-                read.fail(f"zones.{zone}", problem)
+                read.fail(f"zones.{zone}", problem.text(language()))
         if (problem := kind.zones_problem(zones)) is not None:
-            read.fail("zones", problem)
+            read.fail("zones", problem.text(language()))
     return Config(
         source=source,
         game=game,
@@ -309,10 +309,10 @@ def _check_game(read: _Keys, game: GameConfig) -> None:
     try:
         deck = load_deck(game.deck_name)
     except DeckError as exc:
-        read.fail("game.deck", str(exc))
+        read.fail("game.deck", exc.text(language()))
         return
     if (problem := kind.players_problem(game.players, deck)) is not None:
-        read.fail("game.players", problem)
+        read.fail("game.players", problem.text(language()))
     if kind.names_first_seat and game.seat_names and len(game.seat_names) != game.players:
         read.fail(
             "game.seat_names",
@@ -324,7 +324,7 @@ def _check_game(read: _Keys, game: GameConfig) -> None:
     try:
         kind.check_options(game.options)
     except SetupError as exc:
-        read.fail("game.options", str(exc))
+        read.fail("game.options", exc.text(language()))
 
 
 class _Keys:

@@ -165,15 +165,17 @@ class GameKind(ABC):
         """Whether players may be more or fewer (with its default deck): ``--players`` means something."""
         return len(self.player_counts(load_deck(self.default_deck))) > 1
 
-    def players_problem(self, players: int, deck: Deck) -> str | None:
-        """Why ``players`` cannot play with ``deck`` (for the config), or None."""
+    def players_problem(self, players: int, deck: Deck) -> Said | None:
+        """Why ``players`` cannot play with ``deck`` (for the config, which says it in its language), or None."""
         counts = self.player_counts(deck)
         if players in counts:
             return None
-        said = f"{players} cannot play {self.engine.title} with {len(deck)} cards: use {either(counts)}"
-        if self.ideal_players is not None:
-            said += f" (the rule sheet recommends {self.ideal_players[0]} to {self.ideal_players[1]})"
-        return said
+        said = N_("{players} cannot play {game} with {cards} cards: use {counts}")
+        problem = Said(said, players=players, game=Said(self.caption), cards=len(deck), counts=either(counts))
+        if self.ideal_players is None:
+            return problem
+        low, high = self.ideal_players
+        return Said(N_("{problem} (the rule sheet recommends {low} to {high})"), problem=problem, low=low, high=high)
 
     # ---- zones ------------------------------------------------------------------------------------------------
 
@@ -182,10 +184,10 @@ class GameKind(ABC):
         """The zones and their roles when the config gives none."""
 
     @abstractmethod
-    def zone_problem(self, role: str) -> str | None:
+    def zone_problem(self, role: str) -> Said | None:
         """Why ``role`` is no role of this game's zones (for the config), or None."""
 
-    def zones_problem(self, zones: Mapping[str, str]) -> str | None:
+    def zones_problem(self, zones: Mapping[str, str]) -> Said | None:
         """Why this set of zones cannot play the game (for the config), or None."""
         return None
 

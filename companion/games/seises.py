@@ -181,15 +181,15 @@ class SeisesKind(GameKind):
     def player_counts(self, deck: Deck) -> tuple[int, ...]:
         return tuple(player_counts(deck))
 
-    def players_problem(self, players: int, deck: Deck) -> str | None:
+    def players_problem(self, players: int, deck: Deck) -> Said | None:
         counts = self.player_counts(deck)
         if players in counts:
             return None
         low, high = RECOMMENDED_PLAYERS
-        return (
-            f"{players} cannot share {len(deck)} cards evenly: use {either(counts)} "
-            f"(the rule sheet recommends {low} to {high})"
+        said = N_(
+            "{players} cannot share {cards} cards evenly: use {counts} (the rule sheet recommends {low} to {high})"
         )
+        return Said(said, players=players, cards=len(deck), counts=either(counts), low=low, high=high)
 
     def new_game(self, players: int, deck: Deck, options: Mapping[str, str]) -> Game:
         return Seises(players=players, deck=deck, options=dict(options))
@@ -199,10 +199,10 @@ class SeisesKind(GameKind):
     def default_zones(self) -> dict[str, str]:
         return {"z1": "table"}
 
-    def zone_problem(self, role: str) -> str | None:
+    def zone_problem(self, role: str) -> Said | None:
         if role == "table" or role in SUITS:
             return None
-        return f'{role!r}: a Seises zone is "table" or a suit letter (O, C, E, B)'
+        return Said(N_('{role}: a Seises zone is "table" or a suit letter (O, C, E, B)'), role=repr(role))
 
     def card_on_zone(self, game: Game, card: str, role: str, head: str | None, voice: Voice) -> Action | Message:
         deck_card = game.deck.get(card)

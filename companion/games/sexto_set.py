@@ -130,15 +130,17 @@ class SextoSetKind(GameKind):
     def default_zones(self) -> dict[str, str]:
         return {f"z{i}": "auto" for i in range(1, LINES + 1)}
 
-    def zone_problem(self, role: str) -> str | None:
+    def zone_problem(self, role: str) -> Said | None:
         if role == "auto" or (len(role) == 3 and role[0] == "M"):
             return None
-        return f'{role!r}: a 6º SET zone is "auto" or a master card id such as M1R'
+        return Said(N_('{role}: a 6º SET zone is "auto" or a master card id such as M1R'), role=repr(role))
 
-    def zones_problem(self, zones: Mapping[str, str]) -> str | None:
+    def zones_problem(self, zones: Mapping[str, str]) -> Said | None:
         if len(zones) == LINES:
             return None
-        return f"6º SET needs one zone per master card: {LINES} zones, not {len(zones)}"
+        return Said(
+            N_("6º SET needs one zone per master card: {lines} zones, not {zones}"), lines=LINES, zones=len(zones)
+        )
 
     def zone_head(self, role: str) -> str | None:
         return None if role == "auto" else role

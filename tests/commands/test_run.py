@@ -7,6 +7,9 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
+from companion.cli import main
 from companion.hardware import DEFAULT_PINMAP
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -60,3 +63,49 @@ def test_zones_the_pin_map_does_not_wire_are_named(tmp_path: Path) -> None:
         f"{config}: zones.z3: no LEDs for it in the pin map {DEFAULT_PINMAP} (it has z1, z2): add them there, "
         "or use the hub back-end for more zones"
     ) in done.stderr.splitlines()
+
+
+@pytest.mark.parametrize(
+    ("lang", "seises", "sexto_set"),
+    [
+        (
+            "es",
+            [
+                "game.players: 6 no pueden repartirse 40 cartas por igual: usa 2, 4, 5 o 8 (el reglamento recomienda "
+                "de 4 a 8)",
+                "zones.z2: 'X': una zona del Seises es \"table\" o la letra de un palo (O, C, E, B)",
+                "2 problema(s); no se ha puesto nada en marcha",
+            ],
+            [
+                "game.players: 5 no pueden jugar al 6º SET con 48 cartas: usa 4",
+                "zones.z1: 'M9': una zona del 6º SET es \"auto\" o el id de una maestra, como M1R",
+                "zones: el 6º SET necesita una zona por maestra: 8 zonas, no 1",
+            ],
+        ),
+        (
+            "en",
+            [
+                "game.players: 6 cannot share 40 cards evenly: use 2, 4, 5 or 8 (the rule sheet recommends 4 to 8)",
+                "zones.z2: 'X': a Seises zone is \"table\" or a suit letter (O, C, E, B)",
+                "2 problem(s); nothing was started",
+            ],
+            [
+                "game.players: 5 cannot play 6º SET with 48 cards: use 4",
+                "zones.z1: 'M9': a 6º SET zone is \"auto\" or a master card id such as M1R",
+                "zones: 6º SET needs one zone per master card: 8 zones, not 1",
+            ],
+        ),
+    ],
+)
+def test_the_games_problems_speak_the_command_lines_language(
+    lang: str, seises: list[str], sexto_set: list[str], tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    config = tmp_path / "config.toml"
+    for text, lines in (
+        ('[game]\nplayers = 6\n[zones]\nz1 = "table"\nz2 = "X"\n', seises),
+        ('[game]\nname = "sexto-set"\nplayers = 5\n[zones]\nz1 = "M9"\n', sexto_set),
+    ):
+        config.write_text(text, "utf-8")
+        assert main(["run", "--config", str(config), "--check", "--lang", lang]) == 2
+        said = capsys.readouterr().err.splitlines()
+        assert all(f"{config}: {line}" in said for line in lines), said

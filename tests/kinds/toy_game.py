@@ -18,6 +18,7 @@ from PIL import ImageDraw
 
 from companion.decks import Deck
 from companion.games import GameKind, Result, Voice
+from companion.i18n import Said
 from companion.rules.base import Action, Game, Outcome, Pass, Play, Reason, add_sentences
 from companion.ui.screens import WIDTH, header_footer, put
 from companion.view import Language, Message, MessageKind, Scoreboard, TableView
@@ -68,9 +69,8 @@ class Escalera(Game):
         card = action.card if isinstance(action, Play) else ""
         if reason is Reason.UNKNOWN_CARD:
             return {"card": card, "deck": self.deck.name}
-        names = {f"name_{lang}": self.deck[card].name(lang) if card in self.deck else card for lang in ("es", "en")}
-        top = {f"top_{lang}": self.deck[self.laid[-1]].name(lang) if self.laid else "-" for lang in ("es", "en")}
-        return {**names, **top}
+        name = self.deck[card].said() if card in self.deck else card
+        return {"name": name, "top": self.deck[self.laid[-1]].said() if self.laid else "-"}
 
     def _apply(self, action: Action) -> Any:
         undo = (self.turn, self.winner)
@@ -171,8 +171,8 @@ class EscaleraKind(GameKind):
     def default_zones(self) -> dict[str, str]:
         return {"z1": "table"}
 
-    def zone_problem(self, role: str) -> str | None:
-        return None if role == "table" else f'{role!r}: an Escalera zone is "table"'
+    def zone_problem(self, role: str) -> Said | None:
+        return None if role == "table" else Said('{role}: an Escalera zone is "table"', role=repr(role))
 
     def card_on_zone(self, game: Game, card: str, role: str, head: str | None, voice: Voice) -> Action | Message:
         return Play(card)
