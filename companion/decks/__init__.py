@@ -103,12 +103,16 @@ class Card:
         """The card as players say it: ``6 de oros``, ``rey de copas``, ``maestra 3 negra``."""
         return self.said().text(lang)
 
+    def said_rank(self) -> Said | int:
+        """A Spanish card's rank as its name says it: ``5``, ``caballo`` (the ``5`` of ``5 o caballo de espadas``)."""
+        assert self.rank is not None
+        return Said(_RANK_NAMES[self.rank]) if self.rank in _RANK_NAMES else self.rank
+
     def said(self) -> Said:
         """The card's name, to be said in any language (a refusal's ``{name}``)."""
         if self.kind is Kind.SPANISH:
             assert self.rank is not None and self.suit is not None
-            rank: Said | int = Said(_RANK_NAMES[self.rank]) if self.rank in _RANK_NAMES else self.rank
-            return Said(N_("{rank} of {suit}"), rank=rank, suit=Said(SUITS[self.suit]))
+            return Said(N_("{rank} of {suit}"), rank=self.said_rank(), suit=Said(SUITS[self.suit]))
         if self.kind is Kind.MASTER:
             return Said(N_("master {dots} {colour}"), dots=self.dots, colour=Said(_COLOUR_NAMES[self.color or "red"]))
         if self.kind is Kind.EMPTY:

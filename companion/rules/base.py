@@ -101,9 +101,8 @@ class SetupError(SaidError):
 class IllegalPlay(ValueError):
     """A refused action: ``reason`` (a :class:`Reason`) and its sentence, said in any language.
 
-    ``details`` fill the sentence. A detail said in words differs by language: a game gives it in Spanish and
-    English (``name_es``, ``name_en``, as the decks name cards) and the sentence says ``{name}``; another language
-    takes the English words. A :class:`~companion.i18n.Said` detail is said in the sentence's language."""
+    ``details`` fill the sentence. A detail said in words is a :class:`~companion.i18n.Said` (a card's name, a
+    suit, the cards that would fit), said in the sentence's language."""
 
     def __init__(self, action: Action, reason: StrEnum, **details: Any) -> None:
         super().__init__(action, reason)
@@ -128,9 +127,7 @@ class IllegalPlay(ValueError):
 
     def _pair(self, lang: str) -> tuple[str, str]:
         title, todo = SENTENCES[self.reason]
-        words = "es" if lang == "es" else "en"
         fields = {key: value.text(lang) if isinstance(value, Said) else value for key, value in self.details.items()}
-        fields |= {key[:-3]: value for key, value in self.details.items() if key.endswith(f"_{words}")}
         return translate(title, lang).format(**fields), translate(todo, lang).format(**fields)
 
 

@@ -15,11 +15,11 @@ from 0 (``turn``, ``mano``, list indexes); ``snapshot()`` and ``outcome()`` coun
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterator, Mapping, Sequence
 from enum import StrEnum
 from typing import Any, ClassVar
 
-from companion.decks import SUITS, Deck, Kind, load_deck
+from companion.decks import SUITS, Card, Deck, Kind, load_deck
 from companion.i18n import N_, Said
 from companion.rules.base import (
     Action,
@@ -34,7 +34,7 @@ from companion.rules.base import (
     either,
 )
 
-__all__ = ["CHIPS", "DECKS", "GOAL", "OPTIONS", "Seises", "SeisesReason"]
+__all__ = ["CHIPS", "DECKS", "GOAL", "OPTIONS", "Seises", "SeisesReason", "fitting"]
 
 CHIPS = 50  # the reserve holds 50 chips at the start of every hand (§3)
 GOAL = 50  # the game is won at 50 points or more (§1, §5)
@@ -86,6 +86,15 @@ add_sentences(
         ),
     }
 )
+
+
+def fitting(cards: Sequence[Card]) -> Said:
+    """The cards that would fit a row (one or two: beside its low end, its high end), as players say them: the
+    ranks, then the suit once (``5 o caballo de espadas``, ``5 or knight of swords``)."""
+    *below, last = cards
+    if not below:
+        return last.said()
+    return Said(N_("{choices} or {last}"), choices=below[0].said_rank(), last=last.said())
 
 
 class _Payment:
@@ -211,12 +220,10 @@ class Seises(Game):
         if row is not None:
             low, high = row
             details["row"] = str(self._ranks[low]) if low == high else f"{self._ranks[low]}-{self._ranks[high]}"
-            needed = [self.deck[self._ids[suit, p]] for p in (low - 1, high + 1) if (suit, p) in self._ids]
-            # "5 o caballo de espadas": the ranks, then the suit once
-            for lang, word, other in (("es", " o ", "otra carta"), ("en", " or ", "another card")):
-                names = [c.name(lang) for c in needed]
-                ranks = [n.rsplit(" de " if lang == "es" else " of ", 1)[0] for n in names[:-1]]
-                details[f"needed_{lang}"] = word.join([*ranks, *names[-1:]]) or other  # a third language: English
+            if reason is SeisesReason.NOT_NEXT_IN_ROW:  # the card is off the row's ends: the row has an end to grow
+                details["needed"] = fitting(
+                    [self.deck[self._ids[suit, p]] for p in (low - 1, high + 1) if (suit, p) in self._ids]
+                )
         return details
 
     def legal_cards(self) -> list[str]:

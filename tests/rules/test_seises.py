@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from pathlib import Path
+
 import pytest
 
 from companion.decks import load_deck
@@ -308,6 +311,44 @@ def test_every_refusal_says_what_to_do_in_spanish_and_english() -> None:
     assert refusal.title("en") == "King of coins does not follow 6-7"
     assert refusal.todo("en") == "Take it back; 5 or jack of coins fits, or pay"
     assert str(refusal) == refusal.sentence("en") == f"{refusal.title('en')}. {refusal.todo('en')}."
+
+
+FRENCH_CARDS = """
+msgid ""
+msgstr ""
+"Language: fr\\n"
+"Content-Type: text/plain; charset=UTF-8\\n"
+
+msgid "Take it back; {needed} fits, or pay"
+msgstr "Reprends-la ; {needed} va, ou paie"
+
+msgid "{choices} or {last}"
+msgstr "{choices} ou {last}"
+
+msgid "{rank} of {suit}"
+msgstr "{rank} de {suit}"
+
+msgid "jack"
+msgstr "valet"
+
+msgid "coins"
+msgstr "deniers"
+"""
+
+
+def test_the_cards_that_would_fit_are_said_in_a_dropped_catalogues_language(
+    dropped_catalogue: Callable[[str, str], Path],
+) -> None:
+    dropped_catalogue("fr", FRENCH_CARDS)
+    game = Seises()
+    play(game, "6O", "7O")
+    with pytest.raises(IllegalPlay) as info:
+        game.push(Play("12O"))
+    assert info.value.todo("fr") == "Reprends-la ; 5 ou valet de deniers va, ou paie"
+    play(game, "5O", "4O", "3O", "2O", "1O")
+    with pytest.raises(IllegalPlay) as info:  # the row is down to the ace: one card fits
+        game.push(Play("12O"))
+    assert info.value.todo("fr") == "Reprends-la ; valet de deniers va, ou paie"
 
 
 def test_pop_restores_the_exact_previous_state() -> None:

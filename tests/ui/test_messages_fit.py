@@ -15,8 +15,9 @@ from companion.decks import SUITS, load_deck
 from companion.games import kinds
 from companion.i18n import languages, translate
 from companion.referee import texts
-from companion.rules import IllegalPlay, Play
+from companion.rules import IllegalPlay, Play, Seises, SextoSet
 from companion.rules.base import SENTENCES
+from companion.rules.seises import fitting
 from companion.ui.screens import LINE_HEIGHT, covers_scoreboard, draw_message, render
 from companion.view import Message, MessageKind, TableView
 
@@ -28,26 +29,27 @@ LONGEST = {
     for lang in ("es", "en")
 }
 SUIT = {lang: max((translate(suit, lang) for suit in SUITS.values()), key=len) for lang in ("es", "en")}
-DETAILS = {
-    "name_es": LONGEST["es"],
-    "name_en": LONGEST["en"],
-    "suit_es": SUIT["es"],
-    "suit_en": SUIT["en"],
-    "row": "10-12",
-    "needed_es": "caballo o caballo de espadas",
-    "needed_en": "knight or knight of swords",
-    "card": "CENTRAL",
-    "deck": "spanish-48",
-    "line": "M4B",
-    "open": "* | 0 | 4B",
-    "allowed": 12,
-    "game": "6º SET",
-    "verb": "play M4B N32",
-    "hint_es": "Coloca una carta, o pasad si no podéis enlazar",
-    "hint_en": "Place a card, or pass if you cannot link",
-    "held": 20,
-    "idle": 35,
-}
+KNIGHT_OF_SWORDS = load_deck("spanish-48")["11E"]
+
+
+def details(lang: str) -> dict[str, object]:
+    """The longest fields a refusal can have, in ``lang``."""
+    return {
+        "name": LONGEST[lang],
+        "suit": SUIT[lang],
+        "row": "10-12",
+        "needed": fitting([KNIGHT_OF_SWORDS, KNIGHT_OF_SWORDS]),  # longer than any two cards that fit
+        "card": "CENTRAL",
+        "deck": "spanish-48",
+        "line": "M4B",
+        "open": "* | 0 | 4B",
+        "allowed": 12,
+        "game": "6º SET",
+        "verb": "play M4B N32",
+        "hint": max((translate(game.turn_hint, lang) for game in (Seises, SextoSet)), key=len),
+        "held": 20,
+        "idle": 35,
+    }
 
 
 OnScreen = Callable[[Callable[[ImageDraw.ImageDraw], object]], Image.Image]
@@ -65,7 +67,7 @@ def fits(on_screen: OnScreen, message: Message) -> None:
 # every reason of the package's games (the engines add theirs; a test's toy game has its own words)
 @pytest.mark.parametrize("reason", [reason for reason in SENTENCES if type(reason).__module__.startswith("companion.")])
 def test_every_refusal_fits_the_screen(reason: StrEnum, lang: str, on_screen: OnScreen) -> None:
-    refusal = IllegalPlay(Play("X"), reason, **DETAILS)
+    refusal = IllegalPlay(Play("X"), reason, **details(lang))
     fits(on_screen, Message(MessageKind.ILLEGAL, refusal.title(lang), refusal.todo(lang)))
 
 
