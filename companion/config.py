@@ -170,7 +170,8 @@ def _read_config(read: _Keys, source: str) -> Config:
     name = read.choice("game.name", DEFAULT_GAME, tuple(kinds()))
     deck = read.text("game.deck", "")
     if deck and deck not in BUILTIN_DECKS and not Path(deck).exists():
-        read.fail("game.deck", f"{deck!r} is neither a built-in deck ({', '.join(BUILTIN_DECKS)}) nor a file")
+        said = _("{deck} is neither a built-in deck ({decks}) nor a file")
+        read.fail("game.deck", said.format(deck=repr(deck), decks=", ".join(BUILTIN_DECKS)))
         deck = ""  # the game's own deck, so that the checks below do not refuse the same key again
     game = GameConfig(
         name=name,

@@ -73,10 +73,13 @@ def test_zones_the_pin_map_does_not_wire_are_named(tmp_path: Path) -> None:
             [
                 "game.players: 6 no pueden repartirse 40 cartas por igual: usa 2, 4, 5 o 8 (el reglamento recomienda "
                 "de 4 a 8)",
+                "game.options: seises no tiene la opción 'renege': sus opciones son renege_penalty, renege_points o "
+                "reserve_exhausted.",
                 "zones.z2: 'X': una zona del Seises es \"table\" o la letra de un palo (O, C, E, B)",
-                "2 problema(s); no se ha puesto nada en marcha",
+                "3 problema(s); no se ha puesto nada en marcha",
             ],
             [
+                "game.deck: 'nope' no es una baraja incorporada (spanish-40, spanish-48, squadratik) ni un fichero",
                 "game.players: 5 no pueden jugar al 6º SET con 48 cartas: usa 4",
                 "zones.z1: 'M9': una zona del 6º SET es \"auto\" o el id de una maestra, como M1R",
                 "zones: el 6º SET necesita una zona por maestra: 8 zonas, no 1",
@@ -86,10 +89,13 @@ def test_zones_the_pin_map_does_not_wire_are_named(tmp_path: Path) -> None:
             "en",
             [
                 "game.players: 6 cannot share 40 cards evenly: use 2, 4, 5 or 8 (the rule sheet recommends 4 to 8)",
+                "game.options: seises has no option 'renege': its options are renege_penalty, renege_points or "
+                "reserve_exhausted.",
                 "zones.z2: 'X': a Seises zone is \"table\" or a suit letter (O, C, E, B)",
-                "2 problem(s); nothing was started",
+                "3 problem(s); nothing was started",
             ],
             [
+                "game.deck: 'nope' is neither a built-in deck (spanish-40, spanish-48, squadratik) nor a file",
                 "game.players: 5 cannot play 6º SET with 48 cards: use 4",
                 "zones.z1: 'M9': a 6º SET zone is \"auto\" or a master card id such as M1R",
                 "zones: 6º SET needs one zone per master card: 8 zones, not 1",
@@ -102,8 +108,8 @@ def test_the_games_problems_speak_the_command_lines_language(
 ) -> None:
     config = tmp_path / "config.toml"
     for text, lines in (
-        ('[game]\nplayers = 6\n[zones]\nz1 = "table"\nz2 = "X"\n', seises),
-        ('[game]\nname = "sexto-set"\nplayers = 5\n[zones]\nz1 = "M9"\n', sexto_set),
+        ('[game]\nplayers = 6\n[game.options]\nrenege = "x"\n[zones]\nz1 = "table"\nz2 = "X"\n', seises),
+        ('[game]\nname = "sexto-set"\nplayers = 5\ndeck = "nope"\n[zones]\nz1 = "M9"\n', sexto_set),
     ):
         config.write_text(text, "utf-8")
         assert main(["run", "--config", str(config), "--check", "--lang", lang]) == 2
