@@ -4,54 +4,26 @@ club its password as a credential, and is installed (never enabled) by the insta
 from __future__ import annotations
 
 import os
-import re
-import shutil
 import subprocess
-import sys
 from pathlib import Path
 
+from systemd_units import SYSTEMD, exposure, recording_systemctl, unit_settings, verify_problems
+
 ROOT = Path(__file__).parents[2]
-UNIT = ROOT / "systemd" / "companion-club.service"
-TABLE_UNIT = ROOT / "systemd" / "companion.service"
-
-
-def analyze(*args: str) -> subprocess.CompletedProcess[str]:
-    tool = shutil.which("systemd-analyze")
-    assert tool, "systemd-analyze is needed (Debian package systemd)"
-    return subprocess.run([tool, *args], capture_output=True, text=True, check=False)
-
-
-def settings(text: str) -> dict[str, list[str]]:
-    found: dict[str, list[str]] = {}
-    for line in text.splitlines():
-        if "=" in line and not line.startswith(("#", "[")):
-            key, value = line.split("=", 1)
-            found.setdefault(key, []).append(value)
-    return found
-
-
-def installed_unit(tmp_path: Path) -> Path:
-    """The unit with its ExecStart naming an executable of this machine, as systemd-analyze wants."""
-    path = tmp_path / "companion-club.service"
-    path.write_text(UNIT.read_text().replace("/opt/companion/venv/bin/companion", sys.executable))
-    return path
+UNIT = SYSTEMD / "companion-club.service"
+TABLE_UNIT = SYSTEMD / "companion.service"
 
 
 def test_the_club_unit_verifies(tmp_path: Path) -> None:
-    result = analyze("verify", str(installed_unit(tmp_path)))
-    problems = [line for line in (result.stdout + result.stderr).splitlines() if "companion-club.service" in line]
-    assert result.returncode == 0 and not problems, result.stdout + result.stderr
+    assert not verify_problems(UNIT, tmp_path)
 
 
 def test_the_club_unit_is_hardened_to_an_exposure_of_2_or_less(tmp_path: Path) -> None:
-    result = analyze("security", "--offline=yes", str(installed_unit(tmp_path)))
-    match = re.search(r"Overall exposure level for companion-club.service: ([0-9.]+)", result.stdout)
-    assert match, result.stdout + result.stderr
-    assert float(match.group(1)) <= 2.0
+    assert exposure(UNIT, tmp_path) <= 2.0
 
 
 def test_the_club_reaches_what_the_table_reaches_and_reads_its_password_as_a_credential() -> None:
-    club, table = settings(UNIT.read_text()), settings(TABLE_UNIT.read_text())
+    club, table = unit_settings(UNIT.read_text()), unit_settings(TABLE_UNIT.read_text())
     for key in ("RestrictAddressFamilies", "IPAddressDeny", "IPAddressAllow"):
         assert club[key] == table[key], key
     (start,) = club["ExecStart"]
@@ -63,10 +35,7 @@ def test_the_club_reaches_what_the_table_reaches_and_reads_its_password_as_a_cre
 
 
 def test_the_installer_installs_the_club_unit_and_leaves_it_off(tmp_path: Path) -> None:
-    log = tmp_path / "systemctl.log"
-    recorder = tmp_path / "systemctl"
-    recorder.write_text(f'#!/bin/sh\necho "$@" >> {log}\n[ "$1" != "--quiet" ]\n')
-    recorder.chmod(0o755)
+    recorder, log = recording_systemctl(tmp_path, running=False)
     env = {**os.environ, "DESTDIR": str(tmp_path), "SKIP_VENV": "1", "PREFIX": "/srv/referee"}
     subprocess.run([str(ROOT / "systemd" / "install.sh")], env={**env, "SYSTEMCTL": str(recorder)}, check=True)
     unit = (tmp_path / "etc" / "systemd" / "system" / "companion-club.service").read_text()

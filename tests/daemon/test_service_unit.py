@@ -7,51 +7,31 @@ import asyncio
 import ipaddress
 import os
 import re
-import shutil
 import signal
 import socket
 import stat
 import subprocess
-import sys
 import time
 from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 import aiohttp
+from systemd_units import SYSTEMD, exposure, recording_systemctl, unit_settings, verify_problems
 
 if TYPE_CHECKING:
     from conftest import Board, Broker
 
 ROOT = Path(__file__).parents[2]
-UNIT = ROOT / "systemd" / "companion.service"
-
-
-def analyze(*args: str) -> subprocess.CompletedProcess[str]:
-    tool = shutil.which("systemd-analyze")
-    assert tool, "systemd-analyze is needed (Debian package systemd)"
-    return subprocess.run([tool, *args], capture_output=True, text=True, check=False)
-
-
-def unit_with_existing_command(tmp_path: Path) -> Path:
-    """The unit as installed, with ExecStart pointing at an executable that exists on this machine."""
-    text = UNIT.read_text().replace("/opt/companion/venv/bin/companion", sys.executable)
-    path = tmp_path / "companion.service"
-    path.write_text(text)
-    return path
+UNIT = SYSTEMD / "companion.service"
 
 
 def test_the_unit_verifies(tmp_path: Path) -> None:
-    result = analyze("verify", str(unit_with_existing_command(tmp_path)))
-    problems = [line for line in (result.stdout + result.stderr).splitlines() if "companion.service" in line]
-    assert result.returncode == 0 and not problems, result.stdout + result.stderr
+    assert not verify_problems(UNIT, tmp_path)
 
 
 def test_the_unit_is_hardened_to_an_exposure_of_2_or_less(tmp_path: Path) -> None:
-    result = analyze("security", "--offline=yes", str(unit_with_existing_command(tmp_path)))
-    match = re.search(r"Overall exposure level for companion.service: ([0-9.]+)", result.stdout)
-    assert match, result.stdout + result.stderr
-    assert float(match.group(1)) <= 2.0
+    assert exposure(UNIT, tmp_path) <= 2.0
 
 
 # systemd.resource-control(5), "IPAddressAllow=, IPAddressDeny=", table 1: the symbolic names a list may hold.
@@ -61,16 +41,6 @@ IP_NAMES = {
     "link-local": ("169.254.0.0/16", "fe80::/64"),
     "multicast": ("224.0.0.0/4", "ff00::/8"),
 }
-
-
-def unit_settings(text: str) -> dict[str, list[str]]:
-    """Each key of the unit with its values, in order: a key set on several lines has them all."""
-    found: dict[str, list[str]] = {}
-    for line in text.splitlines():
-        if "=" in line and not line.startswith(("#", "[")):
-            key, value = line.split("=", 1)
-            found.setdefault(key, []).append(value)
-    return found
 
 
 def networks(values: list[str]) -> list[ipaddress.IPv4Network | ipaddress.IPv6Network]:
@@ -272,12 +242,8 @@ NODE_DRIVERS = {"/dev/spidev0.0": "spi", "/dev/i2c-1": "i2c", "/dev/gpiochip0": 
 NODE_PATHS = {"/dev/gpiomem"}
 
 
-def device_allow(text: str) -> list[str]:
-    return [line.split("=", 1)[1].split()[0] for line in text.splitlines() if line.startswith("DeviceAllow=")]
-
-
 def test_every_device_allow_names_a_device_linux_has() -> None:
-    allowed = device_allow(UNIT.read_text())
+    allowed = [value.split()[0] for value in unit_settings(UNIT.read_text())["DeviceAllow"]]
     for name in allowed:
         if name.startswith("char-"):
             assert name.removeprefix("char-") in PROC_DEVICES, f"{name}: no driver registers that name"
@@ -291,13 +257,7 @@ def test_every_device_allow_names_a_device_linux_has() -> None:
 def installer(tmp_path: Path, running: bool) -> tuple[dict[str, str], Path]:
     """The installer's environment into ``tmp_path/root``, with a systemctl that records its calls and says the
     service is running (or not)."""
-    log = tmp_path / "systemctl.log"
-    fake = tmp_path / "systemctl"
-    fake.write_text(
-        f'#!/bin/sh\necho "$*" >> {log}\n'
-        f'if [ "$1" = --quiet ] && [ "$2" = is-active ]; then exit {0 if running else 3}; fi\nexit 0\n'
-    )
-    fake.chmod(0o755)
+    fake, log = recording_systemctl(tmp_path, running)
     env = {**os.environ, "DESTDIR": str(tmp_path / "root"), "SKIP_VENV": "1", "SYSTEMCTL": str(fake)}
     return env, log
 
@@ -330,6 +290,6 @@ def test_an_upgrade_keeps_the_owners_modes_and_restarts_the_running_service(tmp_
 def test_the_working_directory_is_the_writable_state_directory() -> None:
     """lgpio makes its notification pipe in the working directory; under ProtectSystem=strict only the state
     directory is writable (tests/test_pins.py shows lgpio failing in a read-only one)."""
-    settings = dict(line.split("=", 1) for line in UNIT.read_text().splitlines() if "=" in line and line[0] != "#")
-    assert settings["ProtectSystem"] == "strict"
-    assert settings["WorkingDirectory"] == f"/var/lib/{settings['StateDirectory']}"
+    settings = unit_settings(UNIT.read_text())
+    assert settings["ProtectSystem"] == ["strict"]
+    assert settings["WorkingDirectory"] == [f"/var/lib/{state}" for state in settings["StateDirectory"]]

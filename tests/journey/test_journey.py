@@ -37,6 +37,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from systemd_units import unit_settings
 
 from companion.decks import load_deck
 from companion.hub.protocol import COLOURS, MODES
@@ -84,16 +85,6 @@ def set_keys(text: str, keys: dict[str, dict[str, Any]]) -> str:
         lines.append(f"[{table}]")
         add_what_is_left(table)
     return "\n".join(lines) + "\n"
-
-
-def unit_settings(text: str) -> dict[str, list[str]]:
-    """Each setting of a systemd unit with its values in order (a setting may be given more than once)."""
-    settings: dict[str, list[str]] = {}
-    for line in text.splitlines():
-        if "=" in line and not line.startswith(("#", ";", "[")):
-            key, value = line.split("=", 1)
-            settings.setdefault(key.strip(), []).append(value.strip())
-    return settings
 
 
 def terminal_lines(fd: int, process: subprocess.Popen[bytes], timeout: float) -> Iterator[str]:
