@@ -45,6 +45,7 @@ PAGE_STRINGS: dict[str, str] = {
     "btn_pass": N_("PASS"),
     "btn_undo": N_("UNDO"),
     "btn_undo_long": N_("Hold UNDO"),
+    "settings": N_("Table settings"),  # the link to /settings, the settings page's own title
 }
 
 

@@ -64,6 +64,24 @@ def test_a_card_laid_on_a_zone_shows_on_the_page_and_an_illegal_one_its_message(
     assert origins and set(origins) == {origins[0]} and origins[0].startswith("http://127.0.0.1:")
 
 
+def test_the_page_links_to_the_settings_page_in_the_table_s_language(tmp_path: Path, browser: Browser) -> None:
+    """A phone at the table's page reaches the settings page by a tap on its link, worded in the table's language."""
+
+    async def follow() -> tuple[str, str, str]:
+        async with serving(tmp_path, '[game]\nlanguage = "es"\n') as (_, url), browser.page(f"{url}/") as page:
+            await page.until("!!document.querySelector('#seats')")  # drawn: the texts are the table's
+            link = await page.evaluate("document.getElementById('settings-link').textContent")
+            await page.click("#settings-link")
+            # the settings page, once its script has drawn what /api/settings said (the title is "Companion" before)
+            head = "document.getElementById('settings-head')?.textContent"
+            title = await page.until(f"{head} !== 'Companion' && {head}")
+            return link, title, await page.evaluate("location.pathname")
+
+    link, title, path = asyncio.run(follow())
+    assert link == translate(PAGE_STRINGS["settings"], "es") == "Ajustes de la mesa"
+    assert path == "/settings" and title == link
+
+
 @pytest.mark.parametrize(("recorded", "language"), [("seises-2-players", "es"), ("sexto-set-pass", "en")])
 def test_the_page_draws_a_recorded_games_whole_state(
     tmp_path: Path, browser: Browser, recorded: str, language: str

@@ -38,6 +38,7 @@ function render(data) {
   document.getElementById("title").textContent = data.title;
   document.getElementById("turn").textContent = data.turn ? `${t("turn")}: ${data.turn}` : t("over");
   document.getElementById("pending").textContent = data.pending ? `${t("pending")}: ${data.pending.action}` : "";
+  document.getElementById("settings-link").textContent = t("settings");
   document.getElementById("messages-head").textContent = t("messages");
   const list = document.getElementById("messages");
   list.replaceChildren(
