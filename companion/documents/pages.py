@@ -1,5 +1,6 @@
 """``python -m companion.documents.pages``: screenshots of the table's page in docs/web/, one a game and language,
-and the virtual table of ``companion demo --web`` (``virtual-table.png``, the README's).
+its settings page in each language (``LANG-settings.png``), and the virtual table of ``companion demo --web``
+(``virtual-table.png``, the README's).
 
 Each is a game the robots played part of (a fixed seed), resumed from its journal by the daemon (simulated
 readers, mock pins), served on a free port and photographed by headless Chromium (:mod:`.browser`) at a phone's
@@ -29,7 +30,7 @@ from companion.journal import Entry, Journal
 from companion.rules import Play
 from companion.ui.display import FakeI2CBus, make_device
 
-__all__ = ["PHONE_WIDTH", "robot_actions", "write_pages"]
+__all__ = ["PHONE_WIDTH", "SETTINGS", "TABLE", "VIRTUAL", "pictures", "robot_actions", "write_pages"]
 
 PHONE_WIDTH = 420  # CSS pixels: the page as a player's phone shows it
 SEED = 14
@@ -50,8 +51,15 @@ def robot_actions(game_name: str, count: int, seed: int = SEED) -> list[str]:
     return actions
 
 
-async def shoot(browser: Browser, game_name: str, language: str, workdir: Path) -> bytes:
-    """The page of a robot game of ``game_name`` half-played, in ``language``, as PNG."""
+# What each page picture shows, its path on the table's server, and what is true of the page once it is drawn
+TABLE = ("/", "!!document.querySelector('#game table')")
+SETTINGS = ("/settings", "document.body?.dataset.ready === 'yes'")  # as a phone not yet paired sees it
+VIRTUAL = "virtual-table"  # the README's picture
+
+
+async def shoot(browser: Browser, game_name: str, language: str, workdir: Path, page: tuple[str, str] = TABLE) -> bytes:
+    """``page`` (:data:`TABLE`, :data:`SETTINGS`) of a table playing a robot game of ``game_name`` half-played, in
+    ``language``, as PNG."""
     settings = GameConfig(name=game_name, language=language).settings()
     journal = Journal(workdir / "journal.db")
     game_id = journal.new_game(settings, 0.0)
@@ -74,9 +82,10 @@ async def shoot(browser: Browser, game_name: str, language: str, workdir: Path) 
             if task.done() or time.monotonic() > end:
                 raise RuntimeError("the daemon did not serve its page")
             await asyncio.sleep(0.01)
-        async with browser.page(f"http://127.0.0.1:{daemon.web.port}/") as page:
-            await page.until("!!document.querySelector('#game table')")
-            return await page.screenshot(PHONE_WIDTH)
+        path, drawn = page
+        async with browser.page(f"http://127.0.0.1:{daemon.web.port}{path}") as tab:
+            await tab.until(drawn)
+            return await tab.screenshot(PHONE_WIDTH)
     finally:
         stop.set()
         await task
@@ -117,18 +126,26 @@ async def shoot_virtual(browser: Browser, turns: int = 3) -> bytes:
             return await page.screenshot(PHONE_WIDTH)
 
 
+def pictures() -> list[tuple[str, str, str, tuple[str, str]]]:
+    """Each picture of a table's pages: its file's name without ``.png``, the game, the language and the page
+    (:data:`TABLE` or :data:`SETTINGS`). The virtual table's, :data:`VIRTUAL`, is the demo's own game."""
+    table = [(f"{language}-{name}", name, language, TABLE) for name in kinds() for language in languages()]
+    # the settings page at the table of a game whose seats have names, so that every part of the page is drawn
+    named = next(name for name, kind in kinds().items() if kind.names_first_seat)
+    return table + [(f"{language}-settings", named, language, SETTINGS) for language in languages()]
+
+
 def write_pages(folder: Path) -> list[Path]:
     folder.mkdir(parents=True, exist_ok=True)
     written = []
     with chromium() as browser:
-        for game_name in kinds():
-            for language in languages():
-                with tempfile.TemporaryDirectory(prefix="companion-pages-") as workdir:
-                    png = asyncio.run(shoot(browser, game_name, language, Path(workdir)))
-                path = folder / f"{language}-{game_name}.png"
-                path.write_bytes(png)
-                written.append(path)
-        path = folder / "virtual-table.png"
+        for stem, game_name, language, page in pictures():
+            with tempfile.TemporaryDirectory(prefix="companion-pages-") as workdir:
+                png = asyncio.run(shoot(browser, game_name, language, Path(workdir), page))
+            path = folder / f"{stem}.png"
+            path.write_bytes(png)
+            written.append(path)
+        path = folder / f"{VIRTUAL}.png"
         path.write_bytes(asyncio.run(shoot_virtual(browser)))
         written.append(path)
     return written
