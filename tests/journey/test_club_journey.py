@@ -24,6 +24,7 @@ import urllib.request
 from pathlib import Path
 
 import pytest
+from processes import free_port
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -35,12 +36,6 @@ def club_commands(readme: str) -> list[str]:
     assert shell, "A club of tables: a sh block of commands"
     commands = [line.split(" #", 1)[0].strip() for line in shell.group(1).splitlines()]
     return [command for command in commands if command]
-
-
-def free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return int(probe.getsockname()[1])
 
 
 def printed_standings(output: str) -> dict[str, int]:

@@ -3,66 +3,31 @@ after it ends, until interrupted."""
 
 from __future__ import annotations
 
-import json
-import signal
 import socket
 import subprocess
 import sys
 import time
-import urllib.error
-import urllib.request
 from pathlib import Path
-from typing import Any
 
 import pytest
+from processes import answers, free_port, get, interrupted, started
 
 DEMO = [sys.executable, "-m", "companion", "demo", "--game", "seises"]
 
 
-def free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return int(probe.getsockname()[1])
-
-
-def get(url: str) -> Any:
-    with urllib.request.urlopen(url, timeout=5) as response:
-        return json.load(response)
-
-
 def test_the_demo_serves_its_game_while_it_is_played_and_holds_it_until_interrupted(tmp_path: Path) -> None:
     port = free_port()
-    demo = subprocess.Popen(
-        [*DEMO, "--lang", "en", "--web", f"127.0.0.1:{port}", "--speed", "100", "--hold", "--seat", "0"],
-        cwd=tmp_path,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.STDOUT,
-        text=True,
-    )
+    argv = [*DEMO, "--lang", "en", "--web", f"127.0.0.1:{port}", "--speed", "100", "--hold", "--seat", "0"]
     seen: list[int] = []  # the plays laid, each time the page was asked
-    try:
-        end = time.monotonic() + 120
-        while True:
-            assert demo.poll() is None, demo.communicate()[0]
-            assert time.monotonic() < end, "the demo's game did not end"
-            try:
-                table = get(f"http://127.0.0.1:{port}/api/table")
-            except (urllib.error.URLError, ConnectionError):
-                time.sleep(0.05)  # not listening yet
-                continue
+    with started(argv, tmp_path) as demo:
+        for table in answers(demo, f"http://127.0.0.1:{port}/api/table", "the demo's game did not end"):
             seen.append(sum(table["state"]["hand_sizes"]))
             if table["state"]["winner"] is not None:
                 break
-            time.sleep(0.05)
         time.sleep(0.5)
         assert demo.poll() is None, "--hold keeps serving after the game"
         assert get(f"http://127.0.0.1:{port}/api/state")["winner"] is not None
-        demo.send_signal(signal.SIGINT)
-        out, _ = demo.communicate(timeout=20)
-    finally:
-        if demo.poll() is None:
-            demo.kill()
-            demo.communicate()
+        out = interrupted(demo)
     assert demo.returncode == 0, out
     assert len(set(seen)) > 3, "the page followed the game as it was played"
     assert f"the table in a browser: http://127.0.0.1:{port}/" in out
@@ -107,36 +72,14 @@ def test_a_busy_address_is_said(tmp_path: Path) -> None:
 
 def test_by_default_a_person_plays_seat_1_and_the_robots_wait_for_it_until_interrupted(tmp_path: Path) -> None:
     port = free_port()
-    demo = subprocess.Popen(
-        [*DEMO, "--lang", "en", "--web", f"127.0.0.1:{port}", "--speed", "100"],
-        cwd=tmp_path,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.STDOUT,
-        text=True,
-    )
-    try:
-        end = time.monotonic() + 60
-        while True:
-            assert demo.poll() is None, demo.communicate()[0]
-            assert time.monotonic() < end, "the person's turn did not come"
-            try:
-                virtual = get(f"http://127.0.0.1:{port}/api/virtual")
-            except (urllib.error.URLError, ConnectionError):
-                time.sleep(0.05)
-                continue
-            if virtual["wait"] is None:
-                break
-            time.sleep(0.05)
+    with started([*DEMO, "--lang", "en", "--web", f"127.0.0.1:{port}", "--speed", "100"], tmp_path) as demo:
+        offered = answers(demo, f"http://127.0.0.1:{port}/api/virtual", "the person's turn did not come", 60)
+        virtual = next(virtual for virtual in offered if virtual["wait"] is None)
         table = get(f"http://127.0.0.1:{port}/api/table")
         assert table["state"]["turn"] == 1 and "6O" in virtual["hand"], "seat 1 holds the 6 of coins and opens"
         time.sleep(0.5)
         assert get(f"http://127.0.0.1:{port}/api/table")["state"] == table["state"], "the robots wait"
-        demo.send_signal(signal.SIGINT)
-        out, _ = demo.communicate(timeout=20)
-    finally:
-        if demo.poll() is None:
-            demo.kill()
-            demo.communicate()
+        out = interrupted(demo)
     assert demo.returncode == 130, out
     assert "you play seat 1 on the page; the robots play the others and wait for your turn" in out
     assert out.rstrip().endswith("stopped: the game is left unfinished")
