@@ -84,18 +84,6 @@ HEADER_PINS: dict[int, int] = {
     26: 37,
     27: 13,
 }
-# GPIOs that belong to a bus the table uses, and why.
-RESERVED: dict[int, str] = {
-    0: "ID_SD, the HAT EEPROM's I2C bus",
-    1: "ID_SC, the HAT EEPROM's I2C bus",
-    2: "SDA of I2C1, the OLED's bus",
-    3: "SCL of I2C1, the OLED's bus",
-    7: "CE1 of SPI0, the second reader's chip select",
-    8: "CE0 of SPI0, the first reader's chip select",
-    9: "MISO of SPI0, the readers' bus",
-    10: "MOSI of SPI0, the readers' bus",
-    11: "SCLK of SPI0, the readers' bus",
-}
 
 
 @dataclass(frozen=True, slots=True)
@@ -119,6 +107,14 @@ class SpiBus:
 
 # The SPI ports a reader can be wired to (BCM2711/BCM2712 peripherals: SPI0 and, with the spi1-Ncs overlay, SPI1).
 SPI_BUSES = {0: SpiBus(sclk=11, mosi=10, miso=9, chip_selects=(8, 7)), 1: SpiBus(21, 20, 19, (18, 17, 16))}
+# GPIOs that belong to a bus the table uses, and why: SPI1's too when a reader is wired to it (_check_pins).
+RESERVED: dict[int, str] = {
+    0: "ID_SD, the HAT EEPROM's I2C bus",
+    1: "ID_SC, the HAT EEPROM's I2C bus",
+    2: "SDA of I2C1, the OLED's bus",
+    3: "SCL of I2C1, the OLED's bus",
+    **{gpio: f"{line}, the readers' bus" for gpio, line in SPI_BUSES[0].lines(0).items()},
+}
 # The Pico's usable GP numbers (GP23-25 drive its regulator, VBUS sense and LED).
 PICO_GPS = (*range(23), 26, 27, 28)
 # The Pico's physical pin of each of those GPs, and of its power pins (Raspberry Pi Pico datasheet, section 1.4

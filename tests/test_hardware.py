@@ -92,6 +92,7 @@ def edited(old: str, new: str) -> str:
         ("undo = 13", "undo = true", r"buttons\.undo: True: a pin is a number or a name such as 17, \"GPIO17\""),
         ("undo = 13", "undo = 2", r"buttons\.undo = 2: GPIO2 is SDA of I2C1, the OLED's bus; pick a free GPIO"),
         ("red = 22", "red = 10", r"zones\.z2\.red = 10: GPIO10 is MOSI of SPI0"),
+        ("red = 22", "red = 7", r"zones\.z2\.red = 7: GPIO7 is CE1 of SPI0, the readers' bus; pick a free GPIO"),
         ("green = 23", "green = 17", r"zones\.z2\.green = 17: GPIO17 is already zones\.z1\.red"),
         ("pin = 26", "pin = 5", r"status_led\.pin = 5: GPIO5 is already buttons\.confirm"),
         ("undo = 13", "undo = 13.0", r"buttons\.undo: 13\.0: a pin is a number or a name such as 17"),
