@@ -19,20 +19,43 @@ from typing import Any, Protocol, cast, runtime_checkable
 
 from companion.events import ZoneScan
 from companion.hub.session import TRACKER_ABSENCES, HubOffline, HubOnline, HubSession, LinkState, TagWritten
-from companion.nfc.backends import ReaderBackend, SimBackend
+from companion.nfc.backends import ReaderBackend, SimBackend, TagMemoryReader
 from companion.nfc.ndef import FIRST_PAGE, NdefError, card_id_from_ndef, card_id_pages
-from companion.nfc.rc522 import RC522, NfcError
+from companion.nfc.rc522 import NfcError
 from companion.ui.lights import HubZoneLights, StatusLed
 from companion.view import Output, TableView
 
-__all__ = ["HubLost", "HubStation", "LentStation", "ReaderStation", "SimStation", "SimulatedHand", "write_card_id"]
+__all__ = [
+    "HubLost",
+    "HubStation",
+    "LentStation",
+    "ReaderStation",
+    "SimStation",
+    "SimulatedHand",
+    "TagWriter",
+    "write_card_id",
+]
 
 ABSENCES = 3  # the daemon's default debounce for readers it polls itself
 HUB_ONLINE_S = 3.0  # from opening the port to the hub's HELLO: the session gives up after 1 s and tries again
 WRITE_WAIT_S = 2.0  # for the hub's ACK of a WRITE_TAG (the session re-sends it; a write takes about 30 ms)
 
 
-def write_card_id(reader: RC522, uid: bytes, card_id: str) -> None:
+@runtime_checkable
+class TagWriter(TagMemoryReader, Protocol):
+    """A zone reader that also writes the tag it selects, page by page (NTAG21x WRITE), and reads it back: our
+    MFRC522 driver is one; the ``mfrc522`` package is not (the hub writes a tag itself: :class:`HubStation`)."""
+
+    def activate(self, uid: bytes) -> int: ...
+
+    def write_page(self, page: int, data4: bytes) -> None: ...
+
+    def read_pages(self, page: int) -> bytes: ...
+
+    def halt(self) -> None: ...
+
+
+def write_card_id(reader: TagWriter, uid: bytes, card_id: str) -> None:
     """Write ``card_id`` as an NDEF Text record on the tag ``uid`` in ``reader``'s field, then read it back."""
     data = card_id_pages(card_id)
     reader.activate(uid)
@@ -60,16 +83,16 @@ class ReaderStation:
         self.outputs = list(outputs)
         self.clock = clock
         self.zones = backend.zones
-        for _, reader in backend.readers:
-            if isinstance(reader, RC522):
-                reader.quick_confirm = False  # what is bound must be what was read, whatever was read before
+        self._confirming = [reader for _, reader in backend.readers if isinstance(reader, TagMemoryReader)]
 
     def poll(self) -> list[ZoneScan]:
+        for reader in self._confirming:
+            reader.forget()  # what is bound must be what was read, not a lone tag confirmed by its first answer
         return self.backend.poll(self.clock())
 
     def write(self, zone: str, uid: bytes, card_id: str) -> None:
         reader = dict(self.backend.readers)[zone]
-        if not isinstance(reader, RC522):
+        if not isinstance(reader, TagWriter):
             raise NfcError("this back-end cannot write tags")
         write_card_id(reader, uid, card_id)
 

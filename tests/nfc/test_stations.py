@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 from gpiozero import Device
@@ -18,10 +19,12 @@ import companion.sim as sim
 from companion.cli import main
 from companion.decks import load_deck
 from companion.hardware import load_pinmap
+from companion.nfc.backends import ReaderBackend
 from companion.nfc.enrollment import Enrollment, Identify
 from companion.nfc.ndef import card_id_from_ndef
+from companion.nfc.rc522 import RC522, NfcError
 from companion.nfc.registry import Registry
-from companion.nfc.stations import SimStation
+from companion.nfc.stations import ReaderStation, SimStation
 from companion.ui.display import FakeI2CBus, Screen, frame_to_text, make_device
 from companion.ui.lights import StatusLed, ZoneLights
 from companion.ui.screens import render
@@ -272,3 +275,52 @@ def test_written_tags_carry_their_card_id(mini: Path, tmp_path: Path, mock_facto
         assert registry.card_for(tag.uid) == card.id
         assert card_id_from_ndef(bytes(tag.memory[16:160])) == card.id
     bench.close()
+
+
+FIRST, TWIN = bytes.fromhex("04A1B2C3D4E5F6"), bytes.fromhex("04A1B2000000F1")  # one roll: one level-1 answer
+
+
+class CountingWriter:
+    """A reader that writes tags but is not our driver: it counts the pages it writes, through the one it holds."""
+
+    def __init__(self, reader: RC522) -> None:
+        self.reader, self.pages = reader, 0
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self.reader, name)
+
+    def write_page(self, page: int, data4: bytes) -> None:
+        self.pages += 1
+        self.reader.write_page(page, data4)
+
+
+class ScanOnly:
+    """A reader that reads UIDs only, as the ``mfrc522`` package's."""
+
+    def init(self) -> None: ...
+
+    def scan(self, on_select: Any = None) -> list[bytes]:
+        return []
+
+
+def test_a_station_writes_through_any_reader_that_writes_tags_and_refuses_one_that_cannot(reader: RC522) -> None:
+    writer = CountingWriter(reader)
+    tag = sim.Ntag213(FIRST)
+    sim.field(0, 0).add(tag)
+    station = ReaderStation(ReaderBackend([("z1", writer), ("z2", ScanOnly())]), [])
+    assert [scan.uids for scan in station.poll()] == [(FIRST,), ()]
+    station.write("z1", FIRST, "6O")
+    assert card_id_from_ndef(bytes(tag.memory[16:160])) == "6O" and writer.pages > 0
+    with pytest.raises(NfcError, match="this back-end cannot write tags"):
+        station.write("z2", FIRST, "6O")
+
+
+def test_a_station_selects_every_tag_at_every_poll_so_a_twin_swapped_in_at_once_is_seen(reader: RC522) -> None:
+    """Enrolling binds what was read: a tag swapped for its twin between two polls (the reader's quick confirm of
+    a lone tag by its level-1 answer cannot tell them apart) is the twin at the very next poll."""
+    station = ReaderStation(ReaderBackend([("z1", reader)]), [])
+    sim.field(0, 0).add(sim.Ntag213(FIRST))
+    assert station.poll()[0].uids == (FIRST,)
+    sim.field(0, 0).clear()
+    sim.field(0, 0).add(sim.Ntag213(TWIN))
+    assert station.poll()[0].uids == (TWIN,)
