@@ -60,7 +60,7 @@ SETTINGS_STRINGS: dict[str, str] = {
     "pair_head": N_("Pair this phone"),
     "pair_how": N_("At the table, hold OK to open the menu and pick «Pair a phone»: the screen shows a code."),
     "code": N_("Code"),
-    "pair": N_("Pair"),
+    "pair": N_("Pair a phone"),  # the menu's words; "Pair" is 6º SET's noun (a pair of players): «Pareja»
     "paired": N_("Phone paired: you may change the table."),
     "next_game": N_("New game"),
     "next_game_note": N_("Starts now and closes the game being played, as the menu's «New game»."),

@@ -25,6 +25,7 @@ from companion.decks import load_deck
 from companion.documents.browser import Browser, Page
 from companion.events import Button, Press
 from companion.hardware import load_pinmap
+from companion.i18n import translate
 from companion.journal import Journal
 from companion.nfc.registry import Registry
 from companion.nfc.tracking import TableTracker
@@ -150,6 +151,12 @@ def test_the_settings_page_without_the_code_shows_the_refusal(tmp_path: Path, br
     said, names = asyncio.run(refused())
     assert said == settings.SETTINGS_STRINGS["not_paired"]
     assert names == ("Ana", "Luis", "Eva", "Pau")
+
+
+def test_the_pairing_button_says_to_pair_the_phone() -> None:
+    """English "Pair" is also 6º SET's noun, a pair of players («Pareja»): the button says the menu's «Pair a
+    phone», a verb."""
+    assert translate(settings.SETTINGS_STRINGS["pair"], "es") == "Emparejar móvil"
 
 
 # ---- with the code from the OLED --------------------------------------------------------------------------------
