@@ -22,11 +22,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import json
 import os
-import shutil
-import signal
-import socket
 import sqlite3
 import subprocess
 import sys
@@ -36,8 +32,9 @@ from collections.abc import AsyncIterator, Callable, Iterator
 from pathlib import Path
 from typing import Any
 
-import aiomqtt
 import pytest
+from brokers import Board, Broker
+from disks import Disk
 from gpiozero import Device
 from gpiozero.pins.mock import MockFactory, MockPWMPin
 from hypothesis import HealthCheck, settings
@@ -104,54 +101,6 @@ def spidev(monkeypatch: pytest.MonkeyPatch) -> types.ModuleType:
     return sim.spidev
 
 
-class Disk:
-    """The disk under the SQLite files the code opens: :meth:`fill` makes every further write fail with SQLite's
-    own "database or disk is full" (``max_page_count``, with the free room in the last pages used up), and
-    :meth:`free` gives room again. ``connections`` are the connections the code opened, oldest first."""
-
-    FILLER = -1  # the entries of no game, and the games started at no time: what takes up the free room
-
-    def __init__(self) -> None:
-        self.connections: list[sqlite3.Connection] = []
-
-    def open(self) -> list[sqlite3.Connection]:
-        """The connections the code has not closed."""
-        return [db for db in self.connections if _is_open(db)]
-
-    def fill(self, room_pages: int = 0) -> None:
-        """No more room on the disk; ``room_pages`` pages of SQLite's are left free."""
-        for db in self.open():
-            pages = db.execute("PRAGMA page_count").fetchone()[0]
-            db.execute(f"PRAGMA max_page_count = {pages}")
-            seq = 0
-            for size in (4096, 512, 64, 8, 1):  # whatever a row of this size still fits in, in both tables
-                with contextlib.suppress(sqlite3.OperationalError):
-                    while True:
-                        seq += 1
-                        db.execute(
-                            "INSERT INTO entries (game, seq, t, kind, text) VALUES (?, ?, 0, 'action', ?)",
-                            (self.FILLER, seq, "x" * size),
-                        )
-                with contextlib.suppress(sqlite3.OperationalError):
-                    while True:  # the games' pages too: a game's outcome or a new game's row finds no room
-                        db.execute("INSERT INTO games (started, settings) VALUES (?, ?)", (self.FILLER, "x" * size))
-            db.execute(f"PRAGMA max_page_count = {pages + room_pages}")
-
-    def free(self) -> None:
-        for db in self.open():
-            db.execute("DELETE FROM entries WHERE game = ?", (self.FILLER,))
-            db.execute("DELETE FROM games WHERE started = ?", (self.FILLER,))
-            db.execute("PRAGMA max_page_count = 1000000000")
-
-
-def _is_open(db: sqlite3.Connection) -> bool:
-    try:
-        db.total_changes  # noqa: B018 (raises on a closed connection)
-    except sqlite3.ProgrammingError:
-        return False
-    return True
-
-
 @pytest.fixture
 def disk(monkeypatch: pytest.MonkeyPatch) -> Disk:
     disk = Disk()
@@ -214,69 +163,6 @@ def hand(bench: types.ModuleType) -> SimBackend:
     return SimBackend([f"z{n}" for n in range(1, 9)])
 
 
-class Broker:
-    """Debian's mosquitto on a loopback port, with its config, log and persistence in ``folder``.
-
-    :meth:`kill` is the outage (SIGKILL: no goodbye to the clients, as when the broker's machine loses power);
-    :meth:`start` brings it back on the same port with what it had saved. It saves after every change
-    (``autosave_on_changes``), so a persistent subscriber's session outlives the kill.
-    """
-
-    def __init__(self, folder: Path, security: str = "allow_anonymous true\n") -> None:
-        self.folder, self.security = folder, security  # who may connect, publish and read
-        self.port = _free_port()
-        self.url = f"mqtt://127.0.0.1:{self.port}"
-        self.process: subprocess.Popen[bytes] | None = None
-
-    def start(self) -> None:
-        program = shutil.which("mosquitto", path=f"{os.environ.get('PATH', '')}:/usr/sbin:/sbin")
-        assert program is not None, "mosquitto is missing: make test installs it (.ci/debian mosquitto)"
-        config = self.folder / "mosquitto.conf"
-        config.write_text(
-            f"listener {self.port} 127.0.0.1\n"
-            f"{self.security}"
-            f"persistence true\npersistence_location {self.folder}/\n"
-            "autosave_interval 1\nautosave_on_changes true\n"
-            f"log_dest file {self.folder / 'mosquitto.log'}\nlog_type all\n"
-            "user root\n"  # as root it would switch to the user mosquitto, who may not write the test's folder
-        )
-        with (self.folder / "stderr").open("ab") as stderr:  # its warning about root, before the log is open
-            self.process = subprocess.Popen([program, "-c", str(config)], stdin=subprocess.DEVNULL, stderr=stderr)
-        end = time.monotonic() + 10
-        while True:
-            assert self.process.poll() is None, f"mosquitto exited {self.process.returncode}: {self.log()}"
-            with contextlib.suppress(OSError), socket.create_connection(("127.0.0.1", self.port), timeout=0.5):
-                return
-            assert time.monotonic() < end, f"mosquitto is not listening on {self.port}: {self.log()}"
-            time.sleep(0.02)
-
-    def kill(self) -> None:
-        assert self.process is not None
-        self.process.send_signal(signal.SIGKILL)
-        self.process.wait()
-        self.process = None
-
-    def stop(self) -> None:
-        if self.process is not None:
-            self.process.terminate()
-            try:
-                self.process.wait(timeout=10)
-            except subprocess.TimeoutExpired:
-                self.process.kill()
-                self.process.wait()
-            self.process = None
-
-    def log(self) -> str:
-        path = self.folder / "mosquitto.log"
-        return path.read_text(errors="replace") if path.exists() else "(no log)"
-
-
-def _free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return int(probe.getsockname()[1])
-
-
 @pytest.fixture
 def broker(tmp_path: Path) -> Iterator[Broker]:
     folder = tmp_path / "broker"
@@ -287,59 +173,6 @@ def broker(tmp_path: Path) -> Iterator[Broker]:
         yield broker
     finally:
         broker.stop()
-
-
-class Board:
-    """The room's subscriber, as the club's would be: a persistent session (the broker queues what it misses while
-    it is away), every table's events, states and status."""
-
-    def __init__(self, broker: Broker, username: str | None = None, password: str | None = None) -> None:
-        self.broker, self.username, self.password = broker, username, password
-        self.events: list[dict[str, Any]] = []
-        self.state: dict[str, dict[str, Any]] = {}
-        self.status: dict[str, str] = {}
-
-    @contextlib.asynccontextmanager
-    async def watching(self) -> AsyncIterator[Board]:
-        subscribed = asyncio.Event()
-        task = asyncio.create_task(self._run(subscribed))
-        await asyncio.wait_for(subscribed.wait(), 10)
-        try:
-            yield self
-        finally:
-            task.cancel()
-            with contextlib.suppress(asyncio.CancelledError):
-                await task
-
-    async def _run(self, subscribed: asyncio.Event) -> None:
-        while True:
-            try:
-                async with aiomqtt.Client(
-                    "127.0.0.1",
-                    self.broker.port,
-                    identifier="board",
-                    clean_session=False,
-                    username=self.username,
-                    password=self.password,
-                ) as client:
-                    for topic in ("events", "state", "status"):
-                        await client.subscribe(f"companion/+/{topic}", qos=1)
-                    subscribed.set()
-                    async for message in client.messages:
-                        assert isinstance(message.payload, bytes)
-                        table, topic = message.topic.value.split("/")[1:]
-                        text = message.payload.decode()
-                        if topic == "events":
-                            self.events.append(json.loads(text))
-                        elif topic == "state":
-                            self.state[table] = json.loads(text)
-                        else:
-                            self.status[table] = text
-            except aiomqtt.MqttError:
-                await asyncio.sleep(0.05)
-
-    def ids(self) -> list[str]:
-        return [event["id"] for event in self.events]
 
 
 @pytest.fixture

@@ -11,7 +11,7 @@ import pytest
 from companion.journal import Cursor, Entry, Journal, JournalError
 
 if TYPE_CHECKING:
-    from conftest import Disk
+    from disks import Disk
 
 
 def test_entries_and_settings_survive_reopening(tmp_path: Path) -> None:

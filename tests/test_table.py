@@ -16,7 +16,7 @@ from companion.table import Table
 from companion.view import MessageKind, StatusLight
 
 if TYPE_CHECKING:
-    from conftest import Disk
+    from disks import Disk
 
 
 def table_at(tmp_path: Path, **config: object) -> Table:

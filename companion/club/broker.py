@@ -22,6 +22,7 @@ __all__ = ["BrokerError", "LocalBroker"]
 
 START_S = 10.0  # how long mosquitto may take to listen
 QUEUED = 100_000  # as the sample config: a night of 100 tables for a club that is away
+OWN = f"allow_anonymous true\nmax_queued_messages {QUEUED}\n"  # who may connect, and what waits for them
 
 
 class BrokerError(RuntimeError):
@@ -29,8 +30,11 @@ class BrokerError(RuntimeError):
 
 
 class LocalBroker:
-    def __init__(self, port: int, folder: Path) -> None:
-        self.port, self.folder = port, folder
+    """mosquitto on the loopback address, its config, persistence (saved after every change) and log in ``folder``;
+    ``settings`` are the config's lines on who may connect and what is kept for them (the tests give others)."""
+
+    def __init__(self, port: int, folder: Path, settings: str = OWN) -> None:
+        self.port, self.folder, self.settings = port, folder, settings
         self.process: subprocess.Popen[bytes] | None = None
 
     def start(self) -> None:
@@ -41,9 +45,9 @@ class LocalBroker:
         log = self.folder / "mosquitto.log"
         config = self.folder / "mosquitto.conf"
         config.write_text(
-            f"listener {self.port} 127.0.0.1\nallow_anonymous true\n"
+            f"listener {self.port} 127.0.0.1\n{self.settings}"
             f"persistence true\npersistence_location {self.folder}/\nautosave_on_changes true\nautosave_interval 1\n"
-            f"max_queued_messages {QUEUED}\nlog_dest file {log}\n"
+            f"log_dest file {log}\n"
             # as root, mosquitto would become the user mosquitto, who may not write the folder; as another user
             # this line is ignored
             f"user {getpass.getuser()}\n"
@@ -55,7 +59,7 @@ class LocalBroker:
         while True:
             if self.process.poll() is not None:
                 said = self.process.stderr.read().decode(errors="replace") if self.process.stderr else ""
-                said += log.read_text(errors="replace") if log.exists() else ""
+                said += self.log()
                 self.process = None
                 raise BrokerError(
                     f"mosquitto stopped at once on port {self.port} ({said.strip().splitlines()[-1:] or 'no log'}): "
@@ -85,3 +89,8 @@ class LocalBroker:
                 self.process.kill()
                 self.process.wait()
             self.process = None
+
+    def log(self) -> str:
+        """What mosquitto has logged so far ("" before it has)."""
+        path = self.folder / "mosquitto.log"
+        return path.read_text(errors="replace") if path.exists() else ""

@@ -10,7 +10,7 @@ import aiomqtt
 import pytest
 
 if TYPE_CHECKING:
-    from conftest import Broker
+    from brokers import Broker
 
 
 async def _round_trip(broker: Broker, topic: str) -> bytes:

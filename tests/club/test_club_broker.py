@@ -13,7 +13,7 @@ from pathlib import Path
 
 import aiomqtt
 import pytest
-from conftest import Broker
+from brokers import Broker
 from nights import NAMES, Night, a_night, expected, play
 
 from companion.club.feed import pending

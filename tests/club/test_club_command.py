@@ -26,7 +26,7 @@ from companion.club.standings import League
 from companion.config import read_mqtt
 
 if TYPE_CHECKING:
-    from conftest import Broker
+    from brokers import Broker
 
 
 def club(*args: str, cwd: Path) -> subprocess.Popen[str]:

@@ -41,7 +41,7 @@ from companion.ui.display import FakeI2CBus, make_device
 from companion.view import Message, MessageKind, TableView
 
 if TYPE_CHECKING:
-    from conftest import Broker
+    from brokers import Broker
 
 Running = Callable[[Daemon], AbstractAsyncContextManager[Daemon]]
 Until = Callable[..., Awaitable[None]]

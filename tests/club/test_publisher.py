@@ -26,7 +26,7 @@ from companion.nfc.backends import SimBackend
 from companion.ui.display import FakeI2CBus, make_device
 
 if TYPE_CHECKING:
-    from conftest import Board, Broker
+    from brokers import Board, Broker
 
 PINS = load_pinmap()
 Running = Callable[[Daemon], AbstractAsyncContextManager[Daemon]]

@@ -13,7 +13,7 @@ from pathlib import Path
 
 import aiomqtt
 import pytest
-from conftest import Board, Broker
+from brokers import Board, Broker
 
 from companion.club.publisher import CURSOR, Publisher, publish_journal
 from companion.config import GameConfig, read_mqtt

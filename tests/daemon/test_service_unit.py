@@ -20,7 +20,7 @@ import aiohttp
 from systemd_units import SYSTEMD, exposure, recording_systemctl, unit_settings, verify_problems
 
 if TYPE_CHECKING:
-    from conftest import Board, Broker
+    from brokers import Board, Broker
 
 ROOT = Path(__file__).parents[2]
 UNIT = SYSTEMD / "companion.service"
