@@ -10,6 +10,7 @@ Needs Debian's chromium (``.ci/chromium``)."""
 from __future__ import annotations
 
 import asyncio
+import io
 import random
 import sys
 import tempfile
@@ -17,12 +18,13 @@ import time
 from pathlib import Path
 
 from gpiozero.pins.mock import MockFactory, MockPWMPin
+from PIL import Image, PngImagePlugin
 
 from companion.config import GameConfig, parse_config
 from companion.daemon import Daemon
 from companion.decks import load_deck
 from companion.demo import Demo, served
-from companion.documents.browser import Browser, BrowserError, chromium
+from companion.documents.browser import Browser, BrowserError, Page, chromium
 from companion.documents.layers import DOCS_DIR
 from companion.games import find_kind, kinds
 from companion.i18n import languages
@@ -30,10 +32,11 @@ from companion.journal import Entry, Journal
 from companion.rules import Play
 from companion.ui.display import FakeI2CBus, make_device
 
-__all__ = ["PHONE_WIDTH", "SETTINGS", "TABLE", "VIRTUAL", "pictures", "robot_actions", "write_pages"]
+__all__ = ["PHONE_WIDTH", "SETTINGS", "TABLE", "TEXT_KEY", "VIRTUAL", "pictures", "robot_actions", "write_pages"]
 
 PHONE_WIDTH = 420  # CSS pixels: the page as a player's phone shows it
 SEED = 14
+TEXT_KEY = "page-text"  # the PNG's text chunk holding what the page said when it was drawn
 ACTIONS = 24  # how far the robots play: a board with something on every part of it
 
 
@@ -85,7 +88,7 @@ async def shoot(browser: Browser, game_name: str, language: str, workdir: Path, 
         path, drawn = page
         async with browser.page(f"http://127.0.0.1:{daemon.web.port}{path}") as tab:
             await tab.until(drawn)
-            return await tab.screenshot(PHONE_WIDTH)
+            return await photo(tab)
     finally:
         stop.set()
         await task
@@ -123,7 +126,20 @@ async def shoot_virtual(browser: Browser, turns: int = 3) -> bytes:
                     await page.click("#confirm")
                     while len(game.actions) == before:
                         await asyncio.sleep(0.01)
-            return await page.screenshot(PHONE_WIDTH)
+            return await photo(page)
+
+
+async def photo(page: Page) -> bytes:
+    """The page as PNG, at a phone's width, with its words (``innerText``) in the file's :data:`TEXT_KEY` chunk.
+
+    The words are what tests/web/test_page_pictures.py compares with a fresh drawing: the pixels depend on the
+    machine's fonts (``system-ui, sans-serif`` is whatever fontconfig finds), the words do not."""
+    words = str(await page.evaluate("document.body.innerText"))
+    info = PngImagePlugin.PngInfo()
+    info.add_itxt(TEXT_KEY, words)
+    out = io.BytesIO()
+    Image.open(io.BytesIO(await page.screenshot(PHONE_WIDTH))).save(out, "PNG", pnginfo=info, optimize=True)
+    return out.getvalue()
 
 
 def pictures() -> list[tuple[str, str, str, tuple[str, str]]]:
