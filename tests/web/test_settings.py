@@ -14,8 +14,7 @@ from typing import Any
 
 import aiohttp
 import pytest
-from gpiozero.pins.mock import MockFactory, MockPWMPin
-from test_web_server import until, web_config
+from test_web_server import serving, until, web_config
 
 import companion.sim as sim
 import companion.web.settings as settings
@@ -31,7 +30,7 @@ from companion.nfc.registry import Registry
 from companion.nfc.tracking import TableTracker
 from companion.referee import Referee
 from companion.table import Table
-from companion.ui.display import FakeI2CBus, make_device
+from companion.ui.display import FakeI2CBus
 from companion.ui.screens import render
 from companion.view import MessageKind, TableView
 from companion.web import WebServer
@@ -90,22 +89,10 @@ class Served:
 
 
 @asynccontextmanager
-async def serving(tmp_path: Path, extra: str = NAMES) -> AsyncIterator[Served]:
+async def served(tmp_path: Path, extra: str = NAMES) -> AsyncIterator[Served]:
     bus = FakeI2CBus()
-    daemon = Daemon(
-        parse_config(web_config(tmp_path, extra), "test"),
-        pin_factory=MockFactory(revision="c03111", pin_class=MockPWMPin),
-        display=make_device([], bus=bus),
-    )
-    stop = asyncio.Event()
-    task = asyncio.create_task(daemon.run(stop))
-    try:
-        await until(lambda: daemon.web is not None and daemon.web.port is not None)
-        assert daemon.web is not None
-        yield Served(daemon, bus, f"http://127.0.0.1:{daemon.web.port}")
-    finally:
-        stop.set()
-        assert await task == 0
+    async with serving(tmp_path, extra, bus) as (daemon, url):
+        yield Served(daemon, bus, url)
 
 
 async def post(session: aiohttp.ClientSession, url: str, body: object) -> tuple[int, Any]:
@@ -118,7 +105,7 @@ async def post(session: aiohttp.ClientSession, url: str, body: object) -> tuple[
 
 def test_every_change_without_a_pairing_is_refused_and_says_where_the_code_is(tmp_path: Path) -> None:
     async def try_all() -> list[tuple[int, Any]]:
-        async with serving(tmp_path) as table, aiohttp.ClientSession() as session:
+        async with served(tmp_path) as table, aiohttp.ClientSession() as session:
             before = (table.referee.config, len(table.table.journal.games()))
             answers = [
                 await post(session, f"{table.url}/api/seats", {"names": ["A", "B", "C", "D"]}),
@@ -142,7 +129,7 @@ def test_every_change_without_a_pairing_is_refused_and_says_where_the_code_is(tm
 
 def test_the_settings_page_without_the_code_shows_the_refusal(tmp_path: Path, browser: Browser) -> None:
     async def refused() -> tuple[str, tuple[str, ...]]:
-        async with serving(tmp_path) as table, browser.page(f"{table.url}/settings") as page:
+        async with served(tmp_path) as table, browser.page(f"{table.url}/settings") as page:
             await page.until("document.body?.dataset.ready")
             await fill_seats(page, ["Zoe", "Yago", "Xia", "Wen"])
             said = await page.until("document.querySelector('#said.refused')?.textContent")
@@ -166,7 +153,7 @@ def test_a_phone_paired_with_the_oleds_code_renames_the_seats_and_starts_the_nex
     tmp_path: Path, browser: Browser
 ) -> None:
     async def change() -> dict[str, Any]:
-        async with serving(tmp_path) as table, browser.page(f"{table.url}/settings") as page:
+        async with served(tmp_path) as table, browser.page(f"{table.url}/settings") as page:
             await table.pair(page)
             assert table.referee.view().pairing is None, "the code is used up"
             paired = table.referee.view().message
@@ -205,7 +192,7 @@ def test_a_phone_paired_with_the_oleds_code_renames_the_seats_and_starts_the_nex
 
 def test_wrong_codes_void_the_code_after_five_tries_and_the_screen_says_so(tmp_path: Path) -> None:
     async def guess() -> tuple[list[tuple[int, Any]], str | None, TableView]:
-        async with serving(tmp_path) as table, aiohttp.ClientSession() as session:
+        async with served(tmp_path) as table, aiohttp.ClientSession() as session:
             code = await table.pairing_code()
             wrong = f"{(int(code) + 1) % 10**6:06d}"
             answers = [await post(session, f"{table.url}/api/pair", {"code": wrong}) for _ in range(settings.TRIES)]
@@ -224,7 +211,7 @@ def test_the_code_expires_and_any_button_closes_it(tmp_path: Path, monkeypatch: 
     monkeypatch.setattr(settings, "CODE_S", 0.3)
 
     async def wait_and_press() -> tuple[TableView, str | None]:
-        async with serving(tmp_path) as table:
+        async with served(tmp_path) as table:
             await table.pairing_code()
             await until(lambda: table.referee.pairing_code is None)
             expired = table.referee.view()
@@ -244,7 +231,7 @@ def test_a_paired_phone_enrolls_cards_on_the_tables_readers_and_sees_the_card_to
     first, second = deck.cards[0], deck.cards[1]
 
     async def enroll() -> dict[str, Any]:
-        async with serving(tmp_path) as table, browser.page(f"{table.url}/settings") as page:
+        async with served(tmp_path) as table, browser.page(f"{table.url}/settings") as page:
             readers, web = table.daemon._readers, table.daemon.web
             assert readers is not None and web is not None
             await table.pair(page)
@@ -293,7 +280,7 @@ def test_a_paired_phone_enrolls_cards_on_the_tables_readers_and_sees_the_card_to
 
 def test_enrolling_without_a_pairing_is_refused(tmp_path: Path) -> None:
     async def try_it() -> tuple[tuple[int, Any], object]:
-        async with serving(tmp_path) as table, aiohttp.ClientSession() as session:
+        async with served(tmp_path) as table, aiohttp.ClientSession() as session:
             return await post(session, f"{table.url}/api/enroll", {}), table.table.borrower
 
     (status, answer), borrower = asyncio.run(try_it())
@@ -379,7 +366,7 @@ def test_a_paired_phone_asking_for_what_the_menu_would_not_offer_is_told_what_is
     tmp_path: Path, path: str, body: dict[str, Any], said: str
 ) -> None:
     async def ask() -> tuple[int, Any, object]:
-        async with serving(tmp_path) as table, phone() as session:
+        async with served(tmp_path) as table, phone() as session:
             await paired_session(table, session)
             status, answer = await post(session, f"{table.url}{path}", body)
             return status, answer, table.referee.config
@@ -391,13 +378,13 @@ def test_a_paired_phone_asking_for_what_the_menu_would_not_offer_is_told_what_is
 
 def test_renamed_seats_survive_a_power_cut(tmp_path: Path) -> None:
     async def rename() -> None:
-        async with serving(tmp_path) as table, phone() as session:
+        async with served(tmp_path) as table, phone() as session:
             await paired_session(table, session)
             status, _ = await post(session, f"{table.url}/api/seats", {"names": ["Zoe", "Yago", "Xia", "Wen"]})
             assert status == 200
 
     async def resumed() -> tuple[str, ...]:
-        async with serving(tmp_path) as table:  # the config still names Ana, Luis, Eva and Pau
+        async with served(tmp_path) as table:  # the config still names Ana, Luis, Eva and Pau
             return table.referee.config.seat_names
 
     asyncio.run(rename())

@@ -15,17 +15,16 @@ from typing import Any
 
 import aiohttp
 import pytest
-from gpiozero.pins.mock import MockFactory, MockPWMPin
-from test_web_server import until, web_config
+from test_web_server import serving, until
 
-from companion.config import load_config, parse_config
+from companion.config import load_config
 from companion.daemon import Daemon
 from companion.demo import Demo, served
 from companion.documents.browser import Browser
 from companion.hardware import load_pinmap
 from companion.rules import Pass, Play
 from companion.rules.sexto_set import SextoSet
-from companion.ui.display import FakeI2CBus, make_device
+from companion.ui.display import FakeI2CBus
 from companion.ui.screens import render
 from companion.web import WebServer
 from companion.web.virtual import WORDS
@@ -38,20 +37,8 @@ ENGLISH = '[game]\nlanguage = "en"\n'
 async def virtual_table(tmp_path: Path, extra: str = ENGLISH) -> AsyncIterator[tuple[Daemon, str, FakeI2CBus]]:
     """``companion run`` with ``backend = "sim"`` serving its page on a free port: a virtual table."""
     bus = FakeI2CBus()
-    daemon = Daemon(
-        parse_config(web_config(tmp_path, extra), "test"),
-        pin_factory=MockFactory(revision="c03111", pin_class=MockPWMPin),
-        display=make_device([], bus=bus),
-    )
-    stop = asyncio.Event()
-    task = asyncio.create_task(daemon.run(stop))
-    try:
-        await until(lambda: daemon.web is not None and daemon.web.port is not None)
-        assert daemon.web is not None
-        yield daemon, f"http://127.0.0.1:{daemon.web.port}", bus
-    finally:
-        stop.set()
-        assert await task == 0
+    async with serving(tmp_path, extra, bus) as (daemon, url):
+        yield daemon, url, bus
 
 
 def frame_is_the_view(daemon: Daemon, bus: FakeI2CBus) -> bool:

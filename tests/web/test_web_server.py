@@ -51,12 +51,13 @@ def web_config(tmp_path: Path, extra: str = "") -> str:
 
 
 @asynccontextmanager
-async def serving(tmp_path: Path, extra: str = "") -> AsyncIterator[tuple[Daemon, str]]:
-    """A daemon serving its page on a free port, and the page's address."""
+async def serving(tmp_path: Path, extra: str = "", bus: FakeI2CBus | None = None) -> AsyncIterator[tuple[Daemon, str]]:
+    """A daemon serving its page on a free port, and the page's address; its OLED is drawn on ``bus`` (one of its
+    own if None)."""
     daemon = Daemon(
         parse_config(web_config(tmp_path, extra), "test"),
         pin_factory=MockFactory(revision="c03111", pin_class=MockPWMPin),
-        display=make_device([], bus=FakeI2CBus()),
+        display=make_device([], bus=bus or FakeI2CBus()),
     )
     stop = asyncio.Event()
     task = asyncio.create_task(daemon.run(stop))
