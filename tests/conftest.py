@@ -48,6 +48,15 @@ settings.register_profile("default", deadline=None, suppress_health_check=[Healt
 settings.load_profile("default")
 
 
+def pytest_ignore_collect(collection_path: Path) -> bool | None:
+    """Only test files are collected in tests/: --doctest-modules would also import each folder's conftest.py as a
+    module named ``conftest`` (the name another folder's already has, so ``pytest tests/nfc tests/readers`` failed
+    with "import file mismatch"), and the shared helper modules, which hold no examples."""
+    if collection_path.suffix == ".py" and not collection_path.name.startswith("test_"):
+        return True
+    return None
+
+
 @pytest.fixture(autouse=True)
 def untranslated_environment(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
     """The command line speaks the environment's language: every test starts in the C locale (English), whatever
