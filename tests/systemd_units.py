@@ -68,3 +68,35 @@ def recording_systemctl(folder: Path, running: bool) -> tuple[Path, Path]:
     )
     program.chmod(0o755)
     return program, log
+
+
+# The proc mount a unit's ProtectProc= and ProcSubset= give its processes: systemd mounts a private /proc with
+# these hidepid= and subset= options (systemd.exec(5), "ProtectProc=", "ProcSubset="; src/core/namespace.c,
+# mount_procfs). subset=pid leaves only the processes' folders: no /proc/cpuinfo, no /proc/device-tree (the
+# kernel's tools/testing/selftests/proc/proc-subset-pid.c).
+PROC_OPTIONS = {
+    "ProtectProc": {
+        "noaccess": "hidepid=noaccess",
+        "invisible": "hidepid=invisible",
+        "ptraceable": "hidepid=ptraceable",
+    },
+    "ProcSubset": {"pid": "subset=pid"},
+}
+
+
+def proc_options(settings: dict[str, list[str]]) -> list[str]:
+    """The proc mount options of a unit's settings (the last value of each setting counts, as in systemd)."""
+    return [
+        PROC_OPTIONS[key][values[-1]]
+        for key, values in settings.items()
+        if key in PROC_OPTIONS and values[-1] in PROC_OPTIONS[key]
+    ]
+
+
+def run_in_units_proc(settings: dict[str, list[str]], argv: list[str]) -> subprocess.CompletedProcess[str]:
+    """``argv`` run in mount and PID namespaces of its own whose /proc is mounted as the unit's is (root only:
+    CI runs as root)."""
+    options = ",".join(proc_options(settings)) or "defaults"
+    mount = f'mount -t proc -o {options} proc /proc && exec "$@"'
+    command = ["unshare", "--mount", "--pid", "--fork", "--propagation", "private", "sh", "-c", mount, "sh", *argv]
+    return subprocess.run(command, capture_output=True, text=True, check=False, timeout=60)

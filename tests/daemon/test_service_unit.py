@@ -11,13 +11,22 @@ import signal
 import socket
 import stat
 import subprocess
+import sys
 import time
 from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 import aiohttp
-from systemd_units import SYSTEMD, exposure, recording_systemctl, unit_settings, verify_problems
+from systemd_units import (
+    SYSTEMD,
+    exposure,
+    proc_options,
+    recording_systemctl,
+    run_in_units_proc,
+    unit_settings,
+    verify_problems,
+)
 
 if TYPE_CHECKING:
     from brokers import Board, Broker
@@ -293,3 +302,37 @@ def test_the_working_directory_is_the_writable_state_directory() -> None:
     settings = unit_settings(UNIT.read_text())
     assert settings["ProtectSystem"] == ["strict"]
     assert settings["WorkingDirectory"] == [f"/var/lib/{state}" for state in settings["StateDirectory"]]
+
+
+# What gpiozero reads for every LED() and Button() on a Pi (gpiozero/pins/local.py, get_pi_revision; RPi.GPIO,
+# the mfrc522 back-end's package, reads the same two files): a missing /proc/cpuinfo raises FileNotFoundError where
+# this machine, not a Pi, gets gpiozero's PinUnknownPi.
+BOARD_LOOKUP = """
+from gpiozero.exc import PinUnknownPi
+from gpiozero.pins.local import get_pi_revision
+from companion.pins import board_revision
+try:
+    get_pi_revision()
+except PinUnknownPi:
+    print("gpiozero: not a Pi")
+print("companion:", hex(board_revision()))
+with open("/proc/cpuinfo") as cpuinfo:
+    print("cpuinfo:", len(cpuinfo.read()) > 0)
+"""
+
+
+def test_the_pins_are_looked_up_in_the_units_own_proc() -> None:
+    """ProcSubset=pid hides /proc/cpuinfo and /proc/device-tree: on a Pi every gpiozero device then fails and the
+    service restarts every 2 s while doctor, run from a shell, is green. The board lookup runs here in a /proc
+    mounted with the unit's options, so a setting that hides what it reads fails."""
+    settings = unit_settings(UNIT.read_text())
+    assert "hidepid=invisible" in proc_options(settings)  # the sandbox is still there: only the subset is gone
+    result = run_in_units_proc(settings, [sys.executable, "-c", BOARD_LOOKUP])
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.splitlines() == ["gpiozero: not a Pi", "companion: 0xc03111", "cpuinfo: True"]
+
+
+def test_the_units_proc_is_mounted_as_systemd_mounts_it() -> None:
+    """The mount the test above runs in hides what subset=pid hides (the negative control of that test)."""
+    hidden = run_in_units_proc({"ProcSubset": ["pid"]}, ["cat", "/proc/cpuinfo"])
+    assert hidden.returncode != 0 and "No such file" in hidden.stderr
