@@ -14,6 +14,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+from companion.doctor import sandbox
+
 SYSTEMD = Path(__file__).resolve().parents[1] / "systemd"
 
 
@@ -70,27 +72,9 @@ def recording_systemctl(folder: Path, running: bool) -> tuple[Path, Path]:
     return program, log
 
 
-# The proc mount a unit's ProtectProc= and ProcSubset= give its processes: systemd mounts a private /proc with
-# these hidepid= and subset= options (systemd.exec(5), "ProtectProc=", "ProcSubset="; src/core/namespace.c,
-# mount_procfs). subset=pid leaves only the processes' folders: no /proc/cpuinfo, no /proc/device-tree (the
-# kernel's tools/testing/selftests/proc/proc-subset-pid.c).
-PROC_OPTIONS = {
-    "ProtectProc": {
-        "noaccess": "hidepid=noaccess",
-        "invisible": "hidepid=invisible",
-        "ptraceable": "hidepid=ptraceable",
-    },
-    "ProcSubset": {"pid": "subset=pid"},
-}
-
-
 def proc_options(settings: dict[str, list[str]]) -> list[str]:
-    """The proc mount options of a unit's settings (the last value of each setting counts, as in systemd)."""
-    return [
-        PROC_OPTIONS[key][values[-1]]
-        for key, values in settings.items()
-        if key in PROC_OPTIONS and values[-1] in PROC_OPTIONS[key]
-    ]
+    """The proc mount options systemd gives a unit of these settings (companion.doctor.sandbox says why)."""
+    return sandbox.proc_options({key: values[-1] for key, values in settings.items()})
 
 
 def run_in_units_proc(settings: dict[str, list[str]], argv: list[str]) -> subprocess.CompletedProcess[str]:

@@ -11,6 +11,7 @@ from pathlib import Path
 
 from companion.doctor.accounts import AccountFileError, account, group_names
 from companion.doctor.checks import Check, System
+from companion.doctor.sandbox import PROC_OPTIONS, hidden_in_sandbox
 from companion.i18n import N_, _
 from companion.pins import PinFactoryError, ReaderChoice, choose, make_factory
 
@@ -139,6 +140,10 @@ def check_pins(system: System, readers: ReaderChoice) -> Check:
                 "companion"
             ),
         )
+    if unit:
+        detail, problem = _sandbox(unit, detail)
+        if problem is not None:
+            return problem
     if system.root != Path("/"):
         return Check(_(PINS), True, detail)
     try:
@@ -148,6 +153,28 @@ def check_pins(system: System, readers: ReaderChoice) -> Check:
     chip = factory.chip
     factory.close()
     return Check(_(PINS), True, detail + _("; it opens /dev/gpiochip{chip}").format(chip=chip))
+
+
+def _sandbox(unit: dict[str, str], detail: str) -> tuple[str, Check | None]:
+    """The pins as the service sees them: the board files looked up in a /proc mounted as the installed unit's
+    (:mod:`companion.doctor.sandbox`); the detail said, or the failed check."""
+    hidden = hidden_in_sandbox(unit)
+    if hidden is None:
+        return detail + _("; the service's /proc was not tried (run companion doctor as root to try it)"), None
+    if not hidden:
+        return detail + _("; the service's /proc shows what gpiozero reads of the board"), None
+    settings = " ".join(f"{key}={unit[key]}" for key in PROC_OPTIONS if key in unit)
+    said = _(
+        "; the installed unit's /proc ({settings}) hides {files}: gpiozero and RPi.GPIO read them for every LED and "
+        "button, so the service cannot use a pin"
+    )
+    fix = _(
+        "remove ProcSubset= from /{unit} (sudo make install puts the current unit), then sudo systemctl "
+        "daemon-reload && sudo systemctl restart companion"
+    )
+    return detail, Check(
+        _(PINS), False, detail + said.format(settings=settings, files=" ".join(hidden)), fix.format(unit=UNIT)
+    )
 
 
 # -- permissions -------------------------------------------------------------------------------------------

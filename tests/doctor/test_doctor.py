@@ -343,3 +343,20 @@ def test_the_oleds_bus_runs_at_400_khz(pi: Pi) -> None:
     assert not speed.ok and "(the kernel says)" in speed.detail and speed.fix == "sudo reboot"
     (node / "clock-frequency").write_bytes((400_000).to_bytes(4, "big"))
     assert checks(pi)["I2C speed"].ok
+
+
+def test_doctor_looks_the_board_up_in_the_services_own_proc(pi: Pi) -> None:
+    """doctor, run from a shell, sees /proc/cpuinfo; the service sees the /proc its unit mounts. A unit whose /proc
+    hides what gpiozero reads (ProcSubset=pid) fails the pins check with its fix, tried in a /proc mounted with the
+    unit's options (CI runs as root)."""
+    unit = pi.root / "etc/systemd/system/companion.service"
+    unit.parent.mkdir(parents=True)
+    shipped = (Path(__file__).parents[2] / "systemd/companion.service").read_text("utf-8")
+    unit.write_text(shipped, "utf-8")
+    pins = checks(pi)["pins"]
+    assert pins.ok and pins.detail.endswith("; the service's /proc shows what gpiozero reads of the board")
+    unit.write_text(shipped.replace("ProtectProc=invisible\n", "ProtectProc=invisible\nProcSubset=pid\n"), "utf-8")
+    pins = checks(pi)["pins"]
+    assert not pins.ok
+    assert "the installed unit's /proc (ProtectProc=invisible ProcSubset=pid) hides /proc/cpuinfo" in pins.detail
+    assert pins.fix.startswith("remove ProcSubset= from /etc/systemd/system/companion.service")
