@@ -3,6 +3,7 @@ refused with the key that is wrong."""
 
 from __future__ import annotations
 
+import re
 import runpy
 from collections.abc import Iterator
 from pathlib import Path
@@ -184,3 +185,29 @@ def test_the_service_reads_the_installed_pin_map_when_there_is_one(tmp_path: Pat
     assert pinmap_path("wiring.toml") == Path("wiring.toml")
     config = (Path(__file__).parents[1] / "systemd/config.toml").read_text("utf-8")
     assert 'map = "/etc/companion/pinmap.toml"' in config  # the installed config points at it
+
+
+# The SPI chip-select overlays Raspberry Pi's kernel ships (raspberrypi/linux, arch/arm/boot/dts/overlays/README:
+# "Name: spi0-1cs", "spi0-2cs", "spi1-1cs" to "spi1-3cs", "spi2-1cs" to "spi2-3cs", and spi3 to spi6's 1cs and 2cs
+# on a Pi 4). SPI0 has no third chip select: spi0-1cs and spi0-2cs only move or drop CE0 and CE1.
+SPI_OVERLAYS = {
+    "spi0-1cs",
+    "spi0-2cs",
+    *(f"spi{bus}-{count}cs" for bus in (1, 2) for count in (1, 2, 3)),
+    *(f"spi{bus}-{count}cs" for bus in (3, 4, 5, 6) for count in (1, 2)),
+}
+
+
+def test_every_spi_overlay_the_project_names_exists() -> None:
+    """A message or a doc that says "add dtoverlay=spi0-3cs" sends the maker after an overlay that is not there."""
+    root = Path(__file__).parents[1]
+    named: dict[str, str] = {}
+    for folder in ("companion", "docs", "hardware", "firmware", "systemd"):
+        for path in (root / folder).rglob("*"):
+            if path.suffix in {".py", ".md", ".po", ".toml", ".txt"} and path.is_file():
+                for name in re.findall(r"dtoverlay=(spi[\w{}-]+)", path.read_text("utf-8", errors="replace")):
+                    named[name] = str(path.relative_to(root))
+    assert named, "the check found no overlay at all"
+    for name, where in named.items():
+        for overlay in {name.replace("{count}", str(count)) for count in (1, 2, 3)}:  # spi1-{count}cs: 1 to 3
+            assert overlay in SPI_OVERLAYS, f"{where} names dtoverlay={overlay}, which Raspberry Pi does not ship"

@@ -247,8 +247,9 @@ def _naming_missing_spidev(zone: SpiZone) -> Iterator[None]:
     except FileNotFoundError:
         raise FileNotFoundError(
             f"/dev/spidev{zone.bus}.{zone.device}: no such device (zone {zone.zone}). Enable SPI (sudo raspi-config "
-            "nonint do_spi 0, or dtparam=spi=on in /boot/firmware/config.txt) and reboot; a chip select past CE1 "
-            "needs an overlay such as dtoverlay=spi0-3cs, or cs_gpio; companion doctor checks the wiring"
+            "nonint do_spi 0, or dtparam=spi=on in /boot/firmware/config.txt) and reboot; SPI0 has CE0 and CE1 only "
+            "(no overlay adds a third): wire another reader's chip select to a GPIO (cs_gpio), or put it on SPI1 "
+            "(dtoverlay=spi1-3cs); companion doctor checks the wiring"
         ) from None
 
 

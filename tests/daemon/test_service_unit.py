@@ -336,3 +336,17 @@ def test_the_units_proc_is_mounted_as_systemd_mounts_it() -> None:
     """The mount the test above runs in hides what subset=pid hides (the negative control of that test)."""
     hidden = run_in_units_proc({"ProcSubset": ["pid"]}, ["cat", "/proc/cpuinfo"])
     assert hidden.returncode != 0 and "No such file" in hidden.stderr
+
+
+def test_the_unit_waits_for_no_device_unit_that_never_appears() -> None:
+    """udev tags for systemd only the devices whose rules say TAG+="systemd" (and a few kinds: block, net, tty);
+    spidev, i2c-dev and gpiochip nodes are not, so ``Wants=dev-spidev0.0.device`` was a job that timed out at every
+    boot (systemd.device(5))."""
+    settings = unit_settings(UNIT.read_text())
+    dependencies = [
+        unit
+        for key in ("Wants", "Requires", "After", "BindsTo")
+        for value in settings.get(key, [])
+        for unit in value.split()
+    ]
+    assert dependencies and not [unit for unit in dependencies if unit.endswith(".device")]
