@@ -51,6 +51,11 @@ LOG_EVERY_S = 5.0  # link faults are summed up in the log at most this often
 # A change number further ahead than this is a jump: more changes than the hub keeps for a replay (64) cannot
 # have been lost between two frames of one connection. Its cards are passed on, its number is not followed.
 MAX_STEP = 64
+# What MicroPython's REPL says where the companion firmware would answer SYNC: its banner and prompts
+# (shared/runtime/pyexec.c: "MicroPython v...", ">>> ", "raw REPL; CTRL-B to exit") and the hub's own line at a
+# maintenance start (firmware/hub_app.py). The hub is then in maintenance mode, not unplugged.
+REPL_SAYS = (b"companion hub: maintenance mode", b"MicroPython v", b"raw REPL; CTRL-B to exit", b">>> ")
+HEARD_BYTES = 512  # what is kept of the bytes heard during a handshake, to tell a REPL from silence
 
 
 @dataclass(frozen=True)
@@ -142,6 +147,7 @@ class HubSession:
     _next_keepalive: float = 0.0
     _announced: bool | None = None  # the last state told to the daemon: online, offline, or nothing yet
     _logged: dict[str, int] = field(default_factory=dict)
+    _heard: bytearray = field(default_factory=bytearray)  # the last bytes heard while waiting for HELLO
     _next_log: float = 0.0
 
     def __post_init__(self) -> None:
@@ -163,6 +169,7 @@ class HubSession:
         self._writes.clear()
         self._write_seqs.clear()
         self.state = LinkState.HANDSHAKE
+        self._heard.clear()
         self._deadline = now + HANDSHAKE_TIMEOUT_S
         self._next_keepalive = now + KEEPALIVE_S
         self._seq = 0
@@ -170,6 +177,9 @@ class HubSession:
         self._send(Sync(max(self._boot, 0), self._event))
 
     def receive(self, data: bytes, now: float) -> list[HubEvent]:
+        if self.state is LinkState.HANDSHAKE:
+            self._heard += data
+            del self._heard[:-HEARD_BYTES]
         events: list[HubEvent] = []
         for seq, message in self._decoder.feed(data):
             events += self._message(seq, message, now)
@@ -179,6 +189,13 @@ class HubSession:
         """Time passes: the watchdog, LED retries, the host's keepalive and the fault log."""
         self._log_faults(now)
         if self.state is LinkState.HANDSHAKE and now >= self._deadline:
+            if any(said in self._heard for said in REPL_SAYS):
+                return self.close(
+                    "the hub is in maintenance mode (MicroPython's REPL answered, not the companion firmware): take "
+                    "the cap off its maintenance jumper (GP22) if it is on and replug the hub (after a deploy, "
+                    "mpremote reset)",
+                    now,
+                )
             return self.close("the hub did not answer SYNC within 1 s: is it running the companion firmware?", now)
         if self.state is not LinkState.ONLINE:
             return []

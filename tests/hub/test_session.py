@@ -1,5 +1,6 @@
 """The host's side of the link, without I/O: a scripted hub's frames in, the daemon's events out, time passed in."""
 
+import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
@@ -256,3 +257,32 @@ def test_random_bytes_make_no_phantom_card(chunks: list[bytes]) -> None:
         events += session.receive(b"\x00" + hub.frames(message), 1.0)
     scans = [(e.zone, e.uids) for e in events if isinstance(e, ZoneScan)]
     assert scans == [("a", (UID1,)), ("a", ()), ("c", (UID2,))]
+
+
+@pytest.mark.parametrize(
+    "heard",
+    [
+        b"companion hub: maintenance mode (no scanning, no watchdog); the REPL is yours\r\n",
+        b'\r\nMicroPython v1.24.1 on 2024-11-29; Raspberry Pi Pico with RP2040\r\nType "help()" for more information.',
+        b"\x05\x02\r\n>>> ",  # the SYNC's bytes echoed, then the prompt
+        b"raw REPL; CTRL-B to exit\r\n>",
+    ],
+)
+def test_a_hub_in_maintenance_mode_is_named_so(heard: bytes) -> None:
+    """A hub in maintenance mode runs MicroPython's REPL, which answers SYNC with its own words: the reason says
+    maintenance mode and how to leave it, not "is it running the companion firmware?"."""
+    session = HubSession(ZONES)
+    session.open(0.0)
+    for start in range(0, len(heard), 7):  # as the port reads it, in pieces
+        assert session.receive(heard[start : start + 7], 0.1) == []
+    [event] = session.poll(1.0)
+    assert isinstance(event, HubOffline) and event.reason.startswith("the hub is in maintenance mode")
+    assert "jumper" in event.reason
+
+
+def test_a_hub_that_answers_garbage_is_not_taken_for_maintenance_mode() -> None:
+    session = HubSession(ZONES)
+    session.open(0.0)
+    session.receive(b"AT\r\n\xff\xfe>> ", 0.1)  # a modem probe's leftovers: no REPL words
+    [event] = session.poll(1.0)
+    assert isinstance(event, HubOffline) and "did not answer SYNC" in event.reason
