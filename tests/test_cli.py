@@ -30,12 +30,21 @@ def test_version() -> None:
     assert done.stdout.decode() == f"companion {version('companion')}\n"
 
 
-def test_a_pipe_closed_by_its_reader_ends_quietly() -> None:
-    """`companion play ... | head`: the reader is gone before the game's lines are written."""
+@pytest.mark.parametrize(
+    "command",
+    [
+        ["play", "seises", "companion/games/seises.txt"],
+        ["demo", "--game", "seises"],
+        ["cards", "--backend", "sim", "--deck", "spanish-40", "--registry", "{tmp}/r.toml", "--identify", "--auto"],
+    ],
+    ids=["play", "demo", "cards --identify"],
+)
+def test_a_pipe_closed_by_its_reader_ends_quietly(command: list[str], tmp_path: Path) -> None:
+    """`companion play ... | head`, `companion demo | head`: the reader is gone before the lines are written."""
     read, write = os.pipe()
     os.close(read)  # every write now fails with EPIPE, as after head has read its lines and left
     try:
-        done = companion("play", "seises", "companion/games/seises.txt", stdout=write, stderr=subprocess.PIPE)
+        done = companion(*(word.format(tmp=tmp_path) for word in command), stdout=write, stderr=subprocess.PIPE)
     finally:
         os.close(write)
     assert done.stderr.decode() == "", "no BrokenPipeError traceback"

@@ -34,6 +34,8 @@ def run(args: argparse.Namespace) -> int:
         deck, registry = load(options)
         if args.identify:
             return identify(deck, registry, options, args)
+    except BrokenPipeError:
+        raise  # `cards --identify | head`: the command line ends quietly, status 141
     except ERRORS as exc:
         print(f"companion cards: {exc}", file=sys.stderr)
         return 2
@@ -57,7 +59,10 @@ def identify(deck: Deck, registry: Registry, options: argparse.Namespace, args: 
         if not hand:
             print(_("simulated readers: lay tags with companion.sim, or add --auto to watch it"))
 
+        wait = names.pause  # each pass still waits: laying the next card is no reason to spin
+
         def lay_next() -> None:
+            wait()
             if hand and names.named == len(deck) + 1 - len(hand):
                 sim.lay(hand.pop(0))
 

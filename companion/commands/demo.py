@@ -119,6 +119,8 @@ def _run(args: argparse.Namespace, games: list[str], mqtt: MqttConfig | None) ->
         )
         try:
             status = demo.run()
+        except BrokenPipeError:
+            raise  # the story's reader left (`companion demo | head`): the command line ends quietly, status 141
         except OSError as exc:  # the journal (a JournalError says what to do) or a frame that cannot be written
             print(f"companion demo: {exc}", file=sys.stderr)
             return 1

@@ -7,6 +7,7 @@ ssd1306 driver on the fake I2C bus (whose bytes are decoded back into the pictur
 
 from __future__ import annotations
 
+import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
@@ -19,6 +20,7 @@ import companion.sim as sim
 from companion.cli import main
 from companion.decks import load_deck
 from companion.hardware import load_pinmap
+from companion.nfc import enrollment
 from companion.nfc.backends import ReaderBackend
 from companion.nfc.enrollment import Enrollment, Identify
 from companion.nfc.ndef import card_id_from_ndef
@@ -245,12 +247,29 @@ def test_identify_names_each_card_laid_on_a_zone(mini: Path, tmp_path: Path, moc
     bench.close()
 
 
-def test_cards_identify_with_the_simulated_hand(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_cards_identify_with_the_simulated_hand(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
     registry = tmp_path / "r.toml"
     common = ["--deck", "spanish-40", "--registry", str(registry), "--backend", "sim", "--lang", "en"]
     assert main(["enroll", *common, "--auto"]) == 0
     capsys.readouterr()
+    # Every look at the zones is after a wait: --auto laying the next card once spun the loop (7 s of CPU in 12).
+    counts = {"looks": 0, "waits": 0}
+    news, sleep = enrollment._Zones.news, time.sleep
+
+    def look(self: Any) -> Any:
+        counts["looks"] += 1
+        return news(self)
+
+    def wait(seconds: float) -> None:
+        counts["waits"] += 1
+        sleep(seconds)
+
+    monkeypatch.setattr(enrollment._Zones, "news", look)
+    monkeypatch.setattr(enrollment.time, "sleep", wait)
     assert main(["cards", *common, "--identify", "--auto"]) == 0
+    assert counts["looks"] > 41 and counts["waits"] >= counts["looks"], counts
     out = capsys.readouterr().out.splitlines()
     assert out[0] == "zone z1: ace of coins (1O)" and out[39] == "zone z1: king of clubs (12B)"
     assert out[40].startswith("zone z1: tag 04") and out[40].endswith("is no card of spanish-40 (companion enroll)")
