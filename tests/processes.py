@@ -8,6 +8,7 @@ import json
 import signal
 import socket
 import subprocess
+import sys
 import time
 import urllib.error
 import urllib.request
@@ -15,6 +16,18 @@ from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
+
+# The README's commands off the Pi run the checkout's own program: `make demo` and `make test` put it in .venv/bin,
+# which is not on a person's PATH.
+README_COMPANION = ".venv/bin/companion"
+
+
+def as_typed(words: list[str]) -> list[str]:
+    """A README command's words as a process runs them from any folder: its ``.venv/bin/companion`` is the
+    environment's running the tests (that checkout's .venv). A bare ``companion`` fails here, as in a person's
+    shell after ``make demo``."""
+    assert words[0] == README_COMPANION, f"{' '.join(words)}: after make demo the program is {README_COMPANION}"
+    return [str(Path(sys.executable).parent / "companion"), *words[1:]]
 
 
 def free_port() -> int:

@@ -13,11 +13,10 @@ import os
 import re
 import shlex
 import socket
-import sys
 import urllib.request
 from pathlib import Path
 
-from processes import answers, free_port, interrupted, post, started
+from processes import answers, as_typed, free_port, interrupted, post, started
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -25,7 +24,7 @@ ROOT = Path(__file__).resolve().parents[2]
 def web_demo(readme: str) -> tuple[str, str]:
     """The README's command to play the demo in a browser, and the address it says to open."""
     found = re.search(
-        r"To play it yourself, in a browser: `(companion demo [^`]+)`.*?\(open\s+<([^>]+)>\)", readme, re.S
+        r"To play it yourself, in a browser: `(\S*companion demo [^`]+)`.*?\(open\s+<([^>]+)>\)", readme, re.S
     )
     assert found, "README: «To play it yourself, in a browser: `companion demo --web …`» (open <the address>)"
     return found.group(1), found.group(2)
@@ -50,8 +49,8 @@ def test_the_readme_s_web_demo_is_played_on_its_page_and_stopped_with_ctrl_c(tmp
         words[words.index("--web") + 1] = address = f"127.0.0.1:{free_port()}"
         url = f"http://{address}/"
     env = {key: value for key, value in os.environ.items() if key not in ("LANGUAGE", "LC_ALL", "LC_MESSAGES")}
-    env |= {"PATH": f"{Path(sys.executable).parent}{os.pathsep}{env.get('PATH', '')}", "LANG": "C.UTF-8"}
-    with started(words, tmp_path, env) as demo:
+    env |= {"LANG": "C.UTF-8"}
+    with started(as_typed(words), tmp_path, env) as demo:
         virtual = next(
             offered for offered in answers(demo, f"{url}api/virtual", "your turn") if offered["wait"] is None
         )
