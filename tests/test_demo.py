@@ -6,6 +6,7 @@ from __future__ import annotations
 import itertools
 import json
 import re
+import socket
 import tempfile
 from collections.abc import Callable
 from pathlib import Path
@@ -120,6 +121,29 @@ def test_frames_or_a_journal_that_cannot_be_written_are_said_without_a_traceback
     assert main(["demo", "--game", "seises", "--journal", str(tmp_path / "j.db")]) == 1
     err = capsys.readouterr().err
     assert "damaged" in err and "check the path" not in err
+
+
+@pytest.mark.parametrize(
+    ("option", "value", "said"),
+    [
+        ("--gif", "{tmp}/file/demo.gif", "--gif {tmp}/file/demo.gif: cannot write it (Not a directory)"),
+        ("--gif", "{tmp}", "--gif {tmp}: cannot write it (Is a directory)"),
+        ("--mqtt", "mqtt://127.0.0.1:{port}", "--mqtt mqtt://127.0.0.1:{port}: Connection refused; is the broker"),
+    ],
+)
+def test_an_output_that_cannot_take_the_game_is_said_before_the_game_is_played(
+    option: str, value: str, said: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A GIF the demo cannot write, or a broker that does not answer, was said after a whole game for nothing."""
+    (tmp_path / "file").write_text("not a folder")
+    with socket.socket() as unused:  # a port nothing listens on
+        unused.bind(("127.0.0.1", 0))
+        port = unused.getsockname()[1]
+    fields = {"tmp": tmp_path, "port": port}
+    argv = ["demo", "--game", "seises", "--lang", "en", option, value.format(**fields)]
+    assert main([*argv, "--table", "t1"] if option == "--mqtt" else argv) == 2
+    out, err = capsys.readouterr()
+    assert out == "" and err.startswith("companion demo: " + said.format(**fields)), err
 
 
 def screens_printed(lines: list[str]) -> int:

@@ -4,6 +4,9 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import errno
+import os
+import socket
 import sys
 import tempfile
 from pathlib import Path
@@ -18,6 +21,8 @@ from companion.demo import Demo, save_gif
 from companion.games import kinds
 from companion.i18n import _
 from companion.journal import Journal
+
+MQTT_PROBE_S = 3.0  # how long the broker has to accept a connection before the game is played
 
 
 def register(subparsers: Any) -> None:
@@ -92,14 +97,38 @@ def run(args: argparse.Namespace) -> int:
     return _run(args, games, mqtt)
 
 
-def _run(args: argparse.Namespace, games: list[str], mqtt: MqttConfig | None) -> int:
+def _outputs_refused(args: argparse.Namespace, mqtt: MqttConfig | None) -> str | None:
+    """Why an output the demo was given cannot take what it will write, said before the game rather than after it
+    (a whole game for nothing): the frames' folder and the GIF's must take a file, the broker must answer."""
     try:
-        if args.frames is not None:  # said before the game, not after it
+        if args.frames is not None:
             args.frames.mkdir(parents=True, exist_ok=True)
             tempfile.TemporaryFile(dir=args.frames).close()
     except OSError as exc:
         said = _("--frames {folder}: cannot write there ({error}); give a folder you may write to")
-        print("companion demo: " + said.format(folder=args.frames, error=exc.strerror), file=sys.stderr)
+        return said.format(folder=args.frames, error=exc.strerror or exc)
+    if args.gif is not None:
+        folder = args.gif.parent
+        try:
+            if args.gif.is_dir():
+                raise IsADirectoryError(errno.EISDIR, os.strerror(errno.EISDIR))
+            tempfile.TemporaryFile(dir=folder).close()
+        except OSError as exc:
+            said = _("--gif {file}: cannot write it ({error}); give another file")
+            return said.format(file=args.gif, error=exc.strerror or exc)
+    if mqtt is not None:
+        try:
+            socket.create_connection((mqtt.host, mqtt.port), timeout=MQTT_PROBE_S).close()
+        except OSError as exc:
+            said = _("--mqtt {url}: {error}; is the broker running there?")
+            return said.format(url=mqtt.url, error=exc.strerror or exc)
+    return None
+
+
+def _run(args: argparse.Namespace, games: list[str], mqtt: MqttConfig | None) -> int:
+    refused = _outputs_refused(args, mqtt)
+    if refused is not None:
+        print(f"companion demo: {refused}", file=sys.stderr)
         return 2
     screens: list[tuple[float, Image.Image]] | None = [] if args.gif is not None else None
     for number, game in enumerate(games, start=1):

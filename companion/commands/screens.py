@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import argparse
+import sys
+import tempfile
 from pathlib import Path
 from typing import Any
 
@@ -31,8 +33,16 @@ def register(subparsers: Any) -> None:
 
 def run(args: argparse.Namespace) -> int:
     if args.scale < 1:
-        raise SystemExit(f"--scale {args.scale}: give a whole number of at least 1")
-    args.out.mkdir(parents=True, exist_ok=True)
+        said = _("--scale {scale}: give a whole number of at least 1").format(scale=args.scale)
+        print(f"companion screens: {said}", file=sys.stderr)
+        return 2
+    try:
+        args.out.mkdir(parents=True, exist_ok=True)
+        tempfile.TemporaryFile(dir=args.out).close()
+    except OSError as exc:
+        said = _("--out {folder}: cannot write there ({error}); give a folder you may write to")
+        print("companion screens: " + said.format(folder=args.out, error=exc.strerror or exc), file=sys.stderr)
+        return 2
     frames = render_examples()
     for name, image in frames.items():
         if args.scale > 1:

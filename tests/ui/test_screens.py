@@ -89,6 +89,17 @@ def test_the_screens_command_scales_for_the_docs(tmp_path: Path) -> None:
     assert Image.open(tmp_path / "es-menu.png").size == (384, 192)
 
 
+def test_screens_says_a_folder_it_cannot_write_and_a_wrong_scale(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    (tmp_path / "file").write_text("not a folder")
+    assert main(["screens", "--out", str(tmp_path / "file" / "x"), "--lang", "en"]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith(f"companion screens: --out {tmp_path}/file/x: cannot write there") and "Traceback" not in err
+    assert main(["screens", "--out", str(tmp_path), "--scale", "0", "--lang", "es"]) == 2
+    assert capsys.readouterr().err == "companion screens: --scale 0: da un número entero de al menos 1\n"
+
+
 def test_accented_letters_have_their_own_glyphs() -> None:
     def drawn(text: str) -> Image.Image:
         image = Image.new("1", (60, 13))
