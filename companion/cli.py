@@ -94,14 +94,26 @@ def build_parser() -> argparse.ArgumentParser:
     subparsers = parser.add_subparsers(dest="command", required=True, metavar="COMMAND", parser_class=_IntermixedParser)
     for name in COMMANDS:
         importlib.import_module(name).register(subparsers)
-    for each in (parser, *subparsers.choices.values()):
+    for name, each in (("", parser), *subparsers.choices.items()):
         each.add_argument(
             "--lang",
             choices=languages(),
             default=argparse.SUPPRESS,  # chosen before parsing (language_of), so that the help speaks it too
-            help=_("the language of the command and of the table it starts (default: the config's, else the system's)"),
+            help=_(LANG_HELP.get(name, LANG_HELP[""])),
         )
     return parser
+
+
+# What --lang chooses, by command: only run and demo start a table; enroll and cards show the table's screen;
+# screens draws every language whatever it is given.
+LANG_HELP = {
+    "": N_("the language of the command's words (default: the config's, else the system's)"),
+    "run": N_("the language of the command and of the table it starts (default: the config's, else the system's)"),
+    "demo": N_("the language of the story and of the demo's table (default: the config's, else the system's)"),
+    "enroll": N_("the language of the command and of the screen it shows (default: the config's, else the system's)"),
+    "cards": N_("the language of the command and of the screen it shows (default: the config's, else the system's)"),
+    "screens": N_("the language of the command's words; the screens are drawn in every language"),
+}
 
 
 def language_of(words: Sequence[str], environ: Mapping[str, str]) -> str:

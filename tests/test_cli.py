@@ -14,7 +14,7 @@ from typing import Any
 
 import pytest
 
-from companion.cli import ARGPARSE_WORDS, main
+from companion.cli import ARGPARSE_WORDS, build_parser, main
 
 ROOT = Path(__file__).resolve().parents[1]
 COMPANION = Path(sys.executable).parent / "companion"  # .venv/bin/companion, as the README runs it
@@ -91,3 +91,18 @@ def test_a_wrong_argument_is_refused_in_the_language(lang: str, said: str, capsy
     with pytest.raises(SystemExit) as done:
         main(["export", "siete", "--lang", lang])
     assert done.value.code == 2 and said in capsys.readouterr().err
+
+
+def test_each_option_s_help_says_what_it_does_in_its_own_command(capsys: pytest.CaptureFixture[str]) -> None:
+    """The options several commands share are helped for each: only run and demo start a table, cards identifies
+    rather than enrolls, and cards --auto without --identify is refused rather than ignored."""
+    parser = build_parser()
+    subparsers = next(action for action in parser._actions if isinstance(action, argparse._SubParsersAction))
+    for name, command in subparsers.choices.items():
+        (lang,) = [action.help or "" for action in command._actions if "--lang" in action.option_strings]
+        assert ("table" in lang) == (name in ("run", "demo")), (name, lang)
+    cards = subparsers.choices["cards"]
+    (zone,) = [action.help or "" for action in cards._actions if "--zone" in action.option_strings]
+    assert zone.startswith("with --identify:") and "enroll" not in zone
+    assert main(["cards", "--backend", "sim", "--auto", "--lang", "en"]) == 2
+    assert capsys.readouterr().err == "companion cards: --auto lays cards for --identify: add --identify\n"

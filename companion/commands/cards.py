@@ -8,7 +8,7 @@ from pathlib import Path
 
 from companion.commands.enroll import ERRORS, add_station_arguments, auto_backend, load, open_station, settings
 from companion.decks import Deck
-from companion.i18n import _
+from companion.i18n import N_, _
 from companion.nfc.enrollment import Identify
 from companion.nfc.registry import Registry
 from companion.nfc.stations import SimulatedHand
@@ -18,15 +18,20 @@ STRANGER = "stranger"  # what the simulated hand lays last: a tag no card is bou
 
 def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     parser = subparsers.add_parser("cards", help=_("list which tag is which card, and the cards not enrolled yet"))
-    add_station_arguments(parser)
+    add_station_arguments(parser, N_("with --identify: name the cards laid on this zone only (default: any zone)"))
     parser.add_argument("--identify", action="store_true", help=_("name each card laid on a zone, until Ctrl-C"))
     parser.add_argument(
-        "--auto", action="store_true", help=_("with --identify and simulated readers: lay each card in turn")
+        "--auto",
+        action="store_true",
+        help=_("with --identify: lay each card in turn on simulated readers (as enroll --auto does)"),
     )
     parser.set_defaults(func=run)
 
 
 def run(args: argparse.Namespace) -> int:
+    if args.auto and not args.identify:
+        print("companion cards: " + _("--auto lays cards for --identify: add --identify"), file=sys.stderr)
+        return 2
     try:
         options = settings(args)
         if args.auto:

@@ -47,7 +47,10 @@ def register(subparsers: Any) -> None:
         help=_("start a mosquitto of its own on this machine, on --mqtt's port (to try a club on one computer)"),
     )
     parser.add_argument(
-        "--web", metavar="HOST:PORT", default="0.0.0.0:8090", help=_("where the room's board is served (%(default)s)")
+        "--web",
+        metavar="HOST:PORT",
+        default="0.0.0.0:8090",
+        help=_("where the room's board is served (default %(default)s: every address of this machine)"),
     )
     parser.add_argument("--db", type=Path, default=Path("club.db"), help=_("the league's file (default %(default)s)"))
     parser.add_argument("--csv", metavar="FILE", help=_("write the standings as CSV to FILE (- for stdout), exit"))

@@ -16,7 +16,7 @@ from companion.config import DEFAULT_PATH as CONFIG_PATH
 from companion.config import DEFAULT_REGISTRY, ConfigError, load_config
 from companion.decks import Deck, DeckError, load_deck
 from companion.hardware import PinMap, PinMapError
-from companion.i18n import _
+from companion.i18n import N_, _
 from companion.nfc.enrollment import Enrollment, Station
 from companion.nfc.rc522 import NfcError
 from companion.nfc.registry import Registry, RegistryError
@@ -42,13 +42,18 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     parser.add_argument(
         "--auto",
         action="store_true",
-        help=_("with --backend {backends}: lay each card's tag in turn").format(backends=_simulated()),
+        help=_(
+            "lay each card's tag in turn on simulated readers: the config's when they are simulated, else {backends}"
+        ).format(backends=_simulated()),
     )
     parser.set_defaults(func=run)
 
 
-def add_station_arguments(parser: argparse.ArgumentParser) -> None:
-    """The options that say which deck, registry and readers: shared by ``enroll`` and ``cards --identify``."""
+def add_station_arguments(
+    parser: argparse.ArgumentParser, zone_help: str = N_("enroll on this zone only (default: any zone)")
+) -> None:
+    """The options that say which deck, registry and readers: shared by ``enroll`` and ``cards --identify``
+    (``zone_help``: what ``--zone`` does in that command)."""
     parser.add_argument(
         "--deck",
         help=_("a built-in deck (spanish-40, spanish-48, squadratik) or a path (default: the config's game deck)"),
@@ -66,7 +71,7 @@ def add_station_arguments(parser: argparse.ArgumentParser) -> None:
             kinds="; ".join(f"{name}: {kind(name).summary}" for name in names()), default=DEFAULT_READERS
         ),
     )
-    parser.add_argument("--zone", help=_("enroll on this zone only (default: any zone)"))
+    parser.add_argument("--zone", help=_(zone_help))
     for key, setting in _options():
         parser.add_argument(
             f"--{key.replace('_', '-')}", help=_("{about} (default: the config's)").format(about=setting.about)
