@@ -360,3 +360,32 @@ def test_doctor_looks_the_board_up_in_the_services_own_proc(pi: Pi) -> None:
     assert not pins.ok
     assert "the installed unit's /proc (ProtectProc=invisible ProcSubset=pid) hides /proc/cpuinfo" in pins.detail
     assert pins.fix.startswith("remove ProcSubset= from /etc/systemd/system/companion.service")
+
+
+README = Path(__file__).parents[2] / "README.md"
+
+
+def readme_sample() -> tuple[str, str]:
+    """The README's doctor sample: the command typed, and what it printed."""
+    section = README.read_text("utf-8").split("\n## Checking the table: companion doctor\n", 1)[1]
+    block = section.split("```console\n", 1)[1].split("```", 1)[0]
+    typed, printed = block.split("\n", 1)
+    return typed, printed
+
+
+def test_the_readme_s_doctor_sample_is_what_doctor_says(pi: Pi) -> None:
+    """The README shows doctor on a Pi set up by ``sudo make install`` (the unit, the pin map to edit) whose second
+    reader does not answer: the same Pi in a folder prints the same lines (its paths as on the Pi)."""
+    typed, printed = readme_sample()
+    assert typed == "$ sudo /opt/companion/venv/bin/companion doctor"
+    sim.unplug(0, 1)
+    unit = pi.root / "etc/systemd/system/companion.service"
+    unit.parent.mkdir(parents=True)
+    unit.write_text((Path(__file__).parents[2] / "systemd/companion.service").read_text("utf-8"), "utf-8")
+    (pi.root / "etc/companion").mkdir()
+    (pi.root / "etc/companion/pinmap.toml").write_bytes(
+        (Path(__file__).parents[2] / "hardware/pinmap.toml").read_bytes()
+    )
+    status, out = doctor(pi)
+    assert status == 1
+    assert out.replace(str(pi.config), "/etc/companion/config.toml").replace(str(pi.root), "") == printed
