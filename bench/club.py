@@ -152,6 +152,7 @@ def mosquitto(config: str = "") -> Iterator[str]:
     finally:
         process.terminate()
         process.wait(5)
+        shutil.rmtree(folder, ignore_errors=True)
 
 
 @contextlib.contextmanager
@@ -387,6 +388,7 @@ async def _club_run(url: str, tables: int, speed: float, seed: int) -> dict[str,
     await asyncio.gather(running, return_exceptions=True)
     league.close()
     shutil.rmtree(memory, ignore_errors=True)
+    shutil.rmtree(folder, ignore_errors=True)
     lags = [updates[key] - at for key, at in published.items() if key in updates]
     began, ended = min(published.values()), max(updates.values())
     return {

@@ -14,6 +14,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import random
+import shutil
 import statistics
 import subprocess
 import sys
@@ -42,7 +43,7 @@ STARTUP = textwrap.dedent(
     """
     import time
     t0 = float({t0!r})
-    import asyncio, resource, tempfile
+    import asyncio, resource, shutil, tempfile
     from pathlib import Path
     from gpiozero.pins.mock import MockFactory, MockPWMPin
     from companion.config import parse_config
@@ -64,6 +65,7 @@ STARTUP = textwrap.dedent(
     daemon = Daemon(config, pin_factory=MockFactory(revision="c03111", pin_class=MockPWMPin),
                     display=make_device([], bus=FakeI2CBus()))
     asyncio.run(daemon.run(stop))
+    shutil.rmtree(folder, ignore_errors=True)
     print(first[0])
     """
 )
@@ -225,6 +227,7 @@ def scan_to_led_in_service(
             asyncio.run(run())
     finally:
         Table.scan = original  # type: ignore[method-assign]
+        shutil.rmtree(folder, ignore_errors=True)
     return timed
 
 
