@@ -1,0 +1,162 @@
+"""A frame read back as words, as a person reads the panel.
+
+The OLED draws every text in one of four X11 "fixed" fonts (:data:`companion.ui.screens.LINE_HEIGHT`), whose
+characters are cells of one size each (5x8, 6x10, 6x13 bold, 10x20). A character drawn is therefore a known bitmap
+in a cell at some pixel of the frame, and the frame can be read without knowing what was meant to be on it: every
+cell of every font is looked up among the font's glyphs, and the glyphs found side by side, a cell apart, are a line
+of text. So a test reads the frame the real ssd1306 driver sent (decoded from its I2C bytes) and finds out whether a
+word was cut, hidden or left out, in any language::
+
+    >>> from PIL import ImageDraw
+    >>> from companion.ui.screens import font
+    >>> image = Image.new("1", (128, 64))
+    >>> ImageDraw.Draw(image).text((3, 2), "Turno: Asiento 3", font=font("body"), fill=1)
+    >>> ImageDraw.Draw(image).text((0, 40), "Bolsa 12", font=font("big"), fill=1)
+    >>> [(line.size, line.x, line.y, line.text) for line in read(image)]
+    [('body', 3, 2, 'Turno: Asiento 3'), ('big', 0, 40, 'Bolsa 12')]
+
+Text drawn dark on a lit box (a menu's chosen line) is read too, with ``inverted`` set. Where two readings of the same
+pixels disagree (a stroke of a letter is also a whole '|' or '.' glyph in a smaller font), the longer line wins: a
+frame is read as its longest texts first, as a person does; a line of strokes alone ('_', '-', '|', '.') is a rule
+or an icon's edge, not text. The fonts' ellipsis (slot 0x85) reads as '…'.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from collections.abc import Iterable
+from dataclasses import dataclass
+from functools import cache
+
+from PIL import Image, ImageDraw
+
+from companion.ui.fonts import ELLIPSIS
+from companion.ui.screens import LINE_HEIGHT, FontSize, font
+
+__all__ = ["Line", "read", "words"]
+
+_CHARS = [chr(code) for code in (*range(0x21, 0x7F), *range(0xA1, 0x100))] + [ELLIPSIS]
+_STROKES = frozenset("_-¯|.'`,:;")  # what a rule or an icon's edge also is: a line of only these is no text
+
+
+@dataclass(frozen=True, slots=True)
+class Line:
+    """A line of text found on a frame: its font, its first cell's top-left pixel, and what it says (spaces between
+    its words, one a blank cell)."""
+
+    size: FontSize
+    x: int
+    y: int
+    text: str
+    inverted: bool = False
+
+    @property
+    def width(self) -> int:
+        return len(self.text) * _cell(self.size)[0]
+
+
+@cache
+def _cell(size: FontSize) -> tuple[int, int]:
+    width = int(font(size).getlength("M"))
+    return width, LINE_HEIGHT[size]
+
+
+@cache
+def _glyphs(size: FontSize) -> dict[tuple[int, ...], str]:
+    """Each glyph of the font as the columns of its cell (a column: its pixels as bits, the top one lowest)."""
+    width, height = _cell(size)
+    found: dict[tuple[int, ...], str] = {}
+    for char in _CHARS:
+        image = Image.new("1", (width, height))
+        ImageDraw.Draw(image).text((0, 0), char, font=font(size), fill=1)
+        columns = tuple(_columns(image, 0, height)[:width])
+        if any(columns):
+            found.setdefault(columns, "…" if char == ELLIPSIS else char)  # the first of two look-alikes
+    return found
+
+
+def _columns(image: Image.Image, top: int, height: int) -> list[int]:
+    pixels = image.load()
+    assert pixels is not None
+    return [sum(1 << row for row in range(height) if pixels[x, top + row]) for x in range(image.width)]
+
+
+def _hits(image: Image.Image, size: FontSize) -> Iterable[tuple[int, int, str]]:
+    """Every cell of the frame that is a glyph of ``size``: its x, y and character."""
+    width, height = _cell(size)
+    glyphs = _glyphs(size)
+    if image.height < height:
+        return
+    columns = _columns(image, 0, height)
+    pixels = image.load()
+    assert pixels is not None
+    top_bit = 1 << (height - 1)
+    for y in range(image.height - height + 1):
+        if y:  # the window moves down a row: each column drops its top pixel and takes the next one below
+            below = y + height - 1
+            columns = [(column >> 1) | (top_bit if pixels[x, below] else 0) for x, column in enumerate(columns)]
+        for x in range(image.width - width + 1):
+            char = glyphs.get(tuple(columns[x : x + width]))
+            if char is not None:
+                yield x, y, char
+
+
+def _lines(image: Image.Image, size: FontSize, inverted: bool) -> list[Line]:
+    width, _height = _cell(size)
+    by_row: dict[int, dict[int, str]] = defaultdict(dict)
+    for x, y, char in _hits(image, size):
+        by_row[y][x] = char
+    lines: list[Line] = []
+    for y, row in by_row.items():
+        taken: set[int] = set()
+        for x in sorted(row):
+            if x in taken:
+                continue
+            text, at, blanks = "", x, 0
+            while blanks <= 1:  # a word's next character, or one blank cell (a space) and the next word
+                if at in row:
+                    text += " " * blanks + row[at]
+                    taken.add(at)
+                    blanks = 0
+                else:
+                    blanks += 1
+                at += width
+            lines.append(Line(size, x, y, text, inverted))
+    return lines
+
+
+def _overlaps(line: Line, boxes: list[tuple[int, int, int, int]]) -> bool:
+    _width, height = _cell(line.size)
+    return any(
+        line.x < right and left < line.x + line.width and line.y < bottom and top < line.y + height
+        for left, top, right, bottom in boxes
+    )
+
+
+def read(image: Image.Image) -> list[Line]:
+    """The lines of text on ``image`` (a 1-bit frame), top to bottom and left to right."""
+    grey = image.convert("L")  # a lit pixel may be 1 or 255 (Image.new("1", size, 1) stores 1)
+    frame = grey.point(lambda value: 255 if value else 0).convert("1")
+    inverse = grey.point(lambda value: 0 if value else 255).convert("1")
+    candidates = [
+        line
+        for picture, inverted in ((frame, False), (inverse, True))
+        for size in LINE_HEIGHT
+        for line in _lines(picture, size, inverted)
+    ]
+    # The longest readings first; a shorter one that shares pixels with a line already read is a stroke of it.
+    candidates.sort(key=lambda line: (-len(line.text.replace(" ", "")), -_cell(line.size)[1], line.y, line.x))
+    accepted: list[Line] = []
+    boxes: list[tuple[int, int, int, int]] = []
+    for line in candidates:
+        if set(line.text) - {" "} <= _STROKES:
+            continue
+        if not _overlaps(line, boxes):
+            accepted.append(line)
+            boxes.append((line.x, line.y, line.x + line.width, line.y + _cell(line.size)[1]))
+    return sorted(accepted, key=lambda line: (line.y, line.x))
+
+
+def words(image: Image.Image) -> str:
+    """Everything ``image`` says, a line of text a line (as :func:`read` finds them)."""
+    return "\n".join(line.text for line in read(image))
