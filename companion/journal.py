@@ -17,6 +17,7 @@ disk has room again.
 
 from __future__ import annotations
 
+import functools
 import json
 import sqlite3
 import time
@@ -141,11 +142,12 @@ class Journal:
         uri = f"file:{quote(str(Path(path).absolute()))}?mode=ro"
         try:
             journal._db = sqlite3.connect(uri, uri=True, isolation_level=None, check_same_thread=False)
+            journal._check()
             journal._wall = journal._check_tables() == set()
         except JournalError:
             journal.close()
             raise
-        except sqlite3.Error as exc:
+        except (sqlite3.Error, OSError) as exc:
             journal.close()
             raise _error(journal.path, exc) from exc
         return journal
@@ -171,12 +173,7 @@ class Journal:
             raise _error(self.path, exc) from exc
         self._db = db
         try:
-            check = str(db.execute("PRAGMA quick_check").fetchone()[0])
-            if check != "ok":
-                raise JournalDamaged(Said(N_("journal {path}: damaged ({error})"), path=self.path, error=check))
-            tables = {row[0] for row in db.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
-            if tables:
-                self._check_tables()  # another program's file, or not ours: refused before anything is written
+            self._check()
             db.execute("PRAGMA journal_mode=WAL")
             db.execute("PRAGMA synchronous=FULL")
             self._migrate()
@@ -186,6 +183,29 @@ class Journal:
         except (sqlite3.Error, OSError) as exc:
             self.close()
             raise _error(self.path, exc) from exc
+
+    def _check(self) -> None:
+        """Read the file before anything is written to it: JournalDamaged if SQLite's quick check, the tables' shape
+        or the games' rows say it is not a sound journal. Whatever fails here but the disk itself (a file that
+        cannot be opened or read, a full or read-only disk: :func:`_disk_fault`) is damage: a schema whose bytes
+        are no longer UTF-8 fails in Python's own decoding, not as SQLite's corrupt."""
+        db = self._connection()
+        try:
+            with self.path.open("rb") as file:
+                header = file.read(100)
+            sqlite = header.startswith(b"SQLite format 3\x00") and len(header) == 100
+            if sqlite and not {header[18], header[19]} <= {1, 2}:  # past 2: SQLite would take it for read-only
+                said = N_("journal {path}: damaged (its header's file format is {write}, {read}, not 1 or 2)")
+                raise JournalDamaged(Said(said, path=self.path, write=header[18], read=header[19]))
+            check = str(db.execute("PRAGMA quick_check").fetchone()[0])
+            if check != "ok":
+                raise JournalDamaged(Said(N_("journal {path}: damaged ({error})"), path=self.path, error=check))
+            tables = {row[0] for row in db.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
+            if tables:
+                self._check_tables()  # another program's file, or not ours: refused before anything is written
+                db.execute("SELECT * FROM games").fetchall()  # every game's row reads, as the table's start does
+        except (sqlite3.Error, ValueError) as exc:
+            raise _damaged(self.path, exc) from exc
 
     def _migrate(self) -> None:
         """Make the tables, or bring an older journal's up to the current schema (adding the wall column)."""
@@ -204,7 +224,7 @@ class Journal:
         db = self._connection()
         lacking = set()
         for table, needed in COLUMNS.items():
-            have = {row[1] for row in db.execute(f"PRAGMA table_info({table})")}
+            have = _columns(db, table)
             if not have:
                 said = N_("journal {path}: not a companion journal (it has no table {table})")
                 raise JournalDamaged(Said(said, path=self.path, table=repr(table)))
@@ -214,6 +234,11 @@ class Journal:
                 raise JournalDamaged(Said(said, path=self.path, table=repr(table), column=repr(missing[0])))
             if "wall" not in have:
                 lacking.add(table)
+        for table, shape in _shape().items():  # a declaration changed by a byte: a lost primary key, a new name
+            for name, column in _columns(db, table).items():
+                if shape.get(name) != column:
+                    said = N_("journal {path}: damaged (table {table} declares {column}, not a column of a journal)")
+                    raise JournalDamaged(Said(said, path=self.path, table=repr(table), column=repr(column)))
         return lacking
 
     def set_aside(self) -> Path:
@@ -420,6 +445,26 @@ class Journal:
         return _Guard(self.path, _damaged)
 
 
+def _columns(db: sqlite3.Connection, table: str) -> dict[str, str]:
+    """Each column of ``table`` by name, declared as SQLite keeps it: ``id INTEGER PRIMARY KEY``."""
+    return {
+        row[1]: f"{row[1]} {row[2]}{' NOT NULL' if row[3] else ''}{' PRIMARY KEY' if row[5] else ''}"
+        for row in db.execute(f"PRAGMA table_info({table})")
+    }
+
+
+@functools.cache
+def _shape() -> dict[str, dict[str, str]]:
+    """The columns of :data:`SCHEMA`'s tables, as :func:`_columns` says them."""
+    db = sqlite3.connect(":memory:")
+    try:
+        db.executescript(SCHEMA)
+        tables = [row[0] for row in db.execute("SELECT name FROM sqlite_master WHERE type = 'table'")]
+        return {table: _columns(db, table) for table in tables}
+    finally:
+        db.close()
+
+
 def _record(game_id: int, started: Any, settings: Any, outcome: Any, wall: Any, entries: int) -> GameRecord:
     """A game's row as a record; what cannot be read is named in ``damage`` instead of raising."""
     damage = []
@@ -487,21 +532,52 @@ class _Guard:
         return None
 
     def __exit__(self, kind: type[BaseException] | None, exc: BaseException | None, tb: object) -> None:
-        if isinstance(exc, sqlite3.Error | OSError) and not isinstance(exc, JournalError):
+        if isinstance(exc, sqlite3.Error | OSError | UnicodeDecodeError) and not isinstance(exc, JournalError):
             raise self.error(self.path, exc) from exc
 
 
+# SQLite's result codes (and their extended codes) that blame the disk or the moment, not the file's bytes: the
+# file cannot be opened or read now, the disk is full or read-only, another connection holds it.
+DISK_FAULTS = (
+    "SQLITE_AUTH",
+    "SQLITE_BUSY",
+    "SQLITE_CANTOPEN",
+    "SQLITE_FULL",
+    "SQLITE_INTERRUPT",
+    "SQLITE_IOERR",
+    "SQLITE_LOCKED",
+    "SQLITE_NOLFS",
+    "SQLITE_NOMEM",
+    "SQLITE_PERM",
+    "SQLITE_PROTOCOL",
+    "SQLITE_READONLY",
+)
+
+
+def _disk_fault(exc: BaseException) -> bool:
+    return isinstance(exc, OSError) or str(getattr(exc, "sqlite_errorname", "")).startswith(DISK_FAULTS)
+
+
+def _reason(exc: BaseException) -> str:
+    """The failure's words; SQLite's own when Python could not decode them (a schema's bytes gone wrong)."""
+    if isinstance(exc, UnicodeDecodeError) and isinstance(exc.object, bytes):
+        return exc.object.decode("utf-8", "replace")
+    return str(exc)
+
+
 def _damaged(path: Path, exc: BaseException) -> JournalError:
-    if isinstance(exc, sqlite3.DatabaseError) and not isinstance(exc, sqlite3.OperationalError):
-        return JournalDamaged(Said(N_("journal {path}: damaged ({error})"), path=path, error=exc))
-    return _error(path, exc)
+    """A read failed: the file is damaged, unless the disk is to blame (:data:`DISK_FAULTS`)."""
+    error = _error(path, exc)
+    if _disk_fault(exc) or isinstance(error, JournalDamaged):
+        return error
+    return JournalDamaged(Said(N_("journal {path}: damaged ({error})"), path=path, error=_reason(exc)))
 
 
 def _error(path: Path, exc: BaseException) -> JournalError:
     """What went wrong with the file, and what to do about it."""
-    text = str(exc)
+    text = _reason(exc)
     name = getattr(exc, "sqlite_errorname", "")
-    if name in ("SQLITE_NOTADB", "SQLITE_CORRUPT"):
+    if name.startswith(("SQLITE_NOTADB", "SQLITE_CORRUPT")) or isinstance(exc, UnicodeDecodeError):
         return JournalDamaged(
             Said(N_("journal {path}: damaged, not a journal SQLite can read ({error})"), path=path, error=text)
         )

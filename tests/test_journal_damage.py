@@ -4,18 +4,22 @@ damaged game closed, its rows kept, a new game started and said), listed by ``hi
 
 from __future__ import annotations
 
+import argparse
 import json
+import random
 import sqlite3
 import time
+from collections import Counter
 from collections.abc import Callable
 from pathlib import Path
 
 import pytest
 
 from companion.cli import main
+from companion.commands.history import run_export, run_history
 from companion.config import GameConfig
 from companion.events import CardArrived
-from companion.journal import Entry, Journal, JournalDamaged, JournalError, health
+from companion.journal import Cursor, Entry, Journal, JournalDamaged, JournalError, health
 from companion.nfc.registry import Registry
 from companion.nfc.tracking import TableTracker
 from companion.referee import Referee
@@ -305,3 +309,105 @@ def test_play_reads_the_settings_export_writes_on_the_first_line_and_refuses_a_c
     assert main(["play", "seises", str(out), "--players", "4"]) == 2
     err = capsys.readouterr().err
     assert "--players 4" in err and "first line" in err  # the C locale: English
+
+
+# One byte of the first page damaged (the file's header and the schema's page): the table either reads what was
+# written or takes the file for damaged; never a traceback, never a write error that leaves it "not recording".
+# Before the journal's own checks, 215 of the schema page's 3,996 bytes set to their complement raised
+# UnicodeDecodeError (SQLite's message about the schema, undecodable) and 172 were taken for a write error.
+PAGE = 4096
+
+
+def a_played_journal(path: Path) -> bytes:
+    """A journal as the table leaves it after two games (one finished), checkpointed into the main file."""
+    journal = Journal(path, wall_clock=lambda: 1_800_000_000.0)
+    for won in (True, False):
+        game = journal.new_game(SEISES, 1.0)
+        for n in range(20):
+            journal.append(game, Entry("action", f"play {n}", 2.0 + n))
+        journal.append(game, Entry("undo", "", 30.0))
+        if won:
+            journal.finish(game, {"termination": "goal", "winner": 1})
+    journal.move_cursor("mqtt", Cursor(1, 3))
+    journal.close()
+    return path.read_bytes()
+
+
+def what_it_holds(journal: Journal) -> tuple[object, ...]:
+    games = journal.games()
+    return games, [journal.entries(g.id) for g in games], journal.cursor("mqtt")
+
+
+def check_damage(
+    folder: Path,
+    sound: bytes,
+    held: tuple[object, ...],
+    offset: int,
+    value: int,
+    capsys: pytest.CaptureFixture[str] | None,
+) -> str:
+    """Damage byte ``offset`` of ``sound`` to ``value``; what history and export (given ``capsys``) and the table
+    make of it: "damaged" (set aside, a new journal) or "harmless" (it reads what was written, and writes)."""
+    path = folder / f"damaged-{offset}-{value}" / "journal.db"
+    path.parent.mkdir()
+    damaged = bytearray(sound)
+    damaged[offset] = value
+    path.write_bytes(bytes(damaged))
+    where = f"byte {offset} set to {value:#04x}"
+    asked = argparse.Namespace(journal=path, game_id=2, out=None, force=False)
+    for command in (run_history, run_export) if capsys is not None else ():  # main()'s, without its parser
+        assert command(asked) in (0, 1, 2), f"{where}: {command.__name__}"
+        said = capsys.readouterr()
+        assert "Traceback" not in said.err, f"{where}: {command.__name__}: {said.err}"
+    assert path.read_bytes() == damaged, f"{where}: read, never changed"
+    journal = Journal(path, connect=False)
+    try:
+        journal.connect()
+    except JournalDamaged:
+        aside = journal.set_aside()
+        assert aside.read_bytes() == damaged, f"{where}: kept as it was"
+        journal.connect()
+        assert journal.games() == [], f"{where}: a new journal"
+        journal.close()
+        return "damaged"
+    assert what_it_holds(journal) == held, f"{where}: opened, so it reads what was written"
+    journal.append(2, Entry("action", "play 20", 40.0))
+    assert journal.integrity() == "ok", where
+    journal.close()
+    return "harmless"
+
+
+def damage_the_first_page(folder: Path, capsys: pytest.CaptureFixture[str], every: int, asked: int = 1) -> Counter[str]:
+    """One byte in ``every`` of a played journal's first page, each set to a value drawn at random; history and
+    export are asked about one damage in ``asked``."""
+    sound = a_played_journal(folder / "sound.db")
+    reader = Journal.read_only(folder / "sound.db")
+    held = what_it_holds(reader)
+    reader.close()
+    rng = random.Random(22)
+    return Counter(
+        check_damage(
+            folder,
+            sound,
+            held,
+            offset,
+            rng.choice([v for v in range(256) if v != sound[offset]]),
+            capsys if n % asked == 0 else None,
+        )
+        for n, offset in enumerate(range(rng.randrange(every), PAGE, every))
+    )
+
+
+def test_one_damaged_byte_in_the_first_page_is_damage_or_harmless(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    seen = damage_the_first_page(tmp_path, capsys, every=32)
+    assert seen["damaged"] > 12 and seen["harmless"] > 12, seen  # the header's and the schema's bytes; free space
+
+
+@pytest.mark.slow
+def test_every_byte_of_the_first_page_damaged_is_damage_or_harmless(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    seen = damage_the_first_page(tmp_path, capsys, every=1, asked=16)
+    assert seen["damaged"] > 400 and seen["harmless"] > 400, seen
