@@ -149,7 +149,7 @@ class Result:
 
 @dataclass(frozen=True, slots=True)
 class Sensor:
-    """A count of the game's state that Home Assistant shows as a sensor of the table
+    """A count (or a word) of the game's state that Home Assistant shows as a sensor of the table
     (:mod:`companion.club.homeassistant`): its object id, its name there, and where it is in the engine's snapshot
     (the keys and list indexes to follow)."""
 
@@ -157,6 +157,7 @@ class Sensor:
     name: str  # in English: Home Assistant lets its user rename it
     path: tuple[str | int, ...]
     icon: str = "mdi:counter"
+    measurement: bool = True  # a count whose history Home Assistant keeps; else a word (who won, and how)
 
 
 class GameKind(ABC):

@@ -363,7 +363,8 @@ class SeisesKind(GameKind):
 
     def sensors(self, state: Mapping[str, Any]) -> list[Sensor]:
         seats = [Sensor(f"score_{n}", f"Seat {n} score", ("scores", n - 1)) for n in range(1, len(state["scores"]) + 1)]
-        return [Sensor("pot", "Pot", ("pot",), icon="mdi:poker-chip"), *seats]
+        winner = Sensor("winner", "Winner", ("winner",), icon="mdi:trophy", measurement=False)  # the seat at 50
+        return [Sensor("pot", "Pot", ("pot",), icon="mdi:poker-chip"), *seats, winner]
 
     def examples(self, language: Language) -> dict[str, TableView]:
         """Every number of seats mid-game, the renuncio, a chip owed and the game's end; and the messages every

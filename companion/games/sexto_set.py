@@ -170,7 +170,8 @@ class SextoSetKind(GameKind):
             pair = match["winner"]
             title = voice.text("match_drawn") if pair is None else voice.text("match_won", pair=pair)
             verdict = _verdict(match).text(voice.language)
-            return Message(MessageKind.END_OF_GAME, title, verdict[:1].upper() + verdict[1:]), False
+            todo = f"{verdict[:1].upper()}{verdict[1:]}. {voice.text('new_game_do')}"
+            return Message(MessageKind.END_OF_GAME, title, todo), False
         for item in news(before, after):
             if isinstance(item, SetEnded):
                 title = voice.text("set_drawn") if item.winner is None else voice.text("set_won", pair=item.winner)
@@ -301,18 +302,25 @@ class SextoSetKind(GameKind):
         return SextoSetRobots(game, rng)
 
     def sensors(self, state: Mapping[str, Any]) -> list[Sensor]:
-        # the score is the match's master cards (the sheet's objective); the master cards of the set beside it
-        return [
+        # the score is the match's master cards (the sheet's objective); the master cards of the set beside it;
+        # each pair's sets; once the match is over, its winner and the rule that named it
+        counts = [
             sensor
             for pair in PAIRS
             for sensor in (
-                Sensor(f"score_{pair}", f"Pair {pair} score", ("match_masters", pair)),
+                Sensor(f"score_{pair}", f"Pair {pair} score", ("match", "master_cards", pair)),
                 Sensor(f"masters_{pair}", f"Pair {pair} master cards", ("masters_won", pair), icon="mdi:crown"),
+                Sensor(f"sets_{pair}", f"Pair {pair} sets", ("match", "sets", pair), icon="mdi:trophy-variant"),
             )
+        ]
+        return [
+            *counts,
+            Sensor("winner", "Winner", ("match", "winner"), icon="mdi:trophy", measurement=False),
+            Sensor("decided_by", "Decided by", ("match", "decided_by"), icon="mdi:scale-balance", measurement=False),
         ]
 
     def examples(self, language: Language) -> dict[str, TableView]:
-        """A set under way after one has ended, a set's end, and its result."""
+        """A set under way after one has ended, a set's end, and its result; the match's end, and its result."""
         from companion.ui.examples import ExampleTable, message_is  # a whole referee: only when drawn
 
         table = ExampleTable(GameConfig(self.name, language=language))
@@ -320,6 +328,9 @@ class SextoSetKind(GameKind):
         views["message-end-of-set"] = table.until(message_is(MessageKind.END_OF_SET))
         table.press(Button.UNDO)
         views["sexto-set-result"] = table.view()
+        views["message-end-of-match"] = table.until(message_is(MessageKind.END_OF_GAME))
+        table.press(Button.UNDO)  # the message read, the scoreboard shows the match's winner
+        views["sexto-set-match-over"] = table.view()
         return views
 
 
