@@ -37,7 +37,7 @@ from PIL import Image
 import companion.sim
 from companion.config import GameConfig
 from companion.events import Button, CardArrived, CardLeft, Press, SameCardTwice, UnknownTag
-from companion.games import DEFAULT_GAME, Robots, find_kind
+from companion.games import DEFAULT_GAME, Robots, ending, find_kind
 from companion.hardware import load_pinmap
 from companion.i18n import N_, _, translate
 from companion.journal import Journal
@@ -92,6 +92,7 @@ WORDS: dict[str, str] = {
     "red": N_("blinking red"),
     "amber": N_("blinking amber"),
     "standings": N_("Standings"),
+    "result": N_("Result: {verdict}"),
     "web": N_("the table in a browser: {url}"),
     "hold": N_("still on {url} until Ctrl-C"),
     "person": N_("you play seat {seat} on the page; the robots play the others and wait for your turn"),
@@ -379,7 +380,8 @@ class Demo:
                 )
                 undo_done = True
             step += 1
-            if game.outcome() is not None and not robots.over():
+            message = referee.message
+            if message is not None and message.kind is MessageKind.END_OF_SET:
                 self._wait(3.0)  # the players gather the cards for the next set
 
     # ---- a person at the page -------------------------------------------------------------------------------
@@ -514,8 +516,10 @@ class Demo:
             self._tell(self.say("lays", who=who, card=self.referee.card_name(action.card)))
 
     def _standings(self) -> list[str]:
-        """The final standings as a table, as the game kind counts them (points per seat, sets per pair)."""
-        head, rows = self.referee.kind.standings(self.referee.game, self.referee)
+        """The final standings as a table, as the game kind counts them (points per seat, sets per pair), and the
+        result: the winner and the rule that named it, as every part of the table says it."""
+        referee = self.referee
+        head, rows = referee.kind.standings(referee.game, referee)
         widths = [max(len(row[i]) for row in [head, *rows]) for i in range(len(head))]
 
         def line(cells: list[str]) -> str:
@@ -525,7 +529,12 @@ class Demo:
             )
 
         rule = "  " + "  ".join("-" * width for width in widths)
-        return [self.say("standings") + ":", line(head), rule, *(line(row) for row in rows)]
+        table = [self.say("standings") + ":", line(head), rule, *(line(row) for row in rows)]
+        end = ending(referee.game)
+        if end is None:
+            return table
+        verdict = referee.kind.verdict(referee.game, end, referee).text(self.language)
+        return [*table, self.say("result", verdict=verdict)]
 
     def _hub_led(self, zone: str, colour: str, mode: str) -> None:
         self.counts["led commands"] = self.counts.get("led commands", 0) + 1

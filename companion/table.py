@@ -132,7 +132,7 @@ class Table:
             else:
                 self._append(entry, now)
         outcome = self.referee.game.outcome()
-        if entries and outcome is not None and self.referee.kind.ends_at_outcome and not self._finished:
+        if entries and outcome is not None and not self._finished:
             self._close({"termination": outcome.termination, "winner": outcome.winner}, now)
 
     def _open_game(self, settings: dict[str, Any], now: float) -> None:

@@ -276,15 +276,15 @@ def test_history_shows_each_games_score_and_winner_replayed_from_its_entries(
     journal.close()
     assert main(["history", "--journal", str(path)]) == 0
     lines = capsys.readouterr().out.splitlines()
-    assert lines[0].endswith("points 1:22 2:50 3:22 4:43  won by seat 2")
+    assert lines[0].endswith("points 1:22 2:50 3:22 4:43  won by seat 2, 50 points")
     assert lines[1].endswith("sets A 1 B 0, master cards A 4 B 3  in play")
-    assert lines[2].endswith("sets A 1 B 0, master cards A 4 B 3  won by pair A")
+    assert lines[2].endswith("sets A 1 B 0, master cards A 4 B 3  won by pair A, sets 1-0")  # as it stood
     assert "damaged:" in lines[3]
     assert main(["history", "--journal", str(path), "--lang", "es"]) == 0  # the same, in the command's language
     lines = capsys.readouterr().out.splitlines()
-    assert lines[0].endswith("entradas  puntos 1:22 2:50 3:22 4:43  gana asiento 2")
+    assert lines[0].endswith("entradas  puntos 1:22 2:50 3:22 4:43  gana asiento 2, 50 puntos")
     assert lines[1].endswith("sets A 1 B 0, cartas maestras A 4 B 3  en juego")
-    assert lines[2].endswith("sets A 1 B 0, cartas maestras A 4 B 3  gana pareja A")
+    assert lines[2].endswith("sets A 1 B 0, cartas maestras A 4 B 3  gana pareja A, sets 1-0")
     assert "dañada:" in lines[3]
 
 

@@ -7,7 +7,8 @@ node id may have). The sensors read the topics the table publishes anyway: the g
 device, available while ``companion/<table>/status`` says ``online``.
 
 Every game has three: the game (its name, and the state's other single values as attributes), whose turn it is,
-and the last message. Its kind adds its counts (:meth:`GameKind.sensors`: a pot, each side's score)::
+and the last message. Its kind adds its counts (:meth:`GameKind.sensors`: a pot, each side's score) and who won
+a finished game, by the rule of :func:`companion.games.ending` (the state's winner is the engine's outcome)::
 
     >>> from companion.games import DEFAULT_GAME, new_game
     >>> state = new_game(DEFAULT_GAME, 2, None, {}).snapshot()
@@ -87,7 +88,7 @@ def discovery(table: str, state: Mapping[str, Any]) -> dict[str, dict[str, Any]]
             "name": sensor.name,
             "state_topic": f"{base}/state",
             "value_template": f"{{{{ value_json{_path(sensor.path)} }}}}",
-            "state_class": "measurement",  # Home Assistant keeps their history
+            **({"state_class": "measurement"} if sensor.measurement else {}),  # Home Assistant keeps their history
             "icon": sensor.icon,
         }
     return {

@@ -33,6 +33,7 @@ from pathlib import Path
 from typing import Any
 
 from companion.config import GameConfig
+from companion.games import ending
 from companion.journal import Entry
 from companion.referee import Referee
 
@@ -107,6 +108,7 @@ class TableNow:
     turn: str | None  # whose turn, in the table's words; None once the game is over or cannot be rebuilt
     over: bool
     waiting: str = ""  # what the game waits for (an event that has not come) or why it cannot be rebuilt
+    result: str = ""  # once over: who won and by which rule, in the table's words (GameKind.verdict)
 
 
 @dataclass
@@ -308,8 +310,10 @@ class League:
         waiting = ""
         if game.end is not None and not game.complete:
             waiting = f"{number}:{game.applied + 1}"
-        turn = None if over or referee.game.outcome() is not None else referee.kind.whose_turn(referee.game, referee)
-        return TableNow(table, status, game.kind, number, sides, turn, over, waiting)
+        end = ending(referee.game, ended=over)
+        turn = None if over or end is not None else referee.kind.whose_turn(referee.game, referee)
+        result = "" if end is None else referee.kind.verdict(referee.game, end, referee).text(referee.language)
+        return TableNow(table, status, game.kind, number, sides, turn, over, waiting, result)
 
 
 def _player(referee: Referee, table: str, side: int | str) -> str:

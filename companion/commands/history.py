@@ -166,8 +166,9 @@ def _when(game: GameRecord) -> str:
     return _("t={seconds:.0f}s after boot").format(seconds=game.started)
 
 
-# How a game ended without a winner, by the journal's ``termination``; another is said as "ended".
-ENDED = {"replaced": N_("left for a new game"), "damaged": N_("ended, damaged")}
+# How a game ended without a winner, by the journal's ``termination``; another is said as "ended". A winner is
+# named by its game's rules (companion.games.ending), with the rule: "won by pair B, sets 2-1".
+ENDED = {"replaced": N_("left for a new game"), "damaged": N_("ended, damaged"), "drawn": N_("drawn match")}
 
 
 def _line(game: GameRecord, journal: Journal) -> str:

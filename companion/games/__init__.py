@@ -38,11 +38,13 @@ if TYPE_CHECKING:
 __all__ = [
     "BUILTIN",
     "DEFAULT_GAME",
+    "Ending",
     "GameKind",
     "Result",
     "Robots",
     "Sensor",
     "Voice",
+    "ending",
     "find_kind",
     "kind_of",
     "kind_of_view",
@@ -102,6 +104,39 @@ class Robots(Protocol):
 
 
 @dataclass(frozen=True, slots=True)
+class Ending:
+    """How a finished game ended: who won, and by which rule. ``winner`` is a side as :class:`Result` names it (a
+    seat from 1, a pair's letter), None for a draw or a game ended early with nobody ahead; ``rule`` is the
+    engine's termination that named it (``goal``: a Seises seat reached 50; ``sets``, ``master_cards``,
+    ``drawn``: how a 6º SET match ended)."""
+
+    winner: int | str | None
+    rule: str
+
+
+def ending(game: Game, *, ended: bool = False) -> Ending | None:
+    """Who won ``game`` and by which rule, once it is over; None while it is in play. The one place every part
+    of the companion learns a game's winner: the screen, the page, ``companion play``, ``history``, the club,
+    Home Assistant and the demo.
+
+    ``ended``: the journal closed the game before its rules ended it (the players started a new one); it then
+    ends as it stands (:meth:`~companion.rules.Game.as_it_stands`): a 6º SET match with the sets played, a
+    Seises game with no winner. Pure: it reads the game's state, so an UNDO of the play that ended the game
+    un-ends it::
+
+        >>> from companion.rules import Play, SextoSet
+        >>> match = SextoSet(options={"match_sets": "1"})
+        >>> match.push(Play("N01", line="M1R")); match.push(Play("N07", line="M1B"))
+        >>> ending(match) is None, ending(match, ended=True)
+        (True, Ending(winner=None, rule='drawn'))
+    """
+    outcome = game.outcome()
+    if outcome is None and ended:
+        outcome = game.as_it_stands()
+    return None if outcome is None else Ending(outcome.winner, outcome.termination)
+
+
+@dataclass(frozen=True, slots=True)
 class Result:
     """One side's part in a game, for a league's standings (``companion club``): a seat, or a pair that plays as
     one. ``side`` is as the engine's snapshot names whose turn it is: a seat from 1, or a pair's letter."""
@@ -114,7 +149,7 @@ class Result:
 
 @dataclass(frozen=True, slots=True)
 class Sensor:
-    """A count of the game's state that Home Assistant shows as a sensor of the table
+    """A count (or a word) of the game's state that Home Assistant shows as a sensor of the table
     (:mod:`companion.club.homeassistant`): its object id, its name there, and where it is in the engine's snapshot
     (the keys and list indexes to follow)."""
 
@@ -122,6 +157,7 @@ class Sensor:
     name: str  # in English: Home Assistant lets its user rename it
     path: tuple[str | int, ...]
     icon: str = "mdi:counter"
+    measurement: bool = True  # a count whose history Home Assistant keeps; else a word (who won, and how)
 
 
 class GameKind(ABC):
@@ -134,7 +170,6 @@ class GameKind(ABC):
     options: ClassVar[Mapping[str, tuple[tuple[str, ...], str]]]  # option -> (allowed values, default)
     grammar: ClassVar[str]  # what its transcript lines look like (an English msgid)
     scoreboard: ClassVar[type[Scoreboard]]  # the view its screen draws
-    ends_at_outcome: ClassVar[bool]  # the engine's outcome ends the game (else it ends a set; the match goes on)
     ideal_players: ClassVar[tuple[int, int] | None] = None  # what the rule sheet recommends, when it says
     names_first_seat: ClassVar[bool] = False  # seat names go round from whoever makes the first play: ask who
     texts: ClassVar[Mapping[str, str]] = {}  # its own table texts: key -> English msgid (mark each with N_)
@@ -235,13 +270,25 @@ class GameKind(ABC):
         """Draw the scoreboard ``view`` (this kind's :attr:`scoreboard`) on the 128x64 screen; ``message`` takes
         its footer line when set."""
 
-    @abstractmethod
     def score(self, game: Game, finished: bool) -> tuple[Said, Said | None]:
-        """The score in words for ``companion history``, and who won (None while nobody has)."""
+        """The score in words for ``companion history``, and who won by which rule (None while nobody has, and
+        for a draw); ``finished``: the journal closed the game (see :func:`ending`)."""
+        end = ending(game, ended=finished)
+        return self.tally(game), None if end is None or end.winner is None else self.verdict(game, end)
+
+    @abstractmethod
+    def tally(self, game: Game) -> Said:
+        """The score in words: ``points 1:12 2:50``."""
+
+    @abstractmethod
+    def verdict(self, game: Game, end: Ending, voice: Voice | None = None) -> Said:
+        """Who won and by which rule, in words (``pair B, sets 2-1``; a drawn match says so), for everything
+        that names a finished game's winner; ``voice`` names seats as the table does (else by number)."""
 
     @abstractmethod
     def results(self, game: Game, finished: bool) -> list[Result]:
-        """Each side's points, renuncios and whether it won, by the same rules as :meth:`score`'s winner."""
+        """Each side's points and renuncios, and whether it won: the side :func:`ending` names (``finished``:
+        the journal closed the game, see its ``ended``)."""
 
     @abstractmethod
     def standings(self, game: Game, voice: Voice) -> tuple[list[str], list[list[str]]]:

@@ -19,7 +19,7 @@ from PIL import ImageDraw
 from companion.config import GameConfig
 from companion.decks import SUITS, Deck, load_deck
 from companion.events import Button, CardLeft, UnknownTag, UnknownTagLeft
-from companion.games import GameKind, Result, Sensor, Voice, register
+from companion.games import Ending, GameKind, Result, Sensor, Voice, ending, register
 from companion.i18n import N_, Said, translate
 from companion.rules.base import Action, Game, Pay, Play, either
 from companion.rules.news import ChipOwed, GameWon, HandWon, News, Reneged, SomebodyReneged
@@ -171,7 +171,6 @@ class SeisesKind(GameKind):
     options = OPTIONS
     grammar = N_("play <card>, pay or undo")
     scoreboard = SeisesView
-    ends_at_outcome = True
     ideal_players = RECOMMENDED_PLAYERS
     names_first_seat = True
     texts = TEXTS
@@ -329,18 +328,25 @@ class SeisesKind(GameKind):
             if filled:
                 draw.line((x + 1, y + height - 2, x + filled, y + height - 2), fill=fill)
 
-    def score(self, game: Game, finished: bool) -> tuple[Said, Said | None]:
+    def tally(self, game: Game) -> Said:
         assert isinstance(game, Seises)
         points = " ".join(f"{seat}:{points}" for seat, points in enumerate(game.scores, start=1))
-        return Said(N_("points {points}"), points=points), (
-            None if game.winner is None else Said(N_("seat {seat}"), seat=game.winner + 1)
-        )
+        return Said(N_("points {points}"), points=points)
+
+    def verdict(self, game: Game, end: Ending, voice: Voice | None = None) -> Said:
+        """The seat that reached 50 (§5): its score says the rule."""
+        assert isinstance(game, Seises) and isinstance(end.winner, int)
+        seat: Said | str = Said(N_("seat {seat}"), seat=end.winner)
+        if voice is not None:
+            seat = voice.seat_name(end.winner - 1)
+        return Said(N_("{seat}, {points} points"), seat=seat, points=game.scores[end.winner - 1])
 
     def results(self, game: Game, finished: bool) -> list[Result]:
         assert isinstance(game, Seises)
         reneges = Counter(renege["seat"] for renege in game.reneges)
+        end = ending(game, ended=finished)
         return [
-            Result(seat, points, reneges[seat], game.winner == seat - 1)
+            Result(seat, points, reneges[seat], end is not None and end.winner == seat)
             for seat, points in enumerate(game.scores, start=1)
         ]
 
@@ -357,7 +363,8 @@ class SeisesKind(GameKind):
 
     def sensors(self, state: Mapping[str, Any]) -> list[Sensor]:
         seats = [Sensor(f"score_{n}", f"Seat {n} score", ("scores", n - 1)) for n in range(1, len(state["scores"]) + 1)]
-        return [Sensor("pot", "Pot", ("pot",), icon="mdi:poker-chip"), *seats]
+        winner = Sensor("winner", "Winner", ("winner",), icon="mdi:trophy", measurement=False)  # the seat at 50
+        return [Sensor("pot", "Pot", ("pot",), icon="mdi:poker-chip"), *seats, winner]
 
     def examples(self, language: Language) -> dict[str, TableView]:
         """Every number of seats mid-game, the renuncio, a chip owed and the game's end; and the messages every

@@ -1,5 +1,6 @@
 // 6º SET on the table's page: the 8 lines, each headed by its master card, with the cards placed on it, who
-// leads it and each pair's count; the draw pile, the cards each pair holds, master cards and sets won.
+// leads it and each pair's count; the draw pile, the cards each pair holds, the master cards each leads in the set
+// and has won over the match, and the sets won (the figures the screen's footer and history give).
 // Cards are drawn from the deck's data: dots and colours of a card's two ends (a master card: its own dots).
 "use strict";
 (() => {
@@ -51,7 +52,8 @@
         el("td", {}, pair),
         el("td", {}, String(s.held[pair])),
         el("td", {}, String(s.masters_won[pair])),
-        el("td", {}, String(s.sets_won[pair])),
+        el("td", {}, String(s.match.master_cards[pair])),
+        el("td", {}, String(s.match.sets[pair])),
       ),
     );
     main.replaceChildren(
@@ -60,7 +62,7 @@
       el(
         "table",
         { id: "pairs" },
-        el("tr", {}, ...["", t("held"), t("masters"), t("sets")].map((h) => el("th", {}, h))),
+        el("tr", {}, ...["", t("held"), t("masters"), t("match_masters"), t("sets")].map((h) => el("th", {}, h))),
         ...pairs,
       ),
     );

@@ -4,7 +4,8 @@ referee, the screen and the robots.
 Each of the 8 zones is a line, headed by its master card: the config names it (``"M1R"``) or the zone learns it
 (``"auto"``) from the first master card laid on it when a game starts. A card laid on a zone is
 ``Play(card, line)``; the PASS button says the pair cannot link (and loses the set). A set's end is the engine's
-outcome, but the match goes on: the journal's game stays open.
+``result``; the match goes on until its last set (option ``match_sets``), whose end is the engine's outcome: the
+journal's game is then closed, as a Seises game's at 50.
 """
 
 from __future__ import annotations
@@ -19,7 +20,7 @@ from PIL import ImageDraw
 from companion.config import GameConfig
 from companion.decks import Deck
 from companion.events import Button
-from companion.games import GameKind, Result, Sensor, Voice, register
+from companion.games import Ending, GameKind, Result, Sensor, Voice, ending, register
 from companion.i18n import N_, Said, translate
 from companion.rules.base import Action, Game, Pass, Play
 from companion.rules.news import News, SetEnded, SetStarted
@@ -56,7 +57,8 @@ class SextoSetView(Scoreboard):
     ``masters_won``, ``sets_won`` and ``match_masters`` are (pair A, pair B). While the set runs ``masters_won``
     counts the lines each pair leads; once it ended, the master cards each pair won. ``match_masters`` counts the
     master cards won in the sets that ended (the sheet's objective). ``result`` is None while the set runs,
-    then the winning pair or ``"draw"``; ``turn`` is then the pair that leads the next set.
+    then the winning pair or ``"draw"``; ``turn`` is then the pair that leads the next set. Once the match is
+    over, ``match_result`` is its winner or ``"draw"`` and ``decided_by`` the rule that named it, in words.
     """
 
     lines: tuple[Line, ...]
@@ -66,6 +68,8 @@ class SextoSetView(Scoreboard):
     sets_won: tuple[int, int] = (0, 0)
     result: Pair | Literal["draw"] | None = None
     match_masters: tuple[int, int] = (0, 0)
+    match_result: Pair | Literal["draw"] | None = None
+    decided_by: str = ""
 
 
 # A line's cell: its master card, the cards each pair placed (up to 12:12), the pair that leads it.
@@ -76,6 +80,10 @@ TEXTS: dict[str, str] = {
     "confirm_pass": N_("Cannot link? You lose the set"),
     "set_won": N_("Pair {pair} wins the set"),
     "set_drawn": N_("Drawn set"),
+    "match_won": N_("Pair {pair} wins the match"),
+    "match_drawn": N_("Drawn match"),
+    "on_sets": N_("on sets"),
+    "on_masters": N_("on masters"),
     "next_set": N_("Gather: pair {leads} leads next"),
     "register": N_("A master on each zone: {left} left"),
     "register_do": N_("Lay the master card on {zone}"),
@@ -114,7 +122,6 @@ class SextoSetKind(GameKind):
     options = OPTIONS
     grammar = N_("play <master-id> <card>, pass or undo")
     scoreboard = SextoSetView
-    ends_at_outcome = False
     texts = TEXTS
     todo = TODO
     confirm_pass_key = "confirm_pass"
@@ -158,6 +165,13 @@ class SextoSetKind(GameKind):
     # ---- what the table says and shows ------------------------------------------------------------------------
 
     def said(self, before: Mapping[str, Any], after: Mapping[str, Any], voice: Voice) -> tuple[Message | None, bool]:
+        match = after["match"]
+        if match["over"] and not before["match"]["over"]:
+            pair = match["winner"]
+            title = voice.text("match_drawn") if pair is None else voice.text("match_won", pair=pair)
+            verdict = _verdict(match).text(voice.language)
+            todo = f"{verdict[:1].upper()}{verdict[1:]}. {voice.text('new_game_do')}"
+            return Message(MessageKind.END_OF_GAME, title, todo), False
         for item in news(before, after):
             if isinstance(item, SetEnded):
                 title = voice.text("set_drawn") if item.winner is None else voice.text("set_won", pair=item.winner)
@@ -173,7 +187,10 @@ class SextoSetKind(GameKind):
                     yield translate("drawn set", lang)
                 else:
                     yield translate("pair {pair} wins the set", lang).format(pair=item.winner)
-                yield translate("pair {pair} leads the next one", lang).format(pair=item.leads_next)
+                if not after["match"]["over"]:
+                    yield translate("pair {pair} leads the next one", lang).format(pair=item.leads_next)
+        if after["match"]["over"] and not before["match"]["over"]:
+            yield translate("the match is over: {verdict}", lang).format(verdict=_verdict(after["match"]).text(lang))
 
     def who(self, turn: int | str | None, lang: str) -> str:
         return translate("pair {pair}", lang).format(pair=turn)
@@ -192,6 +209,12 @@ class SextoSetKind(GameKind):
         result: Pair | Literal["draw"] | None = None
         if game.result is not None:
             result = _pair(game.result["winner"]) or "draw"
+        end = ending(game)
+        match_result: Pair | Literal["draw"] | None = None
+        decided_by = ""
+        if end is not None:
+            match_result = _pair(end.winner if isinstance(end.winner, str) else None) or "draw"
+            decided_by = {"sets": voice.text("on_sets"), "master_cards": voice.text("on_masters")}.get(end.rule, "")
         return SextoSetView(
             lines=tuple(lines),
             masters_won=(won["A"], won["B"]),
@@ -200,12 +223,14 @@ class SextoSetKind(GameKind):
             sets_won=(game.sets_won["A"], game.sets_won["B"]),
             result=result,
             match_masters=(game.match_masters["A"], game.match_masters["B"]),
+            match_result=match_result,
+            decided_by=decided_by,
         )
 
     def draw(self, draw: ImageDraw.ImageDraw, view: Any, *, language: str = "es", message: str = "") -> None:
         """Whose turn and the draw pile (once a set ended: its result, master cards won, and the pair that leads
-        the next set), then the 8 lines, then the match: sets won and master cards won over the match (pair A -
-        pair B), or the last message.
+        the next set; once the match is over: its winner and the rule that named it), then the 8 lines, then the
+        match: sets won and master cards won over the match (pair A - pair B), or the last message.
 
         A line's cell shows its master card, the cards each pair placed (A:B) and the pair that leads it; a
         line led by pair A is drawn inverted, so the split of the table reads at a glance.
@@ -218,6 +243,10 @@ class SextoSetKind(GameKind):
             result = tr("draw", language) if view.result == "draw" else f"{tr('winner', language)}: {view.result}"
             won = f"{view.masters_won[0]}-{view.masters_won[1]}"
             header = (f"{result} {won}", f"{tr('leads_next', language)}: {view.turn}")
+        if view.match_result is not None:
+            winner = view.match_result
+            said = tr("draw", language) if winner == "draw" else f"{tr('winner', language)}: {winner}"
+            header = (said, view.decided_by)
         sets = f"{tr('sets', language)} {view.sets_won[0]}-{view.sets_won[1]}"
         tally = f"{view.match_masters[0]}-{view.match_masters[1]}"
         masters = first_fitting(
@@ -237,28 +266,34 @@ class SextoSetKind(GameKind):
             put_on(draw, (x, y), _LINE_CELL[1], f"{line.count_a}:{line.count_b}", fill, "center")
             put_on(draw, (x, y), _LINE_CELL[2], line.leader or "-", fill, "right")
 
-    def score(self, game: Game, finished: bool) -> tuple[Said, Said | None]:
+    def tally(self, game: Game) -> Said:
         assert isinstance(game, SextoSet)
         sets, masters = game.sets_won, game.match_masters
-        score = Said(
+        return Said(
             N_("sets A {sets_a} B {sets_b}, master cards A {masters_a} B {masters_b}"),
             sets_a=sets["A"],
             sets_b=sets["B"],
             masters_a=masters["A"],
             masters_b=masters["B"],
         )
-        winner = _match_winner(game, finished)
-        return score, None if winner is None else Said(N_("pair {pair}"), pair=winner)
+
+    def verdict(self, game: Game, end: Ending, voice: Voice | None = None) -> Said:
+        assert isinstance(game, SextoSet)
+        return _verdict(
+            {"sets": game.sets_won, "master_cards": game.match_masters, "winner": end.winner, "decided_by": end.rule}
+        )
 
     def results(self, game: Game, finished: bool) -> list[Result]:
+        """Each pair's master cards over the match (the sheet's objective), and whether :func:`ending` names it."""
         assert isinstance(game, SextoSet)
-        winner = _match_winner(game, finished)
-        return [Result(pair, game.match_masters[pair], 0, pair == winner) for pair in PAIRS]
+        end = ending(game, ended=finished)
+        return [Result(pair, game.match_masters[pair], 0, end is not None and pair == end.winner) for pair in PAIRS]
 
     def standings(self, game: Game, voice: Voice) -> tuple[list[str], list[list[str]]]:
+        """Sets won, then master cards: the rule that names the match's winner, who comes first."""
         assert isinstance(game, SextoSet)
         head = [voice.text("pair_head"), voice.text("sets_head"), voice.text("masters_head")]
-        rows = [[pair, str(game.sets_won[pair]), str(game.match_masters[pair])] for pair in game.sets_won]
+        rows = [[pair, str(game.sets_won[pair]), str(game.match_masters[pair])] for pair in PAIRS]
         rows.sort(key=lambda row: (-int(row[1]), -int(row[2])))
         return head, rows
 
@@ -267,18 +302,25 @@ class SextoSetKind(GameKind):
         return SextoSetRobots(game, rng)
 
     def sensors(self, state: Mapping[str, Any]) -> list[Sensor]:
-        # the score is the match's master cards (the sheet's objective); the master cards of the set beside it
-        return [
+        # the score is the match's master cards (the sheet's objective); the master cards of the set beside it;
+        # each pair's sets; once the match is over, its winner and the rule that named it
+        counts = [
             sensor
             for pair in PAIRS
             for sensor in (
-                Sensor(f"score_{pair}", f"Pair {pair} score", ("match_masters", pair)),
+                Sensor(f"score_{pair}", f"Pair {pair} score", ("match", "master_cards", pair)),
                 Sensor(f"masters_{pair}", f"Pair {pair} master cards", ("masters_won", pair), icon="mdi:crown"),
+                Sensor(f"sets_{pair}", f"Pair {pair} sets", ("match", "sets", pair), icon="mdi:trophy-variant"),
             )
+        ]
+        return [
+            *counts,
+            Sensor("winner", "Winner", ("match", "winner"), icon="mdi:trophy", measurement=False),
+            Sensor("decided_by", "Decided by", ("match", "decided_by"), icon="mdi:scale-balance", measurement=False),
         ]
 
     def examples(self, language: Language) -> dict[str, TableView]:
-        """A set under way after one has ended, a set's end, and its result."""
+        """A set under way after one has ended, a set's end, and its result; the match's end, and its result."""
         from companion.ui.examples import ExampleTable, message_is  # a whole referee: only when drawn
 
         table = ExampleTable(GameConfig(self.name, language=language))
@@ -286,6 +328,9 @@ class SextoSetKind(GameKind):
         views["message-end-of-set"] = table.until(message_is(MessageKind.END_OF_SET))
         table.press(Button.UNDO)
         views["sexto-set-result"] = table.view()
+        views["message-end-of-match"] = table.until(message_is(MessageKind.END_OF_GAME))
+        table.press(Button.UNDO)  # the message read, the scoreboard shows the match's winner
+        views["sexto-set-match-over"] = table.view()
         return views
 
 
@@ -296,13 +341,18 @@ def _second_set(view: TableView) -> bool:
     return view.message is None and sum(game.sets_won) == 1 and game.result is None and 0 < game.draw_pile < 10
 
 
-def _match_winner(game: SextoSet, finished: bool) -> str | None:
-    """The sheet's objective is the most master cards: the match's winner once the game has ended. A false pass
-    is refused, so no pair ever reneges."""
-    masters = game.match_masters
-    if not finished or masters["A"] == masters["B"]:
-        return None
-    return "A" if masters["A"] > masters["B"] else "B"
+def _verdict(match: Mapping[str, Any]) -> Said:
+    """The match's end in words, from the snapshot's ``match``: the winner's figures first, by the rule that named
+    it (sets; on equal sets, master cards; else a draw, with both figures)."""
+    sets, masters, pair = match["sets"], match["master_cards"], match["winner"]
+    if pair is None:
+        said = N_("drawn match: sets {sets_a}-{sets_b}, master cards {masters_a}-{masters_b}")
+        return Said(said, sets_a=sets["A"], sets_b=sets["B"], masters_a=masters["A"], masters_b=masters["B"])
+    other = "B" if pair == "A" else "A"
+    if match["decided_by"] == "sets":
+        return Said(N_("pair {pair}, sets {won}-{lost}"), pair=pair, won=sets[pair], lost=sets[other])
+    said = N_("pair {pair}, master cards {won}-{lost} (sets {sets}-{sets})")
+    return Said(said, pair=pair, won=masters[pair], lost=masters[other], sets=sets[pair])
 
 
 def _pair(value: str | None) -> Pair | None:

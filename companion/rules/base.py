@@ -133,7 +133,8 @@ class IllegalPlay(ValueError):
 
 @dataclass(frozen=True, slots=True)
 class Outcome:
-    """How a game (Seises) or a set (6º SET) ended: ``winner`` is a seat number, a pair, or None (a draw)."""
+    """How a game ended (a Seises game at 50, a 6º SET match after its last set): ``termination`` is the rule
+    that named ``winner``, a seat number, a pair, or None (a draw)."""
 
     termination: str
     winner: int | str | None
@@ -171,7 +172,13 @@ class Game(ABC):
         """Every action that is legal now, for any card not yet on the table."""
 
     @abstractmethod
-    def outcome(self) -> Outcome | None: ...
+    def outcome(self) -> Outcome | None:
+        """How the game ended, or None while it is in play; read from the state, so ``pop()`` un-ends it."""
+
+    def as_it_stands(self) -> Outcome | None:
+        """The outcome of the game if the players ended it now (they start a new one): a game that has a winner
+        only at its goal, as Seises at 50, has none before it."""
+        return self.outcome()
 
     @abstractmethod
     def snapshot(self) -> dict[str, Any]:

@@ -155,8 +155,8 @@ class SextoSetRobots:
         hand.append(action.card)
 
     def over(self) -> bool:
-        """The match the demo plays: best of three sets, or five sets at most."""
-        return max(self.game.sets_won.values()) >= 2 or self.game.set_number > 5
+        """The match is over: its last set (option ``match_sets``) has ended."""
+        return self.game.outcome() is not None
 
     def hand(self) -> list[str]:
         pair = self.game.turn or "A"

@@ -17,7 +17,12 @@ laid either way round, so a line keeps every end that could be open until a late
 When the set ends, each master card goes to the pair with more cards on its line (then more points; else
 nobody), and the pair with more master cards wins the set. A pair that cannot link passes and loses the set; a
 pass that the unplaced cards prove false is refused. Once a set has ended, ``turn`` is the pair that leads the
-next one: the first card placed starts that set. Master cards won are also counted over the match.
+next one: the first card placed starts that set. Master cards won are also counted over the match, in a set lost
+by a pass too.
+
+The match is ``match_sets`` sets (3 by default): once the last has ended, :meth:`~SextoSet.outcome` names the
+match's winner (more sets, then more master cards, else a draw) and every action is refused (``game_over``).
+The outcome is read from the state, so taking back the last set's end takes the match's end back with it.
 """
 
 from __future__ import annotations
@@ -40,7 +45,17 @@ from companion.rules.base import (
     check_options,
 )
 
-__all__ = ["ANY", "DEALT", "DECK", "OPTIONS", "PAIRS", "REMOVED_EMPTIES", "SextoSet", "SextoSetReason"]
+__all__ = [
+    "ANY",
+    "DEALT",
+    "DECK",
+    "MATCH_ENDS",
+    "OPTIONS",
+    "PAIRS",
+    "REMOVED_EMPTIES",
+    "SextoSet",
+    "SextoSetReason",
+]
 
 DECK = "squadratik"  # its built-in deck (a user's copy may differ: see docs/RULES.md)
 PAIRS = ("A", "B")
@@ -54,7 +69,11 @@ _OTHER = {"A": "B", "B": "A"}
 OPTIONS: dict[str, tuple[tuple[str, ...], str]] = {
     # §6: in its first turn of a set, a pair lays its card on a master card, not on the other pair's card.
     "first_turn_on_master": (("true", "false"), "true"),
+    # the sheet describes one set: a match is this many sets (GAMES.md, "The match")
+    "match_sets": (tuple(str(n) for n in range(1, 16)), "3"),
 }
+# How a match ended (its outcome's termination): won on sets, won on master cards with sets equal, or drawn.
+MATCH_ENDS = ("sets", "master_cards", "drawn")
 
 
 class SextoSetReason(StrEnum):
@@ -99,6 +118,7 @@ class SextoSet(Game):
         super().__init__()
         self.options = check_options("6º SET", OPTIONS, options or {})
         self._first_on_master = self.options["first_turn_on_master"] == "true"
+        self.match_sets = int(self.options["match_sets"])
         self.deck = load_deck(deck) if isinstance(deck, str) else deck
         self.masters: tuple[str, ...] = tuple(c.id for c in self.deck.of_kind(Kind.MASTER))
         if len(self.masters) != 8:
@@ -167,6 +187,8 @@ class SextoSet(Game):
     # ---- legality -------------------------------------------------------------------------------------
 
     def reason(self, action: Action) -> StrEnum | None:
+        if self.result is not None and self.set_number >= self.match_sets:
+            return Reason.GAME_OVER
         if type(action) is Play:
             return self._placement_reason(action)
         if type(action) is Pass:
@@ -364,9 +386,20 @@ class SextoSet(Game):
         return "A" if won["A"] > won["B"] else "B"
 
     def outcome(self) -> Outcome | None:
-        if self.result is None:
+        """The match's end, once its last set has ended (a set's own end is :attr:`result`)."""
+        if self.result is None or self.set_number < self.match_sets:
             return None
-        return Outcome(self.result["reason"], self.result["winner"])
+        return self.as_it_stands()
+
+    def as_it_stands(self) -> Outcome:
+        """The match as it stands (GAMES.md, "The match"): the pair that won more sets; on equal sets, the pair
+        with more master cards over the match; else a drawn match. Also the result of a match ended early."""
+        sets, masters = self.sets_won, self.match_masters
+        if sets["A"] != sets["B"]:
+            return Outcome("sets", "A" if sets["A"] > sets["B"] else "B")
+        if masters["A"] != masters["B"]:
+            return Outcome("master_cards", "A" if masters["A"] > masters["B"] else "B")
+        return Outcome("drawn", None)
 
     # ---- snapshot -------------------------------------------------------------------------------------
 
@@ -387,6 +420,20 @@ class SextoSet(Game):
             "result": None if self.result is None else dict(self.result),
             "sets_won": dict(self.sets_won),
             "match_masters": dict(self.match_masters),
+            "match": self._match(),
+        }
+
+    def _match(self) -> dict[str, Any]:
+        """The match in one object (``companion play --json``): sets won, master cards won, how many sets it is,
+        and once it is over its winner (None: a draw) and the rule that named it."""
+        outcome = self.outcome()
+        return {
+            "sets": dict(self.sets_won),
+            "master_cards": dict(self.match_masters),
+            "sets_to_play": self.match_sets,
+            "over": outcome is not None,
+            "winner": None if outcome is None else outcome.winner,
+            "decided_by": None if outcome is None else outcome.termination,
         }
 
     @classmethod

@@ -12,6 +12,7 @@ import dataclasses
 from collections.abc import Iterable
 from typing import Any
 
+from companion.games import ending
 from companion.i18n import N_, translate
 from companion.referee import Referee
 from companion.rules.transcript import state
@@ -35,6 +36,7 @@ PAGE_STRINGS: dict[str, str] = {
     "leader": N_("Leads"),
     "held": N_("In hand"),
     "masters_won": N_("Master cards won"),
+    "match_masters": N_("In the match"),  # the master cards won over the match, beside the set's
     "plays": N_("Plays"),
     "pay": N_("pays"),
     "pass": N_("passes"),
@@ -57,12 +59,15 @@ def table_json(referee: Referee, view: TableView, messages: Iterable[Message]) -
     """Everything the page shows; ``state`` is the object ``/api/state`` serves."""
     kind, game, language = referee.kind, referee.game, view.language
     pending = referee.pending
+    end = ending(game)
     return {
         "game": kind.name,
         "title": kind.title(language),
         "language": language,
         "state": state(game),
-        "turn": kind.whose_turn(game, referee) if game.outcome() is None else None,
+        "turn": kind.whose_turn(game, referee) if end is None else None,
+        # once over: who won and by which rule, as the screen, history and the club say it
+        "result": None if end is None else kind.verdict(game, end, referee).text(language),
         "seats": [referee.seat_name(seat) for seat in range(referee.config.players)],
         "pending": None if pending is None else {"action": str(pending.action), "zone": pending.zone},
         "zones": dict(referee.zones.roles),

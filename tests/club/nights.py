@@ -21,8 +21,8 @@ NAMES = ("Ana", "Luis", "Eva", "Juan")
 
 def play(journal: Journal, game: str, seed: int, *, names: tuple[str, ...] = (), renege: float = 0.0) -> int:
     """A whole robot game into ``journal``, as the table writes it: its actions, the first naming seat 1 when the
-    seats have names (``# seat 1: name k (Eva)``), and its end (a kind that plays on after its outcome is ended
-    by the menu's new game)."""
+    seats have names (``# seat 1: name k (Eva)``), and its end: a Seises game at 50, a 6º SET match after its
+    last set."""
     kind = find_kind(game)
     config = GameConfig(game, players=4, seat_names=names)
     engine = Referee(config, {}).game
@@ -40,10 +40,8 @@ def play(journal: Journal, game: str, seed: int, *, names: tuple[str, ...] = (),
         text = str(action) + (f"  # seat 1: name {first} ({names[first - 1]})" if first and t == 1.0 else "")
         journal.append(number, Entry("action", text, t))
     outcome = engine.outcome()
-    if kind.ends_at_outcome and outcome is not None:
-        journal.finish(number, {"termination": outcome.termination, "winner": outcome.winner})
-    else:
-        journal.finish(number, {"termination": "replaced", "winner": None})
+    assert outcome is not None, "the robots play a game to its end"
+    journal.finish(number, {"termination": outcome.termination, "winner": outcome.winner})
     return number
 
 

@@ -87,7 +87,9 @@ def test_the_board_draws_every_table_and_the_standings_and_redraws_them_live(tmp
     url, tables, standings, later_tables, later, head, weight, origins = asyncio.run(look())
     assert tables == [["t1", "online", f"Turn: {turn}"]]  # its second game under way
     assert [game for game, _ in standings] == ["seises"] and len(standings[0][1]) == 4  # its first game
-    assert later_tables == [["t1", "online", "Over"], ["t2", "", "Over"]]
+    over = {now.table: f"Over: {now.result}" if now.result else "Over" for now in league.tables()}
+    assert over["t1"].startswith("Over: "), "a game won: its winner and the rule, as the table says it"
+    assert later_tables == [["t1", "online", over["t1"]], ["t2", "", over["t2"]]]
     assert later == [
         [game, [[row.player, str(row.played), str(row.won), str(row.points), str(row.renuncios)] for row in rows]]
         for game, rows in _by_game(league).items()

@@ -35,6 +35,7 @@ from companion.club.homeassistant import discovery, topics
 from companion.club.publisher import Publisher
 from companion.config import parse_config, read_mqtt
 from companion.daemon import Daemon
+from companion.games import ending, find_kind
 from companion.journal import Journal
 from companion.nfc.backends import SimBackend
 from companion.ui.display import FakeI2CBus, make_device
@@ -170,6 +171,38 @@ def read_keys(template: str, data: Any) -> list[str]:
     return paths
 
 
+def value_of(template: str, data: Any) -> Any:
+    """What a template that reads one ``value_json`` path gives for ``data``."""
+    [path] = read_keys(template, data)
+    value = data
+    for key, quoted, index in STEP.findall(path):
+        value = value[int(index)] if index else value[key or quoted]
+    return value
+
+
+FINISHED = (
+    "seises-won-at-exactly-50",
+    "sexto-set-won-on-sets-against-masters",
+    "sexto-set-equal-sets-decided-by-masters",
+    "sexto-set-drawn-match",
+)
+
+
+@pytest.mark.parametrize("name", FINISHED)
+def test_the_winner_sensor_names_the_winner_and_the_rule_of_the_one_ending(name: str) -> None:
+    state = json.loads((GAMES[0].parent / f"{name}.json").read_text())
+    end = ending(find_kind(state["game"]).engine.from_snapshot(state))
+    assert end is not None
+    configs = discovery("t1", state)
+    winner = configs["homeassistant/sensor/t1/winner/config"]
+    assert "state_class" not in winner, "a word, not a measurement whose history is kept"
+    assert value_of(winner["value_template"], state) == end.winner
+    if state["game"] == "sexto-set":
+        assert value_of(configs["homeassistant/sensor/t1/decided_by/config"]["value_template"], state) == end.rule
+        score = value_of(configs["homeassistant/sensor/t1/score_A/config"]["value_template"], state)
+        assert score == state["match"]["master_cards"]["A"]
+
+
 def check_announcement(configs: Mapping[str, str], retained: Mapping[str, str]) -> dict[str, dict[str, Any]]:
     """Every config valid, its sensor's topics there (retained), its templates reading keys those topics have."""
     checked = {topic: sensor_config(topic, payload) for topic, payload in configs.items()}
@@ -229,7 +262,8 @@ def test_every_recorded_game_s_sensors_are_valid_and_read_keys_its_state_has(pat
         assert {"pot", *(f"score_{seat}" for seat in range(1, state["players"] + 1))} <= objects
         assert f"score_{state['players'] + 1}" not in objects
     else:  # a pair's score and master cards
-        assert {"score_A", "score_B", "masters_A", "masters_B"} <= objects and "pot" not in objects
+        assert {"score_A", "score_B", "masters_A", "masters_B", "sets_A", "sets_B"} <= objects and "pot" not in objects
+    assert "winner" in objects
     assert {"game", "turn", "message"} <= objects
     devices = {json.dumps(config["device"], sort_keys=True) for config in checked.values()}
     assert len(devices) == 1, "one device a table"
@@ -329,7 +363,7 @@ def test_a_table_appears_in_home_assistant_with_its_sensors_and_a_new_game_with_
             checked = check_announcement(configs, rest)
             assert {config["unique_id"] for config in checked.values()} == {
                 f"companion_t1_{object_id}"
-                for object_id in ("game", "turn", "message", "pot", "score_1", "score_2", "score_3", "score_4")
+                for object_id in ("game", "turn", "message", "pot", *(f"score_{n}" for n in range(1, 5)), "winner")
             }
             hand.take("1C")
 
@@ -402,6 +436,7 @@ def test_a_game_of_another_kind_on_the_same_connection_announces_its_sensors_and
     removed = {topic for topic, payload in seen if payload == b""}
     assert removed == {f"homeassistant/sensor/t1/{o}/config" for o in ("pot", *(f"score_{n}" for n in range(1, 6)))}
     announced = {topic for topic, payload in seen if topic.startswith("homeassistant/") and payload}
-    objects = ("game", "score_A", "score_B", "masters_A", "masters_B")  # the game's attributes are 6º SET's
+    # the game's attributes are 6º SET's, and so is where its winner is
+    objects = ("game", "score_A", "score_B", "masters_A", "masters_B", "sets_A", "sets_B", "winner", "decided_by")
     assert announced == {f"homeassistant/sensor/t1/{o}/config" for o in objects}
     assert seen[-1][0] == "companion/t1/state", "the sensors change before the state they read"

@@ -7,7 +7,8 @@ predicate on the replay; the expected states are reviewed by hand when they chan
 ``test_recorded_games.py`` replays them all.
 
 A game may hold refused lines (a pay or a pass that the table proves false, tried by a robot player that
-wants to cheat): their transcripts are replayed with ``--keep-going`` and end with status 1.
+wants to cheat): their transcripts are replayed with ``--keep-going`` and end with status 1. A game may hold
+``undo`` lines: the robots take back the play that ended the game, and a few before it, and play on otherwise.
 """
 
 from __future__ import annotations
@@ -24,10 +25,11 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 from companion.decks import load_deck
 from companion.rules import Action, Game, Pass, Pay, Play, Seises, SextoSet
 from companion.rules.robots import SeisesRobots, SextoSetRobots
+from companion.rules.transcript import UNDO
 
 HERE = Path(__file__).parent
-# action, state before, state after (None: the action was refused and changed nothing)
-History = list[tuple[Action, dict[str, Any], dict[str, Any] | None]]
+# action (or "undo"), state before, state after (None: the action was refused and changed nothing)
+History = list[tuple[Action | str, dict[str, Any], dict[str, Any] | None]]
 Cheat = Callable[[Game], Action | None]  # a refused action a robot tries before its turn, if any
 
 
@@ -45,15 +47,33 @@ def seises_game(
     return game, history
 
 
-def sexto_match(seed: int, sets: int, options: dict[str, str], cheat: Cheat | None = None) -> tuple[Game, History]:
+def sexto_match(
+    seed: int, sets: int, options: dict[str, str], cheat: Cheat | None = None, undo: int = 0
+) -> tuple[Game, History]:
+    """``sets`` sets of a match (the whole match when it has that many). ``undo``: at the match's end the robots
+    take back that many actions, all of its last set, and play the match to its end again with other choices."""
     game = SextoSet(load_deck("squadratik"), options=options)
     table = SextoSetRobots(game, random.Random(seed))
     history: History = []
-    while game.set_number < sets or game.outcome() is None:
+    moves: list[tuple[Action, list[str] | None, str | None]] = []  # to give each card back to its hand
+    while game.set_number < sets or game.result is None:
         _try(game, cheat, history)
         before = game.snapshot()
-        action = table.step()
+        action, hand = table.choose()
+        game.push(action)
+        moves.append((action, hand, table.played(action, hand)))
         history.append((action, before, game.snapshot()))
+        if undo and game.outcome() is not None:
+            last_set = game.set_number
+            for _ in range(undo):
+                before = game.snapshot()
+                game.pop()
+                table.unplayed(*moves.pop())
+                history.append((UNDO, before, game.snapshot()))
+            if game.set_number != last_set or game.result is not None:
+                return game, []  # the undos left the last set: not this game
+            table.rng = random.Random(seed + 1)  # other choices from here
+            undo = 0
     return game, history
 
 
@@ -122,12 +142,55 @@ def final_score(check: Callable[[int], bool]) -> Callable[[History], bool]:
 def master_tally(h: History) -> bool:
     """Master cards won over the match add up each set's, and more than one set was played."""
     tally = {"A": 0, "B": 0}
-    for _, before, after in h:
-        if after is not None and after["result"] is not None and before["result"] is None:
+    for action, before, after in h:
+        if action != UNDO and after is not None and after["result"] is not None and before["result"] is None:
             for pair, won in after["masters_won"].items():
                 tally[pair] += won
     last = h[-1][2]
     return last is not None and last["set"] > 1 and last["match_masters"] == tally
+
+
+def match_end(h: History) -> dict[str, Any] | None:
+    """The match object of the last state, when the match is over."""
+    last = h[-1][2] if h else None
+    return last["match"] if last is not None and last["match"]["over"] else None
+
+
+def won_on_sets_against_masters(h: History) -> bool:
+    """The pair with more sets won the match, with fewer master cards over it."""
+    match = match_end(h)
+    if match is None or match["decided_by"] != "sets":
+        return False
+    other = "B" if match["winner"] == "A" else "A"
+    return bool(match["master_cards"][match["winner"]] < match["master_cards"][other])
+
+
+def decided_by(rule: str) -> Callable[[History], bool]:
+    return lambda h: (match := match_end(h)) is not None and match["decided_by"] == rule
+
+
+def forfeited_set(h: History) -> bool:
+    """A pair that led more lines passed and lost the set (§13 decides it), and those lines still count in the
+    match's master cards: the match's tally is every set's master cards, a pass's set too."""
+    forfeits = [
+        after
+        for action, before, after in h
+        if action == Pass() and after is not None and after["result"] is not None and before["result"] is None
+    ]
+    lost_leading = any(
+        after["masters_won"][loser] > after["masters_won"][after["result"]["winner"]]
+        for after in forfeits
+        for loser in "AB"
+        if loser != after["result"]["winner"]
+    )
+    return lost_leading and match_end(h) is not None and master_tally(h)
+
+
+def undone_winner(h: History) -> bool:
+    """The play that ended the game was taken back, and the game ended again with another winner."""
+    ends = [after["match"]["winner"] for _, before, after in h if after and after["match"]["over"]]
+    undone = any(action == UNDO and before["match"]["over"] for action, before, _ in h)
+    return undone and len(ends) >= 2 and ends[0] != ends[-1] and match_end(h) is not None
 
 
 def settled_either_way(h: History) -> bool:
@@ -246,19 +309,49 @@ SEXTO: list[tuple[str, str, dict[str, Any], Callable[[History], bool]]] = [
         dict(sets=1, options={"first_turn_on_master": "false"}),
         ended("all_placed"),
     ),
-    ("sexto-set-match-of-five", "five sets", dict(sets=5), lambda h: True),
+    ("sexto-set-match-of-five", "five sets", dict(sets=5, options={"match_sets": "5"}), decided_by("sets")),
+    (
+        "sexto-set-won-on-sets-against-masters",
+        "a match of 3 sets won on sets by the pair with fewer master cards",
+        dict(sets=3),
+        won_on_sets_against_masters,
+    ),
+    (
+        "sexto-set-equal-sets-decided-by-masters",
+        "equal sets (a drawn set): the match goes to the pair with more master cards",
+        dict(sets=3),
+        decided_by("master_cards"),
+    ),
+    (
+        "sexto-set-drawn-match",
+        "a match of 2 sets, one each, with equal master cards: drawn",
+        dict(sets=2, options={"match_sets": "2"}),
+        decided_by("drawn"),
+    ),
+    (
+        "sexto-set-forfeited-set",
+        "a pair leading more lines passes: it loses the set, and the lines count in the match's master cards",
+        dict(sets=3),
+        forfeited_set,
+    ),
+    (
+        "sexto-set-undo-the-winning-play",
+        "the play that ended the match is taken back with the plays before it; another pair wins",
+        dict(sets=3, undo=4),
+        undone_winner,
+    ),
 ]
 
 
 def write(name: str, about: str, args: list[str], game: Game, history: History) -> None:
     if any(after is None for _, _, after in history):
         args = [*args, "--keep-going"]
-    lines = [f"# {' '.join(args)}", f"# {about}"] + [str(action) for action, _, _ in history]
+    lines = [f"# {' '.join(args)}", f"# {about}"] + [str(action) for action, _, _ in history]  # "undo" too
     (HERE / f"{name}.txt").write_text("\n".join(lines) + "\n", encoding="utf-8")
     refused = [
         {"line": 3 + index, "action": str(action), "reason": type(game).from_snapshot(before).reason(action)}
         for index, (action, before, after) in enumerate(history)
-        if after is None
+        if after is None and not isinstance(action, str)
     ]  # the transcript's actions start on its third line
     expected = {**game.snapshot(), "refused": refused}  # as companion play --json ends
     (HERE / f"{name}.json").write_text(json.dumps(expected, indent=1, ensure_ascii=False) + "\n")
@@ -284,8 +377,8 @@ def main() -> None:
     for index, (name, about, params, wanted) in enumerate(SEXTO):
         options = params.get("options", {})
         for seed in range(index * 1000, index * 1000 + 5000):
-            game, history = sexto_match(seed, params["sets"], options, params.get("cheat"))
-            if wanted(history):
+            game, history = sexto_match(seed, params["sets"], options, params.get("cheat"), params.get("undo", 0))
+            if history and wanted(history):
                 break
         else:
             raise SystemExit(f"no seed shows {name}")

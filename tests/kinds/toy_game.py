@@ -17,7 +17,7 @@ from typing import Any, ClassVar
 from PIL import ImageDraw
 
 from companion.decks import Deck
-from companion.games import GameKind, Result, Voice
+from companion.games import Ending, GameKind, Result, Voice, ending
 from companion.i18n import Said
 from companion.rules.base import Action, Game, Outcome, Pass, Play, Reason, add_sentences
 from companion.ui.screens import WIDTH, header_footer, put
@@ -153,7 +153,6 @@ class EscaleraKind(GameKind):
     options: ClassVar[Mapping[str, tuple[tuple[str, ...], str]]] = {}
     grammar = "play <card>, pass or undo"
     scoreboard = EscaleraView
-    ends_at_outcome = True
     texts: ClassVar[Mapping[str, str]] = {
         "confirm_climb_pass": "Cannot climb? You lose",  # English, until a catalogue translates them
         "climbed": "Seat {seat} wins",
@@ -208,13 +207,17 @@ class EscaleraKind(GameKind):
         header_footer(draw, (self.title(language), whose), (message, ""))
         put(draw, (0, 24), view.top or "-", "bold", WIDTH, align="center")
 
-    def score(self, game: Game, finished: bool) -> tuple[str, str | None]:
+    def tally(self, game: Game) -> Said:
         assert isinstance(game, Escalera)
-        return f"{len(game.laid)} cards laid", None if game.winner is None else f"seat {game.winner + 1}"
+        return Said("{laid} cards laid", laid=len(game.laid))
+
+    def verdict(self, game: Game, end: Ending, voice: Voice | None = None) -> Said:
+        return Said("seat {seat}", seat=end.winner)
 
     def results(self, game: Game, finished: bool) -> list[Result]:
         assert isinstance(game, Escalera)
-        return [Result(seat + 1, len(game.laid), 0, game.winner == seat) for seat in (0, 1)]
+        end = ending(game, ended=finished)
+        return [Result(seat + 1, len(game.laid), 0, end is not None and end.winner == seat + 1) for seat in (0, 1)]
 
     def standings(self, game: Game, voice: Voice) -> tuple[list[str], list[list[str]]]:
         assert isinstance(game, Escalera)

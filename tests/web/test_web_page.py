@@ -16,6 +16,7 @@ from test_web_server import GAMES, journal_with, serving, until
 import companion.sim as sim
 from companion.decks import Card, load_deck
 from companion.documents.browser import Browser
+from companion.games import ending
 from companion.i18n import translate
 from companion.journal import Entry
 from companion.referee import Referee
@@ -82,7 +83,10 @@ def test_the_page_links_to_the_settings_page_in_the_table_s_language(tmp_path: P
     assert path == "/settings" and title == link
 
 
-@pytest.mark.parametrize(("recorded", "language"), [("seises-2-players", "es"), ("sexto-set-pass", "en")])
+@pytest.mark.parametrize(
+    ("recorded", "language"),
+    [("seises-2-players", "es"), ("sexto-set-pass", "en"), ("sexto-set-equal-sets-decided-by-masters", "es")],
+)
 def test_the_page_draws_a_recorded_games_whole_state(
     tmp_path: Path, browser: Browser, recorded: str, language: str
 ) -> None:
@@ -167,8 +171,9 @@ NEXT_RENDER = """(async (seen) => {
 def drawing(referee: Referee) -> dict[str, Any]:
     """What the page must draw of the referee's game, from its state (``companion play --json``'s object)."""
     game = state(referee.game)
-    over = referee.game.outcome() is not None
-    turn = None if over else referee.kind.whose_turn(referee.game, referee)
+    end = ending(referee.game)
+    turn = None if end is not None else referee.kind.whose_turn(referee.game, referee)
+    result = None if end is None else referee.kind.verdict(referee.game, end, referee).text(referee.language)
     if "rows" in game:  # Seises: every card between each row's ends, the pot, the reserve, a line a seat
         cards = load_deck(game["deck"])
         return {
@@ -185,6 +190,7 @@ def drawing(referee: Referee) -> dict[str, Any]:
             ],
             "now": game["turn"] or -1,  # the seat's line (1-based, after the heads)
             "turn": turn,
+            "result": result,
         }
     # 6º SET: the 8 lines with their master card first, then the cards placed, in order, who leads each and each
     # pair's count; the draw pile; a line a pair
@@ -196,15 +202,23 @@ def drawing(referee: Referee) -> dict[str, Any]:
         },
         "leaders": {m: game["masters"][m] for m in game["lines"]},
         "drawPile": str(game["draw_pile"]),
-        "seats": [[str(game[key][pair]) for key in ("held", "masters_won", "sets_won")] for pair in ("A", "B")],
+        "seats": [  # in hand, master cards led in the set, won over the match, sets won
+            [str(count[pair]) for count in (game["held"], game["masters_won"], match["master_cards"], match["sets"])]
+            for pair in ("A", "B")
+            for match in [game["match"]]
+        ],
         "now": " AB".find(game["turn"]) if game["turn"] else -1,
         "turn": turn,
+        "result": result,
     }
 
 
 def drawn(shown: dict[str, Any]) -> dict[str, Any]:
     """What the page drew, read back from its DOM (DRAWN), in :func:`drawing`'s shape."""
-    turn = shown["turn"].rpartition(": ")[2] if ": " in shown["turn"] else None  # "Turn: NAME", or "Over"
+    # "Turn: NAME", or "Over", or once a game is over "Over: its result"
+    head, said, rest = shown["turn"].partition(": ")
+    over = head == tr_page("over", shown["lang"])
+    turn, result = (None, rest or None) if over else (rest if said else None, None)
     if shown["lines"]:
         return {
             "lines": shown["lines"],
@@ -214,6 +228,7 @@ def drawn(shown: dict[str, Any]) -> dict[str, Any]:
             "seats": [row[1:] for row in shown["table"][1:]],
             "now": shown["now"],
             "turn": turn,
+            "result": result,
         }
     return {
         "rows": {suit: ids for suit, ids in shown["rows"].items() if ids},
@@ -222,6 +237,7 @@ def drawn(shown: dict[str, Any]) -> dict[str, Any]:
         "seats": [row[1:] for row in shown["table"][1:]],
         "now": shown["now"],
         "turn": turn,
+        "result": result,
     }
 
 

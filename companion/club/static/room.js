@@ -26,7 +26,8 @@ function drawTable(table, t) {
     el("tr", { class: side.won ? "won" : "" }, el("td", {}, side.player), el("td", {}, String(side.points))),
   );
   card.append(el("table", {}, ...rows));
-  card.append(el("p", { class: "turn" }, table.over ? t.over : table.turn ? `${t.turn}: ${table.turn}` : ""));
+  const over = table.result ? `${t.over}: ${table.result}` : t.over; // the winner and the rule, as the table says
+  card.append(el("p", { class: "turn" }, table.over ? over : table.turn ? `${t.turn}: ${table.turn}` : ""));
   return card;
 }
 

@@ -36,7 +36,8 @@ function render(data) {
   const t = (key) => data.texts[key] ?? key;
   document.documentElement.lang = data.language;
   document.getElementById("title").textContent = data.title;
-  document.getElementById("turn").textContent = data.turn ? `${t("turn")}: ${data.turn}` : t("over");
+  const over = data.result ? `${t("over")}: ${data.result}` : t("over"); // the winner and the rule that named it
+  document.getElementById("turn").textContent = data.turn ? `${t("turn")}: ${data.turn}` : over;
   document.getElementById("pending").textContent = data.pending ? `${t("pending")}: ${data.pending.action}` : "";
   document.getElementById("settings-link").textContent = t("settings");
   document.getElementById("messages-head").textContent = t("messages");
