@@ -64,9 +64,13 @@ def test_a_recorded_game_shows_what_it_was_recorded_for(transcript: Path) -> Non
     history: record.History = []
     for line in transcript.read_text("utf-8").splitlines():
         action = parse_line(line)
-        if action is None or action == UNDO:
+        if action is None:
             continue
         before = game.snapshot()
+        if action == UNDO:
+            game.pop()
+            history.append((action, before, game.snapshot()))
+            continue
         try:
             game.push(action)
         except IllegalPlay:
