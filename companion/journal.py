@@ -1,9 +1,12 @@
 """The journal: every committed action, in SQLite, before the table shows it as done.
 
-One row a game (its settings as JSON) and one row an entry: ``action`` (a transcript line, ``play 6O``),
-``undo`` (the last action taken back) or ``zone`` (a 6º SET zone registered to its master card). Each append is
-its own transaction in WAL mode with ``synchronous=FULL``: once ``append`` returns, the entry survives a power
-cut. Replaying a game's entries through the rules engine rebuilds it exactly.
+One row a game (its settings as JSON, and its outcome once it has ended) and one row an entry: ``action`` (a
+transcript line, ``play 6O``), ``undo`` (the last action taken back), ``reopen`` (that undo took back the action
+that ended the game: the game is in play again, its outcome, the entry's text, withdrawn) or ``zone`` (a 6º SET
+zone registered to its master card). Each append is its own transaction in WAL mode with ``synchronous=FULL``:
+once ``append`` returns, the entry survives a power cut; a ``reopen`` clears the game's outcome in the same
+transaction, so the journal never holds a reopened game as ended. Replaying a game's entries through the rules
+engine rebuilds it exactly.
 
 A cursor (:class:`Cursor`, one a reader by name, in the ``cursors`` table) keeps how far a reader of the journal
 has got, so one that sends the entries elsewhere (the club's publisher) goes on after an outage or a power cut
@@ -31,7 +34,19 @@ from companion.i18n import N_, Said, _, language
 
 __all__ = ["Cursor", "Entry", "GameRecord", "Journal", "JournalDamaged", "JournalError", "Numbered", "health"]
 
-SCHEMA = """
+KINDS = ("action", "undo", "reopen", "zone")  # the kinds of entry
+ENTRIES = f"""
+CREATE TABLE IF NOT EXISTS entries (
+    game INTEGER NOT NULL REFERENCES games(id),
+    seq INTEGER NOT NULL,
+    t REAL NOT NULL,
+    kind TEXT NOT NULL CHECK (kind IN ({", ".join(f"'{kind}'" for kind in KINDS)})),
+    text TEXT NOT NULL,
+    wall REAL,
+    PRIMARY KEY (game, seq)
+);
+"""
+SCHEMA = f"""
 CREATE TABLE IF NOT EXISTS games (
     id INTEGER PRIMARY KEY,
     started REAL NOT NULL,
@@ -39,15 +54,7 @@ CREATE TABLE IF NOT EXISTS games (
     outcome TEXT,
     wall REAL
 );
-CREATE TABLE IF NOT EXISTS entries (
-    game INTEGER NOT NULL REFERENCES games(id),
-    seq INTEGER NOT NULL,
-    t REAL NOT NULL,
-    kind TEXT NOT NULL CHECK (kind IN ('action', 'undo', 'zone')),
-    text TEXT NOT NULL,
-    wall REAL,
-    PRIMARY KEY (game, seq)
-);
+{ENTRIES}
 CREATE TABLE IF NOT EXISTS cursors (
     name TEXT PRIMARY KEY,
     game INTEGER NOT NULL,
@@ -55,11 +62,12 @@ CREATE TABLE IF NOT EXISTS cursors (
     ended INTEGER NOT NULL
 );
 """
-# What the journal reads; ``wall`` (the wall-clock time, schema version 1) is added to older journals on open.
+# What the journal reads; ``wall`` (the wall-clock time, schema version 1) is added to older journals on open, and
+# the entries of a journal older than version 2 are copied into a table that takes every kind (``reopen``).
 COLUMNS = {"games": ("id", "started", "settings", "outcome"), "entries": ("game", "seq", "t", "kind", "text")}
-VERSION = 1
+VERSION = 2
 
-DURABLE = ("action", "undo")  # the entries a power cut must never lose
+DURABLE = ("action", "undo", "reopen")  # the entries a power cut must never lose
 SYNC_LEVELS = ("off", "normal", "full", "extra")  # PRAGMA synchronous's numbers, by name
 
 
@@ -81,7 +89,7 @@ class JournalDamaged(JournalError):
 
 @dataclass(frozen=True, slots=True)
 class Entry:
-    kind: str  # action | undo | zone
+    kind: str  # one of KINDS
     text: str
     t: float
 
@@ -208,14 +216,18 @@ class Journal:
             raise _damaged(self.path, exc) from exc
 
     def _migrate(self) -> None:
-        """Make the tables, or bring an older journal's up to the current schema (adding the wall column)."""
+        """Make the tables, or bring an older journal's up to the current schema (adding the wall column, and
+        taking every kind of entry)."""
         db = self._connection()
         db.executescript(SCHEMA)
         lacking = self._check_tables()
-        if lacking or db.execute("PRAGMA user_version").fetchone()[0] < VERSION:
+        version = db.execute("PRAGMA user_version").fetchone()[0]
+        if lacking or version < VERSION:
             db.execute("BEGIN IMMEDIATE")
             for table in sorted(lacking):
                 db.execute(f"ALTER TABLE {table} ADD COLUMN wall REAL")
+            if version < 2:
+                _take_every_kind(db)
             db.execute(f"PRAGMA user_version = {VERSION}")
             db.execute("COMMIT")
 
@@ -316,6 +328,8 @@ class Journal:
                     "INSERT INTO entries (game, seq, t, kind, text, wall) VALUES (?, ?, ?, ?, ?, ?)",
                     (game, seq, pending.t, pending.kind, pending.text, wall),
                 )
+                if pending.kind == "reopen":
+                    db.execute("UPDATE games SET outcome = NULL WHERE id = ?", (game,))
             db.execute("COMMIT")
         except BaseException:
             if db.in_transaction:  # SQLite rolls back by itself on a full disk
@@ -336,6 +350,7 @@ class Journal:
             )
 
     def finish(self, game_id: int, outcome: Mapping[str, Any]) -> None:
+        """The game has ended so (a ``reopen`` entry takes it back)."""
         with self._write():
             self._connection().execute(
                 "UPDATE games SET outcome = ? WHERE id = ?", (json.dumps(dict(outcome)), game_id)
@@ -378,7 +393,7 @@ class Journal:
         with self._read():
             rows = self._db.execute("SELECT seq, kind, text, t FROM entries WHERE game = ? ORDER BY seq", (game_id,))
             for seq, kind, text, t in rows:
-                if isinstance(text, str) and isinstance(t, int | float) and kind in ("action", "undo", "zone"):
+                if isinstance(text, str) and isinstance(t, int | float) and kind in KINDS:
                     found.append(Entry(kind, text, float(t)))
                 else:
                     said = N_("journal {path}: game {game}, entry {entry}: unreadable ({row})")
@@ -401,7 +416,7 @@ class Journal:
         return [
             Numbered(game_id, number, Entry(kind, text, float(t)), float(w) if isinstance(w, int | float) else None)
             for number, kind, text, t, w in rows
-            if isinstance(text, str) and isinstance(t, int | float) and kind in ("action", "undo", "zone")
+            if isinstance(text, str) and isinstance(t, int | float) and kind in KINDS
         ]
 
     def cursor(self, name: str) -> Cursor:
@@ -463,6 +478,18 @@ def _shape() -> dict[str, dict[str, str]]:
         return {table: _columns(db, table) for table in tables}
     finally:
         db.close()
+
+
+def _take_every_kind(db: sqlite3.Connection) -> None:
+    """Copy the entries into a table whose CHECK takes every kind of :data:`KINDS` (SQLite cannot alter a CHECK)."""
+    sql = db.execute("SELECT sql FROM sqlite_master WHERE type = 'table' AND name = 'entries'").fetchone()[0]
+    if all(f"'{kind}'" in sql for kind in KINDS):
+        return
+    db.execute("ALTER TABLE entries RENAME TO entries_before")
+    db.execute(ENTRIES)
+    columns = "game, seq, t, kind, text, wall"
+    db.execute(f"INSERT INTO entries ({columns}) SELECT {columns} FROM entries_before")
+    db.execute("DROP TABLE entries_before")
 
 
 def _record(game_id: int, started: Any, settings: Any, outcome: Any, wall: Any, entries: int) -> GameRecord:

@@ -59,8 +59,13 @@ class Table:
         if last is not None and last.outcome is None:
             try:
                 self._resume(last)
-                self.show(now)
-                return
+                ended = self.referee.game_over()
+                if ended is None:
+                    self.show(now)
+                    return
+                # the power went between the action that ended it and its outcome: closed as it ended
+                self._close({"termination": ended.termination, "winner": ended.winner}, now)
+                self.referee.start(configured)
             except (ValueError, KeyError, TypeError, IndexError, JournalError) as exc:
                 log.error(
                     "game %d in %s cannot be resumed: %s; it is closed as damaged", last.id, self.journal.path, exc
@@ -130,8 +135,11 @@ class Table:
             elif entry.kind == "seats":
                 self._rename(now)
             else:
+                if entry.kind == "reopen":  # the journal takes the game's outcome back with this entry
+                    self._finished = False
+                    self._outcomes.pop(self.game_id, None)
                 self._append(entry, now)
-        outcome = self.referee.game.outcome()
+        outcome = self.referee.game_over()
         if entries and outcome is not None and not self._finished:
             self._close({"termination": outcome.termination, "winner": outcome.winner}, now)
 

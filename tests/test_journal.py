@@ -125,3 +125,40 @@ def test_a_journal_from_before_cursors_gets_their_table_on_open(tmp_path: Path) 
     with sqlite3.connect(path) as db:
         db.execute("DROP TABLE cursors")
     assert Journal(path).cursor("mqtt") == Cursor()
+
+
+def test_a_reopen_entry_takes_the_game_s_outcome_back_in_the_same_write(tmp_path: Path) -> None:
+    journal = Journal(tmp_path / "journal.db")
+    game = journal.new_game({"game": "seises", "players": 4}, t=0.0)
+    journal.append(game, Entry("action", "play 6O", 1.0))
+    journal.finish(game, {"termination": "goal", "winner": 1})
+    journal.append_later(game, Entry("undo", "", 2.0))
+    journal.append_later(game, Entry("reopen", '{"termination": "goal", "winner": 1}', 2.0))
+    journal.flush()
+    journal.close()
+    again = Journal(tmp_path / "journal.db")
+    record = again.game(game)
+    assert record is not None and record.outcome is None and record.entries == 3
+    assert [e.kind for e in again.entries(game)] == ["action", "undo", "reopen"]
+
+
+def test_a_journal_whose_entries_took_no_reopen_is_migrated_keeping_them(tmp_path: Path) -> None:
+    path = tmp_path / "journal.db"
+    with sqlite3.connect(path) as db:  # version 1: the entries' CHECK names three kinds
+        db.executescript(
+            "CREATE TABLE games (id INTEGER PRIMARY KEY, started REAL NOT NULL, settings TEXT NOT NULL, "
+            "outcome TEXT, wall REAL);"
+            "CREATE TABLE entries (game INTEGER NOT NULL REFERENCES games(id), seq INTEGER NOT NULL, "
+            "t REAL NOT NULL, kind TEXT NOT NULL CHECK (kind IN ('action', 'undo', 'zone')), text TEXT NOT NULL, "
+            "wall REAL, PRIMARY KEY (game, seq));"
+            'INSERT INTO games VALUES (1, 0, \'{"game": "seises"}\', \'{"winner": 1}\', 5.0);'
+            "INSERT INTO entries VALUES (1, 1, 1.0, 'action', 'play 6O', 6.0);"
+            "PRAGMA user_version = 1;"
+        )
+    journal = Journal(path, wall_clock=lambda: 7.0)
+    assert journal.entries(1) == [Entry("action", "play 6O", 1.0)]
+    journal.append(1, Entry("reopen", "{}", 2.0))
+    record = journal.game(1)
+    assert record is not None and record.outcome is None and record.wall == 5.0
+    assert [n.wall for n in journal.entries_after(1, 0)] == [6.0, 7.0]
+    assert journal.integrity() == "ok"

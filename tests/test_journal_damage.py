@@ -218,7 +218,7 @@ def test_an_old_journal_is_migrated_to_wall_clock_times_and_history_shows_dates(
     assert "t=1851s after boot" in capsys.readouterr().out
     noon = time.mktime((2026, 11, 30, 12, 0, 0, 0, 0, -1))
     journal = Journal(path, wall_clock=lambda: noon)
-    assert sqlite3.connect(path).execute("PRAGMA user_version").fetchone()[0] == 1  # migrated on open
+    assert sqlite3.connect(path).execute("PRAGMA user_version").fetchone()[0] == 2  # migrated on open
     journal.append(1, Entry("action", "play 7O", 1900.0))
     game = journal.new_game(SEISES, 2000.0)
     journal.close()

@@ -2,11 +2,15 @@
 
 A game's events, in order: its start (id ``<game>:0``), each journal entry (``<game>:<seq>``, as the journal
 numbers it, from 1) and, once the journal has its outcome, its end (``<game>:end``, with ``after``: the number of
-the entry it follows, so a consumer that missed one knows to wait for it). The ids never change, so a
-consumer that sees one twice (after a power cut, or a broker that lost an acknowledgement) keeps the first::
+the entry it follows, so a consumer that missed one knows to wait for it). An UNDO that takes back the action that
+ended the game is followed by a ``reopen`` entry: the end before it is withdrawn, and the game's next end comes
+with the same id and a greater ``after`` (the end that counts is the one with the greatest). The ids never change,
+so a consumer that sees one twice (after a power cut, or a broker that lost an acknowledgement) keeps the first::
 
+    >>> import tempfile
+    >>> from pathlib import Path
     >>> from companion.journal import Entry, Journal
-    >>> journal = Journal(":memory:")
+    >>> journal = Journal(Path(tempfile.mkdtemp()) / "journal.db")
     >>> game = journal.new_game({"game": "g", "players": 4}, t=0.0)
     >>> journal.append(game, Entry("action", "play 6O", 1.5))
     >>> [event["id"] for _, event in pending(journal, Cursor())]
@@ -39,7 +43,8 @@ def pending(journal: Journal, cursor: Cursor, limit: int | None = None) -> list[
         room = None if limit is None else limit - len(found)
         entries = journal.entries_after(game.id, cursor.seq, room)
         for numbered in entries:
-            cursor = Cursor(game.id, numbered.seq, cursor.ended)
+            # past a reopening, the game's end is to come again
+            cursor = Cursor(game.id, numbered.seq, cursor.ended and numbered.entry.kind != "reopen")
             found.append((cursor, _entry(numbered)))
         if room is not None and len(entries) >= room:
             break  # the page is full: the game's other entries, then its end, come on the next one

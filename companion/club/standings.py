@@ -7,7 +7,9 @@ order (:meth:`Referee.replay`). An event that comes before one it follows (a gap
 fills; then everything that waited is applied in order. Once a game has ended and every entry before its end is
 in, its kind says each side's points, renuncios and whether it won (:meth:`GameKind.results`, the rules that
 ``companion history`` gives the winner by); those results replace the game's earlier ones, so an entry that comes
-after the end (an UNDO held after the winning play) changes the game's results, never adds a second game.
+after the end changes the game's results, never adds a second game. An UNDO held after the winning play reopens
+the game (a ``reopen`` entry): the end before it is withdrawn, and with it the results counted, until the game
+ends again (an end with a greater ``after``, which takes the first one's place).
 
 The standings add up the results of the games that ended, per game and player::
 
@@ -66,7 +68,7 @@ CREATE TABLE IF NOT EXISTS tables (
 );
 """
 END = -1  # the end's place in the events table
-ENTRIES = ("action", "undo", "zone")  # the events that are journal entries
+ENTRIES = ("action", "undo", "reopen", "zone")  # the events that are journal entries
 CSV_HEAD = ("game", "player", "played", "won", "points", "renuncios")
 
 
@@ -122,12 +124,19 @@ class _Game:
     end: dict[str, Any] | None = None
     damage: str = ""  # why the game cannot be rebuilt; it counts for nothing
     kind: str = ""
+    reopened: int = 0  # the last reopen entry applied: an end before it is withdrawn
+
+    @property
+    def over(self) -> bool:
+        """It has an end that no reopening applied since has withdrawn."""
+        return self.end is not None and _after(self.end) >= self.reopened
 
     @property
     def complete(self) -> bool:
         """Ended, with every entry before its end applied."""
-        if self.end is None or self.referee is None or self.damage:
+        if not self.over or self.referee is None or self.damage:
             return False
+        assert self.end is not None
         after = self.end.get("after")
         return not isinstance(after, int) or self.applied >= after
 
@@ -163,6 +172,8 @@ class League:
         event = _parse(payload)
         number, seq = _place(event)
         self._begin()
+        if seq == END and not self._later_end(table, number, event):
+            return None
         added = self._db.execute(
             "INSERT OR IGNORE INTO events (tbl, game, seq, body, received) VALUES (?, ?, ?, ?, ?)",
             (table, number, seq, json.dumps(event, ensure_ascii=False), self.clock()),
@@ -178,6 +189,20 @@ class League:
             self._advance(game, [(seq, event)])
         self._keep_results(game)
         return str(event["id"])
+
+    def _later_end(self, table: str, number: int, end: dict[str, Any]) -> bool:
+        """Whether ``end`` comes after the end kept of the game, if any (the game was reopened and has ended
+        again): it then takes that end's place. An end that does not is one already seen, or one a reopening
+        has withdrawn."""
+        kept = self._db.execute(
+            "SELECT body FROM events WHERE tbl = ? AND game = ? AND seq = ?", (table, number, END)
+        ).fetchone()
+        if kept is None:
+            return True
+        if _after(end) <= _after(json.loads(kept[0])):
+            return False
+        self._db.execute("DELETE FROM events WHERE tbl = ? AND game = ? AND seq = ?", (table, number, END))
+        return True
 
     def status(self, table: str, text: str) -> None:
         """What ``companion/<table>/status`` says (``online``, ``offline``)."""
@@ -222,7 +247,7 @@ class League:
             if seq == END:
                 game.end = event
             elif seq == game.applied + 1:
-                self._apply(game, event)
+                self._apply(game, seq, event)
                 game.applied = seq
             else:
                 continue  # kept in the events table: it waits for the gap before it
@@ -232,12 +257,14 @@ class League:
             ).fetchall():
                 if waited != game.applied + 1:
                     break
-                self._apply(game, json.loads(body))
+                self._apply(game, waited, json.loads(body))
                 game.applied = waited
 
-    def _apply(self, game: _Game, event: dict[str, Any]) -> None:
+    def _apply(self, game: _Game, seq: int, event: dict[str, Any]) -> None:
         if game.damage:
             return
+        if event["type"] == "reopen":
+            game.reopened = seq
         try:
             if event["type"] == "start":
                 settings = event["settings"]
@@ -302,18 +329,24 @@ class League:
         if referee is None or game.damage:
             waiting = game.damage or f"{number}:0"
             return TableNow(table, status, game.kind or None, number, (), None, False, waiting)
-        over = game.end is not None
+        over = game.over
         sides = tuple(
             Side(_player(referee, table, result.side), result.points, result.renuncios, result.won)
             for result in referee.kind.results(referee.game, over)
         )
         waiting = ""
-        if game.end is not None and not game.complete:
+        if over and not game.complete:
             waiting = f"{number}:{game.applied + 1}"
         end = ending(referee.game, ended=over)
         turn = None if over or end is not None else referee.kind.whose_turn(referee.game, referee)
         result = "" if end is None else referee.kind.verdict(referee.game, end, referee).text(referee.language)
         return TableNow(table, status, game.kind, number, sides, turn, over, waiting, result)
+
+
+def _after(end: dict[str, Any]) -> int:
+    """The number of the entry an end follows (0 for an end that does not say)."""
+    after = end.get("after")
+    return after if isinstance(after, int) else 0
 
 
 def _player(referee: Referee, table: str, side: int | str) -> str:

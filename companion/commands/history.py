@@ -154,8 +154,8 @@ def transcript(game: GameRecord, journal: Journal) -> tuple[str, list[Said]]:
             lines.append(entry.text)
         elif entry.kind == "undo":
             lines.append("undo")
-        else:
-            lines.append(f"# zone {entry.text}")
+        else:  # a zone's master card, a game reopened: what the table did besides the actions
+            lines.append(f"# {entry.kind} {entry.text}")
     return "\n".join(lines) + "\n", damaged
 
 

@@ -3,8 +3,9 @@
 A legal card arriving on a zone becomes a *pending* play (its LED steady green); CONFIRM commits it. An illegal
 card lights its zone red and the screen says why and what to do; nothing changes, and the warning clears when
 the card leaves the zone. PASS makes the game's pending pass (a pay, "we cannot link": its kind says which);
-CONFIRM commits it. A short UNDO cancels what is pending; a long UNDO takes back the last committed action. A long
-CONFIRM opens the menu.
+CONFIRM commits it. A short UNDO cancels what is pending; a long UNDO takes back the last committed action (and
+when that action had ended the game, reopens it: a ``reopen`` entry follows the ``undo``). A long CONFIRM opens
+the menu.
 
 ``handle(event, now)`` returns the journal entries the event committed; the daemon writes them to disk
 *before* it shows the new ``view()``, so what the table shows as done is always on disk (or the screen says the
@@ -39,7 +40,7 @@ from companion.referee.health import Health, HealthEvent, HubStatus, JournalNoti
 from companion.referee.phone import NewGame, PairingEnded, SeatNames, new_code
 from companion.referee.texts import TEXT, TODO
 from companion.referee.zones import Zones
-from companion.rules import Action, Game, IllegalPlay, Reason
+from companion.rules import Action, Game, IllegalPlay, Outcome, Reason
 from companion.rules.transcript import UNDO, TranscriptError, parse_line
 from companion.rules.words import card_name, undone_words
 from companion.view import Message, MessageKind, StatusLight, TableView, ZoneLight
@@ -130,6 +131,8 @@ class Referee:
             if entry.kind == "zone":
                 zone, head = entry.text.split()
                 self.zones.heads[zone] = head
+            elif entry.kind == "reopen":
+                continue  # the undo before it reopened the game; only the journal's outcome changes
             elif entry.kind == "undo":
                 self.game.pop()
                 self._forget_first_seat()
@@ -279,19 +282,33 @@ class Referee:
             self._say(MessageKind.INFO, self.kind.confirm_pass_key)
             return []
         if press.kind == "long":  # UNDO held: take back the last committed action
-            self.pending = None
-            try:
-                undone = self.game.pop()
-            except IndexError:
-                self._say(MessageKind.INFO, "nothing_to_undo")
-                return []
-            self._forget_first_seat()
-            self._say(MessageKind.INFO, "undone", action=undone_words(self.game, undone, self.language))
-            return [Entry("undo", "", now)]
+            return self._undo(now)
         self.pending = None  # short UNDO: cancel what is pending and clear the warnings
         self.zones.warnings.clear()
         self.message = None
         return []
+
+    def _undo(self, now: float) -> list[Entry]:
+        """Take back the last committed action; one that had ended the game reopens it."""
+        self.pending = None
+        ended = self.game_over()
+        try:
+            undone = self.game.pop()
+        except IndexError:
+            self._say(MessageKind.INFO, "nothing_to_undo")
+            return []
+        self._forget_first_seat()
+        self._say(MessageKind.INFO, "undone", action=undone_words(self.game, undone, self.language))
+        entries = [Entry("undo", "", now)]
+        if ended is not None and self.game_over() is None:
+            withdrawn = {"termination": ended.termination, "winner": ended.winner}
+            entries.append(Entry("reopen", json.dumps(withdrawn), now))
+        return entries
+
+    def game_over(self) -> Outcome | None:
+        """The outcome that ended the game (a 6º SET match's, not a set's), or None while it runs. The table closes
+        the game in the journal with it; an UNDO that takes back its action reopens the game."""
+        return self.game.outcome()
 
     def _commit(self, now: float) -> list[Entry]:
         assert self.pending is not None

@@ -172,3 +172,75 @@ def test_a_game_the_rules_cannot_rebuild_counts_for_nothing_and_says_why(tmp_pat
     feed(league, {"t1": [json.dumps(event) for _, event in pending(journal, Cursor())]})
     assert league.standings() == []
     assert "1:1" in league.tables()[0].waiting
+
+
+@pytest.fixture(scope="module")
+def reopened(tmp_path_factory: pytest.TempPathFactory) -> list[str]:
+    """The events of a table whose game was won by seat 3, reopened by an UNDO of the winning play (and 10 more),
+    then won by seat 4, published after each of those moments: the first end among them."""
+    lines = (Path(__file__).parents[1] / "games" / "seises-undo-winning-play.txt").read_text().splitlines()[2:]
+    first_undo = lines.index("undo")
+    journal = Journal(tmp_path_factory.mktemp("reopened") / "journal.db")
+    number = journal.new_game(GameConfig("seises").settings(), 0.0)
+    sent: list[str] = []
+    cursor = Cursor()
+
+    def publish() -> None:
+        nonlocal cursor
+        journal.flush()
+        for after, event in pending(journal, cursor):
+            sent.append(json.dumps(event))
+            cursor = after
+
+    for t, line in enumerate(lines, start=1):
+        if t == first_undo + 1:
+            publish()
+        if line == "undo":
+            journal.append_later(number, Entry("undo", "", float(t)))
+            if t == first_undo + 1:  # the UNDO of the winning play reopens the game
+                journal.append_later(number, Entry("reopen", '{"termination": "goal", "winner": 3}', float(t)))
+        else:
+            journal.append_later(number, Entry("action", line, float(t)))
+        if t == first_undo:
+            journal.flush()
+            journal.finish(number, {"termination": "goal", "winner": 3})
+        elif t == first_undo + 1:
+            publish()
+    journal.flush()
+    journal.finish(number, {"termination": "goal", "winner": 4})
+    publish()
+    return sent
+
+
+@settings(max_examples=20, deadline=None)
+@given(st.integers(0, 2**32))
+def test_a_reopened_game_counts_once_for_its_last_winner_whatever_the_order(reopened: list[str], seed: int) -> None:
+    sent = reopened
+    ends = [text for text in sent if json.loads(text)["type"] == "end"]
+    assert [json.loads(text)["outcome"]["winner"] for text in ends] == [3, 4]
+    assert len({json.loads(text)["id"] for text in sent}) == len(sent) - 1, "both ends are the game's end"
+    rng = random.Random(seed)
+    everything = sent + rng.sample(sent, 5) + ends[:1]  # the first end delivered again, late
+    rng.shuffle(everything)
+    league = League(":memory:")
+    for text in everything:
+        league.receive("t1", text)
+    league.commit()
+    assert [(row.player, row.won) for row in league.standings() if row.won] == [("t1 asiento 4", 1)]
+    assert {row.played for row in league.standings()} == {1}
+    assert league.tables()[0].over
+
+
+def test_a_reopening_withdraws_the_counted_result_until_the_game_ends_again(reopened: list[str]) -> None:
+    sent = reopened
+    undo = next(k for k, text in enumerate(sent) if json.loads(text)["type"] == "undo")
+    league = League(":memory:")
+    feed(league, {"t1": sent[:undo]})
+    assert [row.player for row in league.standings() if row.won] == ["t1 asiento 3"]
+    assert json.loads(sent[undo + 1])["type"] == "reopen"
+    feed(league, {"t1": sent[undo : undo + 2]})
+    assert league.standings() == []
+    board = league.tables()[0]
+    assert not board.over and board.turn is not None and board.waiting == ""
+    feed(league, {"t1": sent[undo + 2 :]})
+    assert [row.player for row in league.standings() if row.won] == ["t1 asiento 4"]

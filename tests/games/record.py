@@ -47,6 +47,26 @@ def seises_game(
     return game, history
 
 
+def seises_undone(seed: int, players: int, deck: str, undos: int) -> tuple[Game, History]:
+    """A game won, then ``undos`` long UNDOs from the winning play on, and the game played on from there (the
+    players choose again, with other luck) until somebody wins."""
+    game, history = seises_game(seed, players, deck, 0.0, {})
+    replayed = Seises(players=players, deck=load_deck(deck))
+    table = SeisesRobots(replayed, random.Random(seed))
+    for _ in range(len(history) - undos):  # the same robots, to the same place: their hands as they were there
+        table.step()
+    for _ in range(undos):
+        before = game.snapshot()
+        game.pop()
+        history.append((UNDO, before, game.snapshot()))
+    assert game.snapshot() == replayed.snapshot()
+    table.rng = random.Random(seed + 1)
+    while replayed.outcome() is None:
+        before = replayed.snapshot()
+        history.append((table.step(), before, replayed.snapshot()))
+    return replayed, history
+
+
 def sexto_match(
     seed: int, sets: int, options: dict[str, str], cheat: Cheat | None = None, undo: int = 0
 ) -> tuple[Game, History]:
@@ -133,6 +153,17 @@ def renege_on_the_last_card(h: History) -> bool:
         after is not None and len(after["reneges"]) > len(before["reneges"]) and after["hand"] != before["hand"]
         for _, before, after in h
     )
+
+
+def another_winner(h: History) -> bool:
+    """The winning play was taken back by an UNDO, and another seat won the game."""
+    undone = [k for k, (action, _, _) in enumerate(h) if action == UNDO]
+    if not undone:
+        return False
+    first = h[undone[0] - 1][2]
+    last = h[-1][2]
+    assert first is not None and last is not None
+    return first["winner"] is not None and last["winner"] not in (None, first["winner"])
 
 
 def final_score(check: Callable[[int], bool]) -> Callable[[History], bool]:
@@ -281,6 +312,12 @@ SEISES: list[tuple[str, str, dict[str, Any], Callable[[History], bool]]] = [
         dict(players=4, deck="spanish-40"),
         final_score(lambda s: s > 55),
     ),
+    (
+        "seises-undo-winning-play",
+        "the winning play and 10 more taken back by 11 long UNDOs, then another seat wins",
+        dict(players=4, deck="spanish-40", undos=11),
+        another_winner,
+    ),
 ]
 
 SEXTO: list[tuple[str, str, dict[str, Any], Callable[[History], bool]]] = [
@@ -364,8 +401,12 @@ def main() -> None:
         options = params.pop("options", {})
         renege = params.pop("renege", 0.0)
         cheat = params.pop("cheat", None)
+        undos = params.pop("undos", 0)
         for seed in range(index * 1000, index * 1000 + 2000):
-            game, history = seises_game(seed, params["players"], params["deck"], renege, options, cheat)
+            if undos:
+                game, history = seises_undone(seed, params["players"], params["deck"], undos)
+            else:
+                game, history = seises_game(seed, params["players"], params["deck"], renege, options, cheat)
             if wanted(history):
                 break
         else:
