@@ -376,6 +376,7 @@ def test_the_readme_walks_a_layout_of_its_own_files() -> None:
 def test_the_readme_journey_from_install_to_history(journey: Journey) -> None:
     for command in commands_for(journey.layout.name):
         journey.run(command)
+    assert len(journey.hub.status().leds) == len(journey.layout.pads)  # one zone a reader, as the layout flashed it
     printed = journey.printed
     assert "installing companion and its libraries into /opt/companion/venv" in printed["make install"]
     # the config says game.language = "es": the commands that read it speak Spanish
@@ -398,6 +399,22 @@ def test_the_readme_journey_from_install_to_history(journey: Journey) -> None:
     assert any("stopped: " in line for line in journey.log)
     (line,) = printed["history"].splitlines()
     assert re.fullmatch(rf"\s+1  \S+ \S+  seises\s+39 entradas  puntos {points}  en juego", line), line
+
+
+@pytest.mark.slow
+def test_a_hub_flashed_for_another_layout_is_named_so_in_the_log(journey: Journey) -> None:
+    """The flash step left out (the firmware's own hub_config.py, 8 readers, for the 4-reader layout's config): the
+    service says both counts and what to flash, not "check the USB cable"."""
+    for command in commands_for(README_LAYOUT)[:4]:  # installed, the pin map copied, configured, stopped
+        journey.run(command)
+    journey.flash(ROOT / "firmware" / "hub_config.py")
+    journey.start()
+    await_true(
+        lambda: any("hub has 8 zones, config names 4 (z1, z2, z3, z4)" in line for line in journey.log),
+        lambda: "".join(journey.log),
+    )
+    assert not any("USB cable" in line for line in journey.log)
+    journey.stop()
 
 
 def test_the_config_is_edited_as_a_person_edits_it() -> None:
