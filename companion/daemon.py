@@ -260,13 +260,13 @@ class Daemon:
 
         return run
 
-    def _link(self, up: bool, reason: str) -> None:
+    def _link(self, up: bool, reason: str, zones: tuple[int, int] | None) -> None:
         """Readers behind a link (the hub) came up or were lost: the referee says so on the screen and status LED."""
         assert self.table is not None
         if not up:
             log.warning("readers lost: %s", reason)
         try:
-            self.table.status(HubStatus(up), self.clock())
+            self.table.status(HubStatus(up, zones), self.clock())
         except Exception:
             log.exception("handling the readers' link (%s) failed", "up" if up else "lost")
 

@@ -29,15 +29,19 @@ __all__ = [
     "HEADER_PINS",
     "HUB_MAINTENANCE",
     "INSTALLED_PINMAP",
+    "LAYOUTS",
     "PICO_PINS",
     "RESERVED",
     "SPI_BUSES",
     "HubPins",
+    "Layout",
+    "Pad",
     "PinMap",
     "PinMapError",
     "ReaderPins",
     "SpiBus",
     "ZonePins",
+    "load_layouts",
     "load_pinmap",
     "parse_pinmap",
     "pico_ground_beside",
@@ -50,6 +54,8 @@ DEFAULT_PINMAP = Path(__file__).parent / "pinmap.toml"
 INSTALLED_PINMAP = Path("/etc/companion/pinmap.toml")
 # The source checkout's hardware/ folder, where the drawings are written (python -m companion.documents).
 HARDWARE_DIR = Path(__file__).resolve().parent.parent / "hardware"
+# The table layouts (one per game and build), the source of the mats, the layouts' files and the README's config.
+LAYOUTS = HARDWARE_DIR / "zones.toml"
 MAX_PINMAP_BYTES = 256 * 1024  # the shipped map is 3 kB: a larger file is not one (and /dev/zero is never read whole)
 
 # The GPIOs on the 40-pin header of every Pi from the Zero to the 5, and the header pin each is on.
@@ -399,3 +405,96 @@ def hub_pins(hub: HubPins) -> Iterator[tuple[str, int]]:
     for index, gp in enumerate(hub.chip_selects):
         yield f"hub.chip_selects[{index}]", gp
     yield from (("hub.reset", hub.reset), ("hub.led_data", hub.led_data), ("hub.maintenance", hub.maintenance))
+
+
+# --- table layouts --------------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class Pad:
+    """One reader zone of a layout: its config role, its Pico chip select (hub builds), and its pad on the mat."""
+
+    zone: str
+    role: str
+    x: float
+    y: float
+    label: str  # what goes on the pad, an English msgid; "{card}" is ``card``
+    card: str = ""
+    chip_select: int | None = None
+    ranks: tuple[int, int] | None = None  # Seises with two pads a suit: the lowest and highest rank it takes
+
+
+@dataclass(frozen=True, slots=True)
+class Layout:
+    """A table as built: the game, its build ("pi" or "hub") and its pads (hardware/zones.toml)."""
+
+    name: str
+    title: str  # the mat's title, an English msgid
+    game: str
+    players: int
+    build: str
+    note: str
+    pad: tuple[float, float]
+    pads: tuple[Pad, ...]
+
+    @property
+    def zones(self) -> tuple[str, ...]:
+        return tuple(pad.zone for pad in self.pads)
+
+    @property
+    def chip_selects(self) -> tuple[int, ...]:
+        """The hub's chip selects, zone 0 first; the hub's ZONES is how many (none on the Pi alone)."""
+        return tuple(pad.chip_select for pad in self.pads if pad.chip_select is not None)
+
+    def config_keys(self) -> dict[str, dict[str, str | int]]:
+        """The keys of the companion's config this layout sets: its game, its zones' roles, its readers."""
+        return {
+            "game": {"name": self.game, "players": self.players},
+            "zones": {pad.zone: pad.role for pad in self.pads},
+            "readers": {"backend": "hub" if self.build == "hub" else "spi"},
+        }
+
+    def pad_for(self, suit: str, rank: int) -> Pad:
+        """The pad a Seises card goes on, as the mat says it."""
+        for pad in self.pads:
+            if pad.role in ("table", suit) and (pad.ranks is None or pad.ranks[0] <= rank <= pad.ranks[1]):
+                return pad
+        raise ValueError(f"{self.name}: no pad takes a card of suit {suit} and rank {rank}")
+
+
+def load_layouts(path: Path = LAYOUTS) -> dict[str, Layout]:
+    """The table layouts of ``path`` by name; a layout that cannot be a table raises ``ValueError`` with its key."""
+    data = tomllib.loads(path.read_text("utf-8"))
+    layouts: dict[str, Layout] = {}
+    for entry in data["layouts"]:
+        name = entry["name"]
+        pads = tuple(
+            Pad(
+                zone=pad["zone"],
+                role=pad["role"],
+                x=pad["x"],
+                y=pad["y"],
+                label=pad["label"],
+                card=pad.get("card", ""),
+                chip_select=pad.get("chip_select"),
+                ranks=(pad["ranks"][0], pad["ranks"][1]) if "ranks" in pad else None,
+            )
+            for pad in entry["pads"]
+        )
+        width, height = entry["pad"]
+        layout = Layout(
+            name=name,
+            title=entry["title"],
+            game=entry["game"],
+            players=entry["players"],
+            build=entry["build"],
+            note=entry["note"],
+            pad=(width, height),
+            pads=pads,
+        )
+        if layout.build not in ("pi", "hub"):
+            raise ValueError(f'{path}: layout {name}: build = {layout.build!r}; give "pi" or "hub"')
+        if layout.build == "hub" and len(layout.chip_selects) != len(pads):
+            raise ValueError(f"{path}: layout {name}: every pad of a hub layout gives its chip_select")
+        layouts[name] = layout
+    return layouts

@@ -4,8 +4,11 @@ Pin numbers are the Pico's GP numbers, as wired in hardware/hub/README.md. A mis
 hub reports it to the companion at start-up (the daemon logs it and the screen says "hub lost").
 """
 
-ZONES = 8  # one MFRC522 reader and one LED per zone; up to 16 (give a chip select for each)
-CHIP_SELECTS = (0, 1, 2, 3, 4, 5, 6, 7)  # zone 0 first; for 16 zones add (10, 11, 12, 13, 14, 15, 20, 21)
+# One MFRC522 reader and one LED per zone, zone 0 first; up to 16. A table layout's own file
+# (hardware/layouts/<name>/hub_config.py) gives its readers' chip selects here; for 16 zones add
+# (10, 11, 12, 13, 14, 15, 20, 21).
+CHIP_SELECTS = (0, 1, 2, 3, 4, 5, 6, 7)
+ZONES = len(CHIP_SELECTS)  # what the hub tells the companion in its HELLO: as many zones as the config names
 
 SPI_ID = 0
 SCK = 18

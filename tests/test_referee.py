@@ -350,6 +350,26 @@ def test_an_undo_says_what_it_took_back_as_the_game_says_it() -> None:
     assert referee.view().message == Message(MessageKind.INFO, "Deshecho: 6 de oros")
 
 
+def test_a_hub_refused_for_its_zone_count_says_so_not_the_usb_cable() -> None:
+    """A hub flashed for another layout is not a lost cable: the screen gives both counts and the fix; the hub back
+    online clears them, and a hub lost later is a lost hub again."""
+    referee = seises(language="en")
+    referee.handle(HubStatus(False, (8, 4)), 0.0)
+    said = Message(MessageKind.HUB_LOST, "Hub has 8 zones, config names 4", "Flash the layout's hub_config.py")
+    view = referee.view()
+    assert view.message == said and view.status is StatusLight.HUB_LOST
+    assert referee.health.problem() == ("hub_zones", {"hub": "8", "config": "4"})
+    referee.handle(HubStatus(True), 0.0)
+    assert referee.view().message is None
+    referee.handle(HubStatus(False), 0.0)
+    assert referee.view().message == Message(MessageKind.HUB_LOST, "Hub lost", "Check the USB cable")
+    spanish = seises()
+    spanish.handle(HubStatus(False, (8, 4)), 0.0)
+    assert spanish.view().message == Message(
+        MessageKind.HUB_LOST, "Hub con 8 zonas, la config nombra 4", "Graba el hub_config.py de tu mesa"
+    )
+
+
 def test_hub_reader_and_disk_problems_show_on_the_status_light_and_screen() -> None:
     referee = seises()
     referee.handle(HubStatus(False), 0.0)

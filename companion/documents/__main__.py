@@ -1,6 +1,6 @@
-"""``python -m companion.documents [--lang LANG] [PINMAP]``: redraw the wiring diagrams and play mats of hardware/
-and the layers' picture of docs/. The mats print their words in LANG (default: Spanish, the table's default, as
-the committed ones are)."""
+"""``python -m companion.documents [PINMAP]``: redraw the wiring diagrams and play mats of hardware/ (each mat in
+every language of the catalogues, one file each: mats/LANG/NAME.svg), write each table layout's files
+(hardware/layouts/NAME/) and the layers' picture of docs/."""
 
 from __future__ import annotations
 
@@ -8,19 +8,15 @@ import sys
 
 from companion.documents.drawings import draw_all
 from companion.documents.layers import DOCS_DIR, write_layers
-from companion.hardware import HARDWARE_DIR, load_pinmap
-from companion.i18n import DEFAULT_LANGUAGE, languages
+from companion.hardware import HARDWARE_DIR, LAYOUTS, load_pinmap
 
 
 def main(argv: list[str] | None = None) -> int:
     args = sys.argv[1:] if argv is None else argv
-    lang = DEFAULT_LANGUAGE
-    if args[:1] == ["--lang"] and len(args) > 1 and args[1] in languages():
-        lang, args = args[1], args[2:]
     if len(args) > 1 or args[:1] in (["-h"], ["--help"]) or args[:1] == ["--lang"]:
-        print(f"usage: python -m companion.documents [--lang {'|'.join(languages())}] [PINMAP]", file=sys.stderr)
+        print("usage: python -m companion.documents [PINMAP]", file=sys.stderr)
         return 2
-    written = draw_all(load_pinmap(args[0] if args else None), HARDWARE_DIR / "zones.toml", HARDWARE_DIR, lang)
+    written = draw_all(load_pinmap(args[0] if args else None), LAYOUTS, HARDWARE_DIR)
     for path in written + write_layers(DOCS_DIR):
         print(path)
     return 0

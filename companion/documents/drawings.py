@@ -7,19 +7,25 @@ files of ``hardware/`` with ``python -m companion.documents``; a test fails when
 
 from __future__ import annotations
 
-import tomllib
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from xml.sax.saxutils import escape
 
 from PIL import Image, ImageDraw
 
-from companion.files import read_text
-from companion.hardware import HEADER_PINS, PICO_PINS, PICO_POWER, PinMap, pico_ground_beside
-from companion.i18n import DEFAULT_LANGUAGE, translate
-from companion.ui.screens import font, text_width
+from companion.hardware import (
+    HEADER_PINS,
+    PICO_PINS,
+    PICO_POWER,
+    Layout,
+    PinMap,
+    load_layouts,
+    pico_ground_beside,
+)
+from companion.i18n import DEFAULT_LANGUAGE, languages, translate
+from companion.ui.screens import font, text_width, wrap
 
-__all__ = ["Drawing", "draw_all", "mat_texts", "mats", "wiring_hub", "wiring_pi"]
+__all__ = ["Drawing", "draw_all", "mat", "mat_texts", "mats", "wiring_hub", "wiring_name", "wiring_pi"]
 
 # Wire colours by what the wire carries, as makers colour jumper wires.
 COLOURS = {
@@ -281,8 +287,8 @@ def wiring_pi(pinmap: PinMap) -> Drawing:
 
 
 def wiring_hub(pinmap: PinMap) -> Drawing:
-    """The hub build: the Pi keeps OLED, buttons and status LED; the Pico scans 8 readers and lights their LEDs.
-    The readers take 3.3 V from a regulator of their own (up to 100 mA each, more than the Pico's 3V3(OUT)
+    """The hub build: the Pi keeps OLED, buttons and status LED; the Pico scans the [hub]'s readers and lights
+    their LEDs. The readers take 3.3 V from a regulator of their own (up to 100 mA each, more than the Pico's 3V3(OUT)
     gives), the WS2812B data goes through a 74AHCT125 (at 5 V they need 3.5 V for a high), and a 2-pin header
     takes the maintenance jumper."""
     if pinmap.hub is None:
@@ -346,7 +352,7 @@ def wiring_hub(pinmap: PinMap) -> Drawing:
         _Net("gnd-jumper", jumper.name, "GND", "ground"),
     ]
     pico = _wiring(
-        "The hub: 8 readers and their LEDs",
+        f"The hub: {len(hub.zones)} readers and their LEDs",
         "Raspberry Pi Pico",
         pico_pins,
         [regulator, bus, readers, shifter, leds, jumper],
@@ -371,45 +377,64 @@ _SHEET = (420, 297)  # A3 landscape, mm
 
 
 def mat_texts(layout_path: Path) -> dict[str, list[str]]:
-    """The words the mats print (each an English msgid of the catalogues) -> where the zone layout says them."""
+    """The words the mats print (each an English msgid of the catalogues) -> where the layouts say them."""
     texts: dict[str, list[str]] = {}
-    for mat in tomllib.loads(read_text(layout_path))["mats"]:
-        for text in (mat["game"], mat["note"], *(pad["label"] for pad in mat["pads"] if "label" in pad)):
-            texts.setdefault(text, []).append(f"{layout_path.parent.name}/{layout_path.name}:{mat['name']}")
+    for layout in load_layouts(layout_path).values():
+        for text in (layout.title, layout.note, *(pad.label for pad in layout.pads)):
+            texts.setdefault(text, []).append(f"{layout_path.parent.name}/{layout_path.name}:{layout.name}")
     return texts
 
 
+def mat(layout: Layout, lang: str) -> Drawing:
+    """The layout's play mat in ``lang``: each pad where a reader sits, what goes on it, and its zone."""
+    shapes: list[Rect | Wire | Label] = [
+        Rect(5, 5, _SHEET[0] - 10, _SHEET[1] - 10, COLOURS["pad"]),
+        Label(_SHEET[0] / 2, 8, f"{translate(layout.title, lang)} - companion", size=2, centred=True),
+        Label(_SHEET[0] / 2, _SHEET[1] - 16, translate(layout.note, lang), centred=True, colour=COLOURS["pad"]),
+    ]
+    text_unit = 6.0
+    width, height = layout.pad
+    for pad in layout.pads:
+        x, y = pad.x - width / 2, pad.y - height / 2
+        shapes.append(Rect(x, y, width, height, COLOURS["ink"]))
+        # The MFRC522's antenna (about 40 x 40 mm): the card's middle must lie over it.
+        side = min(40, height - 56)
+        shapes.append(Rect(pad.x - side / 2, pad.y - side / 2 + 8, side, side, COLOURS["pad"], dashed=True))
+        words = translate(pad.label, lang).format(card=pad.card)
+        for row, line in enumerate(wrap(words, "body", int((width - 4) * 10 / text_unit))):
+            shapes.append(Label(pad.x, y + 3 + row * text_unit, line, size=1, centred=True))
+        shapes.append(Label(pad.x, y + height - 9, pad.zone, size=1, centred=True, colour=COLOURS["pad"]))
+    return Drawing(*_SHEET, unit="mm", px_per_unit=3, text_unit=text_unit, shapes=shapes)
+
+
 def mats(layout_path: Path, lang: str = DEFAULT_LANGUAGE) -> dict[str, Drawing]:
-    """One mat per entry of the zone layout: the pads where the readers sit, with their zones and labels, in
-    ``lang``. A pad's ``label`` is a text to translate; its ``card``, a card id printed as it is."""
-    data = tomllib.loads(read_text(layout_path))
-    drawings: dict[str, Drawing] = {}
-    for mat in data["mats"]:
-        shapes: list[Rect | Wire | Label] = [
-            Rect(5, 5, _SHEET[0] - 10, _SHEET[1] - 10, COLOURS["pad"]),
-            Label(_SHEET[0] / 2, 8, f"{translate(mat['game'], lang)} - companion", size=2, centred=True),
-            Label(_SHEET[0] / 2, _SHEET[1] - 16, translate(mat["note"], lang), centred=True, colour=COLOURS["pad"]),
-        ]
-        width, height = mat["pad"]
-        for pad in mat["pads"]:
-            x, y = pad["x"] - width / 2, pad["y"] - height / 2
-            shapes.append(Rect(x, y, width, height, COLOURS["ink"]))
-            # The MFRC522's antenna (about 40 x 40 mm, less on a short pad to leave room for the labels): the
-            # card's middle must lie over it.
-            side = min(40, height - 26)
-            shapes.append(Rect(pad["x"] - side / 2, pad["y"] - side / 2, side, side, COLOURS["pad"], dashed=True))
-            label = translate(pad["label"], lang) if "label" in pad else pad["card"]
-            shapes.append(Label(pad["x"], y + 4, label, size=1, centred=True))
-            shapes.append(Label(pad["x"], y + height - 10, pad["zone"], size=1, centred=True, colour=COLOURS["pad"]))
-        drawings[mat["name"]] = Drawing(*_SHEET, unit="mm", px_per_unit=3, text_unit=6.0, shapes=shapes)
-    return drawings
+    """One mat per layout of ``layout_path``, its words in ``lang``."""
+    return {name: mat(layout, lang) for name, layout in load_layouts(layout_path).items()}
 
 
-def draw_all(pinmap: PinMap, layout_path: Path, out: Path, lang: str = DEFAULT_LANGUAGE) -> list[Path]:
-    """Write every drawing as SVG and PNG into ``out`` (wiring-*.svg/png, mats/*.svg/png, the mats in ``lang``);
-    return the files."""
+def wiring_name(layout: Layout, pinmap: PinMap) -> str:
+    """The wiring picture of ``layout``'s build: the Pi's, the hub's of the pin map, or a hub of its own size."""
+    if layout.build == "pi":
+        return "wiring-pi"
+    hub = pinmap.hub
+    if hub is not None and (hub.zones, hub.chip_selects) == (layout.zones, layout.chip_selects):
+        return "wiring-hub"
+    return f"wiring-hub-{len(layout.pads)}"
+
+
+def draw_all(pinmap: PinMap, layout_path: Path, out: Path) -> list[Path]:
+    """Write into ``out`` every drawing (wiring-*.svg/png; the mats, one file per language, in mats/LANG/) and
+    every layout's files (layouts/NAME/: :func:`companion.documents.layouts.layout_files`); return the files."""
+    from companion.documents.layouts import FIRMWARE_CONFIG, LAYOUTS_FOLDER, layout_files, layout_pinmap
+
     drawings = {"wiring-pi": wiring_pi(pinmap), "wiring-hub": wiring_hub(pinmap)}
-    drawings |= {f"mats/{name}": drawing for name, drawing in mats(layout_path, lang).items()}
+    layouts = load_layouts(layout_path)
+    for layout in layouts.values():
+        name = wiring_name(layout, pinmap)
+        if name not in drawings:
+            drawings[name] = wiring_hub(layout_pinmap(layout, pinmap))
+    for lang in languages():
+        drawings |= {f"mats/{lang}/{name}": mat(layout, lang) for name, layout in layouts.items()}
     written: list[Path] = []
     for name, drawing in drawings.items():
         svg, png = out / f"{name}.svg", out / f"{name}.png"
@@ -417,4 +442,11 @@ def draw_all(pinmap: PinMap, layout_path: Path, out: Path, lang: str = DEFAULT_L
         svg.write_text(drawing.svg(), "utf-8")
         drawing.png().save(png, optimize=True)
         written += [svg, png]
+    firmware_text = FIRMWARE_CONFIG.read_text("utf-8")
+    for name, layout in layouts.items():
+        for file, text in layout_files(layout, pinmap, firmware_text).items():
+            path = out / LAYOUTS_FOLDER / name / file
+            path.parent.mkdir(parents=True, exist_ok=True)
+            path.write_text(text, "utf-8")
+            written.append(path)
     return written

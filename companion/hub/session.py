@@ -77,10 +77,12 @@ class HubOnline:
 
 @dataclass(frozen=True)
 class HubOffline:
-    """The hub is lost (unplugged, silent) or refused (wrong protocol or configuration); ``reason`` says what to do."""
+    """The hub is lost (unplugged, silent) or refused (wrong protocol or configuration); ``reason`` says what to do.
+    ``zones`` is set when it was refused for its zone count: (the hub's zones, the config's)."""
 
     reason: str
     t: float
+    zones: tuple[int, int] | None = None
 
 
 @dataclass(frozen=True)
@@ -301,8 +303,10 @@ class HubSession:
             return self._announce(
                 False,
                 now,
-                f"the hub scans {len(hello.health)} zones but the companion's configuration names {len(self.zones)}"
-                f" ({', '.join(self.zones)}): make ZONES in the hub's hub_config.py and the zone list agree",
+                f"hub has {len(hello.health)} zones, config names {len(self.zones)} ({', '.join(self.zones)}): flash "
+                "the hub with your table layout's hub_config.py, one chip select a zone (make firmware-deploy "
+                "HUB_CONFIG=hardware/layouts/NAME/hub_config.py), or name the hub's zones in the config's [zones]",
+                zones=(len(hello.health), len(self.zones)),
             )
         if hello.boot != self._boot:
             # A new boot numbers its changes afresh: what happened before it is in the snapshot that follows.
@@ -411,7 +415,7 @@ class HubSession:
         seq = self._send(SetLed(zone, colour, mode))
         self._pending[seq] = _PendingLed(zone, now + LED_ACK_TIMEOUT_S, tries)
 
-    def _announce(self, online: bool, now: float, reason: str) -> list[HubEvent]:
+    def _announce(self, online: bool, now: float, reason: str, zones: tuple[int, int] | None = None) -> list[HubEvent]:
         if self._announced is online:
             return []
         self._announced = online
@@ -420,7 +424,7 @@ class HubSession:
             log.info("hub online: firmware %s, zones %s", self.info.firmware, ", ".join(self.zones))
             return [HubOnline(self.info, now)]
         log.error("hub offline: %s", reason)
-        return [HubOffline(reason, now)]
+        return [HubOffline(reason, now, zones)]
 
     def _count(self, name: str, n: int = 1) -> None:
         self.counts[name] = self.counts.get(name, 0) + n

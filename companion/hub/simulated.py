@@ -161,13 +161,17 @@ class HubStatus:
 class _Board:
     """The child process's side: the firmware, its port, the simulated table, and the commands from the parent."""
 
-    def __init__(self, path: Path, zones: int, config: dict[str, Any]) -> None:
-        os.chdir(load_firmware())  # the board's flash
+    def __init__(self, path: Path, zones: int | None, config: dict[str, Any], hub_config: Path | None) -> None:
+        board = load_firmware()
+        os.chdir(board)  # the board's flash
+        if hub_config is not None:  # flashed with this file (make firmware-deploy HUB_CONFIG=...)
+            (board / "hub_config.py").write_bytes(hub_config.read_bytes())
         self.machine = machine = importlib.import_module("machine")
         self.hub_app = importlib.import_module("hub_app")
         defaults = importlib.import_module("hub_config")
         settings = {name: getattr(defaults, name) for name in dir(defaults) if name.isupper()}
-        settings.update(ZONES=zones, CHIP_SELECTS=tuple(settings["CHIP_SELECTS"])[:zones])
+        if zones is not None:
+            settings.update(ZONES=zones, CHIP_SELECTS=tuple(settings["CHIP_SELECTS"])[:zones])
         settings.update(config)
         self.cfg = types.SimpleNamespace(**settings)
         spi = companion.sim.machine_spi(0, self.cfg.SPI_BAUDRATE)
@@ -282,20 +286,31 @@ class _Board:
         self.unplug()
 
 
-def _child(conn: Connection, path: Path, zones: int, config: dict[str, Any], unplugged: list[tuple[int, int]]) -> None:
+def _child(
+    conn: Connection,
+    path: Path,
+    zones: int | None,
+    config: dict[str, Any],
+    hub_config: Path | None,
+    unplugged: list[tuple[int, int]],
+) -> None:
     for bus, device in unplugged:
         companion.sim.unplug(bus, device)
-    board = _Board(path, zones, config)
+    board = _Board(path, zones, config, hub_config)
     asyncio.run(board.run(conn))
 
 
 class SimulatedHub:
-    """The hub firmware with ``zones`` simulated readers; ``config`` overrides settings of ``hub_config.py``."""
+    """The hub firmware with ``zones`` simulated readers; ``config`` overrides settings of ``hub_config.py``.
 
-    def __init__(self, path: Path, zones: int = 8, **config: Any) -> None:
+    ``hub_config`` is the file the board is flashed with instead of the firmware's own (a layout's, from
+    ``hardware/layouts/``): its ``CHIP_SELECTS`` say how many readers there are, unless ``zones`` is given."""
+
+    def __init__(self, path: Path, zones: int | None = None, hub_config: Path | None = None, **config: Any) -> None:
         self.path = path
         self.zones = zones
         self.config = config
+        self.hub_config = hub_config
         self._conn: Connection | None = None
         self._process: Any = None
 
@@ -306,7 +321,7 @@ class SimulatedHub:
         unplugged = [key for key, chip in companion.sim.world.WORLD.readers.items() if chip.unplugged]
         self._process = context.Process(
             target=_child,
-            args=(child, self.path, self.zones, self.config, unplugged),
+            args=(child, self.path, self.zones, self.config, self.hub_config, unplugged),
             name="simulated-hub",
             daemon=True,
         )

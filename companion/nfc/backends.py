@@ -62,7 +62,9 @@ class Feed:
     """Where running readers hand their news (:meth:`ReaderBackend.run`, the hub's kind), on the daemon's loop."""
 
     scan: Callable[[ZoneScan], None]  # one zone's scan
-    link: Callable[[bool, str], None]  # readers behind a link (the hub) came up (True) or were lost (False, why)
+    # Readers behind a link (the hub) came up (True) or were lost (False, why); the last argument is set when the
+    # hub was refused for its zone count: (the hub's zones, the config's).
+    link: Callable[[bool, str, tuple[int, int] | None], None]
 
 
 class ZoneReader(Protocol):

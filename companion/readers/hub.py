@@ -92,9 +92,9 @@ class _Hub:
         if isinstance(event, ZoneScan):
             self._feed.scan(event)
         elif isinstance(event, HubOnline):
-            self._feed.link(True, "")
+            self._feed.link(True, "", None)
         elif isinstance(event, HubOffline):
-            self._feed.link(False, event.reason)
+            self._feed.link(False, event.reason, event.zones)
 
     def lights(self, status: StatusLed) -> HubZoneLights:
         from companion.ui.lights import HubZoneLights
@@ -161,9 +161,10 @@ def _hub_fix(reason: str, zones: int) -> str:
         )
     if "cannot open" in reason:
         return "unplug the hub and plug it in; if the error says permission, see the user check above"
-    if "scans" in reason and "zones" in reason:
+    if "hub has" in reason and "config names" in reason:
         return (
-            f"set ZONES = {zones} in the hub's hub_config.py (mpremote edit :hub_config.py), or make [hub] zones agree"
+            f"flash the hub with a hub_config.py of {zones} chip selects, your table layout's (make firmware-deploy "
+            "HUB_CONFIG=hardware/layouts/NAME/hub_config.py), or make [hub] zones agree"
         )
     if "configuration is wrong" in reason:
         return "correct the hub's hub_config.py as the message says (mpremote edit :hub_config.py)"

@@ -185,8 +185,11 @@ class Referee:
                 self.message = None
         elif isinstance(event, ReaderStatus):
             self._say(kind, "reader_down", zone=event.zone)
+        elif isinstance(event, HubStatus):
+            key, fields = self.health.hub_problem()
+            self._say(kind, key, **fields)
         else:
-            self._say(kind, "hub_lost" if isinstance(event, HubStatus) else self.health.journal_problem)
+            self._say(kind, self.health.journal_problem)
 
     def _arrived(self, zone: str, card: str, now: float) -> list[Entry]:
         if self.zones.lay(zone, card):
@@ -512,5 +515,9 @@ class Referee:
         return Message(kind, self.text(key, **fields), self.text(TODO[key], **fields))
 
 
-_HEALTH_MESSAGES = {"hub_lost": MessageKind.HUB_LOST, "reader_down": MessageKind.READER_DOWN}  # else DISK_FULL
+_HEALTH_MESSAGES = {
+    "hub_lost": MessageKind.HUB_LOST,
+    "hub_zones": MessageKind.HUB_LOST,
+    "reader_down": MessageKind.READER_DOWN,
+}  # else DISK_FULL
 _FIRST_SEAT = re.compile(r"#\s*seat 1: name (\d+)")  # who made the first play, in its journal entry

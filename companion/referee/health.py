@@ -11,6 +11,7 @@ __all__ = ["Health", "HealthEvent", "HubStatus", "JournalNotice", "JournalStatus
 @dataclass(frozen=True, slots=True)
 class HubStatus:
     online: bool
+    zones: tuple[int, int] | None = None  # refused for its zone count: (the hub's zones, the config's)
 
 
 @dataclass(frozen=True, slots=True)
@@ -43,6 +44,7 @@ class Health:
     """What is wrong now. ``problem()`` is the text key (and its fields) a person must act on, worst first."""
 
     hub_online: bool = True
+    hub_zones: tuple[int, int] | None = None  # while the hub is refused for its zone count: (the hub's, the config's)
     readers_down: set[str] = field(default_factory=set)
     journal_ok: bool = True
     journal_problem: str = "disk_full"  # the text key said while the journal is not ok
@@ -51,6 +53,7 @@ class Health:
         """Take in ``event``; whether the part is well now."""
         if isinstance(event, HubStatus):
             self.hub_online = event.online
+            self.hub_zones = None if event.online else event.zones
             return event.online
         if isinstance(event, ReaderStatus):
             if event.ok:
@@ -63,10 +66,16 @@ class Health:
             self.journal_problem = event.problem
         return event.ok
 
+    def hub_problem(self) -> tuple[str, dict[str, str]]:
+        """What the screen says of a hub that is not online: lost, or refused for its zone count."""
+        if self.hub_zones is not None:
+            return "hub_zones", {"hub": str(self.hub_zones[0]), "config": str(self.hub_zones[1])}
+        return "hub_lost", {}
+
     def problem(self) -> tuple[str, dict[str, str]] | None:
         """A problem a person must fix, which stays on the screen while nothing newer is said."""
         if not self.hub_online:
-            return "hub_lost", {}
+            return self.hub_problem()
         if not self.journal_ok:
             return self.journal_problem, {}
         if self.readers_down:

@@ -62,8 +62,8 @@ def test_a_hub_configured_for_other_zones(hub_pi: Pi) -> None:
         check = hub_check(hub_pi)
     finally:
         hub.stop()
-    assert not check.ok and "the hub scans 4 zones" in check.detail
-    assert check.fix.startswith("set ZONES = 8 in the hub's hub_config.py")
+    assert not check.ok and "hub has 4 zones, config names 8" in check.detail
+    assert check.fix.startswith("flash the hub with a hub_config.py of 8 chip selects")
 
 
 def test_no_hub_plugged_in(hub_pi: Pi) -> None:

@@ -1,33 +1,58 @@
-"""The wiring diagrams and play mats in hardware/ are the ones the pin map and the zone layout draw today."""
+"""The wiring diagrams, play mats and layout files in hardware/ are the ones the pin map and the table layouts
+(hardware/zones.toml) make today: a derived file that disagrees with its source fails here."""
 
 from __future__ import annotations
 
-import tomllib
+import itertools
 from pathlib import Path
 
 import pytest
 from PIL import Image, ImageChops
 
 from companion.config import parse_config
-from companion.documents.drawings import COLOURS, draw_all, mats, wiring_hub, wiring_pi
-from companion.hardware import DEFAULT_PINMAP, HARDWARE_DIR, PICO_PINS, load_pinmap, parse_pinmap
+from companion.decks import load_deck
+from companion.documents.__main__ import main as documents_main
+from companion.documents.drawings import COLOURS, draw_all, mats, wiring_hub, wiring_name, wiring_pi
+from companion.documents.layouts import layout_pinmap
+from companion.hardware import DEFAULT_PINMAP, HARDWARE_DIR, LAYOUTS, PICO_PINS, load_layouts, load_pinmap, parse_pinmap
+from companion.i18n import languages
 
 HARDWARE = HARDWARE_DIR
 TEXT = DEFAULT_PINMAP.read_text("utf-8")
 REDRAW = "redraw them with: .venv/bin/python -m companion.documents"
 
 
-def test_the_committed_drawings_are_up_to_date(tmp_path: Path) -> None:
-    written = draw_all(load_pinmap(), HARDWARE / "zones.toml", tmp_path)
-    assert len(written) == 10
+def test_the_committed_drawings_and_layout_files_are_up_to_date(tmp_path: Path) -> None:
+    written = draw_all(load_pinmap(), LAYOUTS, tmp_path)
     for fresh in written:
         committed = HARDWARE / fresh.relative_to(tmp_path)
         assert committed.exists(), f"{committed} is missing; {REDRAW}"
-        if fresh.suffix == ".svg":
-            assert committed.read_text("utf-8") == fresh.read_text("utf-8"), f"{committed} is stale; {REDRAW}"
-        else:
+        if fresh.suffix == ".png":
             difference = ImageChops.difference(Image.open(committed).convert("RGB"), Image.open(fresh).convert("RGB"))
             assert difference.getbbox() is None, f"{committed} is stale; {REDRAW}"
+        else:
+            assert committed.read_text("utf-8") == fresh.read_text("utf-8"), f"{committed} is stale; {REDRAW}"
+    # nothing left over from an old layout or a mat no layout draws
+    derived = {path for folder in ("mats", "layouts") for path in (HARDWARE / folder).rglob("*") if path.is_file()}
+    derived |= set(HARDWARE.glob("wiring-*"))
+    assert derived == {HARDWARE / path.relative_to(tmp_path) for path in written}
+
+
+def test_a_derived_file_edited_by_hand_fails_the_check(tmp_path: Path) -> None:
+    """The check above compares every byte: a layout file changed by hand is stale."""
+    written = draw_all(load_pinmap(), LAYOUTS, tmp_path)
+    hub_config = tmp_path / "layouts" / "seises-hub-4" / "hub_config.py"
+    assert hub_config in written
+    committed = (HARDWARE / "layouts" / "seises-hub-4" / "hub_config.py").read_text("utf-8")
+    assert hub_config.read_text("utf-8") == committed
+    assert committed.replace("CHIP_SELECTS = (0, 1, 2, 3)", "CHIP_SELECTS = (0, 1, 2, 3, 4)") != committed
+
+
+def test_each_mat_is_written_in_each_language_to_its_own_file(tmp_path: Path) -> None:
+    written = {path.relative_to(tmp_path).as_posix() for path in draw_all(load_pinmap(), LAYOUTS, tmp_path)}
+    for name, lang in itertools.product(load_layouts(), languages()):
+        assert {f"mats/{lang}/{name}.svg", f"mats/{lang}/{name}.png"} <= written
+    assert documents_main(["--lang", "en"]) == 2  # no option writes one language over the other's files
 
 
 def test_the_diagrams_name_every_pin_of_the_map() -> None:
@@ -72,35 +97,56 @@ def test_the_hub_diagram_draws_the_maintenance_jumper_beside_a_ground(gp: int, p
     assert ">cap on at power-up: the REPL, no watchdog,<" in svg
 
 
-def test_every_mat_pad_is_a_zone_of_its_build() -> None:
+def test_every_pad_is_a_zone_its_layouts_pin_map_wires() -> None:
     pinmap = load_pinmap()
-    assert pinmap.hub is not None
-    layout = tomllib.loads((HARDWARE / "zones.toml").read_text("utf-8"))
-    for mat in layout["mats"]:
-        zones = [pad["zone"] for pad in mat["pads"]]
-        expected = list(pinmap.zones) if mat["build"] == "pi" else list(pinmap.hub.zones)
-        assert zones == expected, mat["name"]
+    for layout in load_layouts().values():
+        wired = layout_pinmap(layout, pinmap)
+        zones = tuple(wired.zones) if layout.build == "pi" else wired.hub.zones if wired.hub else ()
+        assert zones == layout.zones, layout.name
+        if layout.build == "hub":
+            assert wired.hub is not None and wired.hub.chip_selects == layout.chip_selects
+            assert wiring_hub(wired).svg() == (HARDWARE / f"{wiring_name(layout, pinmap)}.svg").read_text("utf-8")
 
 
-def test_every_mat_is_a_table_the_daemon_accepts() -> None:
-    """A mat's game with its build's zones is a config the service starts with (6º SET needs its 8 zones)."""
-    layout = tomllib.loads((HARDWARE / "zones.toml").read_text("utf-8"))
-    for mat in layout["mats"]:
-        game = "seises" if mat["game"] == "Seises" else "sexto-set"
-        role = "table" if game == "seises" else "auto"
-        zones = "".join(f'{pad["zone"]} = "{role}"\n' for pad in mat["pads"])
-        backend = "spi" if mat["build"] == "pi" else "hub"
-        parse_config(f'[game]\nname = "{game}"\n[zones]\n{zones}[readers]\nbackend = "{backend}"\n', mat["name"])
+def test_every_layout_is_a_table_the_daemon_accepts() -> None:
+    """A layout's config keys (its own file) are a config the service starts with (6º SET needs its 8 zones)."""
+    for name in load_layouts():
+        path = HARDWARE / "layouts" / name / "config.toml"
+        config = parse_config(path.read_text("utf-8"), str(path))
+        assert tuple(config.zones) == load_layouts()[name].zones
+
+
+@pytest.mark.parametrize("name", [name for name, layout in load_layouts().items() if layout.game == "seises"])
+def test_every_seises_card_has_one_pad_and_its_pad_says_so(name: str) -> None:
+    """Each card of either Spanish deck goes on one pad only (or on any, where every pad says "any card"), one the
+    referee takes it on; the pad where a suit's 6 goes says "the 6", so a player knows where it goes."""
+    layout = load_layouts()[name]
+    for card in load_deck("spanish-48"):
+        assert card.suit is not None and card.rank is not None
+        takers = [
+            pad
+            for pad in layout.pads
+            if pad.role in ("table", card.suit) and (pad.ranks is None or pad.ranks[0] <= card.rank <= pad.ranks[1])
+        ]
+        assert takers and takers[0] == layout.pad_for(card.suit, card.rank), (name, card.id)
+        if takers[0].role == "table":
+            continue  # any pad takes any card: the mat says so
+        assert len(takers) == 1, (name, card.id)
+        if card.rank == 6 and takers[0].role != "table":
+            assert "the 6" in takers[0].label, (name, card.id)
+        if takers[0].ranks is not None:  # the label gives the pad's ranks
+            assert all(str(rank) in takers[0].label for rank in takers[0].ranks), (name, takers[0].label)
 
 
 def test_mats_print_at_their_true_size_on_a3() -> None:
-    svg = (HARDWARE / "mats" / "seises-hub.svg").read_text("utf-8")
+    svg = (HARDWARE / "mats" / "es" / "seises-hub-8.svg").read_text("utf-8")
     assert 'width="420mm" height="297mm"' in svg
 
 
 def test_the_mats_print_their_words_in_the_language_asked_for() -> None:
-    english = mats(HARDWARE / "zones.toml", "en")["seises-hub"].svg()
-    spanish = mats(HARDWARE / "zones.toml", "es")["seises-hub"].svg()
-    assert "Coins 1-5" in english and "Two suits a row" in english and "Oros" not in english
-    assert "Oros 1-5" in spanish and "Dos palos por fila" in spanish and "Coins" not in spanish
-    assert "M1R" in mats(HARDWARE / "zones.toml", "en")["sexto-set-hub"].svg()  # a card id is printed as it is
+    english = mats(LAYOUTS, "en")["seises-hub-8"].svg()
+    spanish = mats(LAYOUTS, "es")["seises-hub-8"].svg()
+    assert ">Coins: the 6,<" in english and "Two readers a suit" in english and "Oros" not in english
+    assert ">Oros: el 6,<" in spanish and "Dos lectores por palo" in spanish and "Coins" not in spanish
+    sexto = mats(LAYOUTS, "en")["sexto-set-hub-8"].svg()
+    assert "line M1R" in sexto and "{card}" not in sexto  # a card id is printed as it is

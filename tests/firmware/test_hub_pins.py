@@ -7,7 +7,7 @@ from typing import Any
 
 import pytest
 
-from companion.hardware import DEFAULT_PINMAP, load_pinmap
+from companion.hardware import DEFAULT_PINMAP, HARDWARE_DIR, load_layouts, load_pinmap
 from companion.hub.simulated import FIRMWARE
 
 
@@ -57,3 +57,26 @@ def test_a_pin_changed_on_one_side_only_is_named(name: str, value: Any, said: st
     hub_config, hub = shipped()
     hub_config[name] = value
     assert [m for m in mismatches(hub_config, hub) if said in m]
+
+
+HUB_LAYOUTS = [name for name, layout in load_layouts().items() if layout.build == "hub"]
+
+
+@pytest.mark.parametrize("name", HUB_LAYOUTS)
+def test_each_hub_layout_wires_its_pin_map_and_its_firmware_alike(name: str) -> None:
+    """A layout's hub_config.py and pinmap.toml name the same pins; every other setting is the shipped firmware's."""
+    folder = HARDWARE_DIR / "layouts" / name
+    hub_config = runpy.run_path(str(folder / "hub_config.py"))
+    assert mismatches(hub_config, tomllib.loads((folder / "pinmap.toml").read_text("utf-8"))["hub"]) == []
+    shipped_config, _ = shipped()
+    differ = {key for key in shipped_config if key.isupper() and hub_config[key] != shipped_config[key]}
+    assert differ <= {"CHIP_SELECTS", "ZONES"}
+    assert hub_config["CHIP_SELECTS"] == load_layouts()[name].chip_selects
+
+
+def test_the_shipped_hub_is_the_8_reader_layouts_hub() -> None:
+    """firmware/hub_config.py and hardware/pinmap.toml as shipped are the hub of the 8-reader layouts."""
+    hub_config, hub = shipped()
+    eight = [layout for layout in load_layouts().values() if layout.build == "hub" and len(layout.pads) == 8]
+    assert eight and all(layout.chip_selects == hub_config["CHIP_SELECTS"] for layout in eight)
+    assert all(list(layout.zones) == hub["zones"] for layout in eight)

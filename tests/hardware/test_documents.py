@@ -7,16 +7,23 @@ from __future__ import annotations
 import itertools
 import math
 import re
-import tomllib
 
 import pytest
 
-from companion.hardware import HARDWARE_DIR, PICO_GPS, PICO_PINS, load_pinmap, parse_pinmap, pico_ground_beside
+from companion.hardware import (
+    HARDWARE_DIR,
+    PICO_GPS,
+    PICO_PINS,
+    load_layouts,
+    load_pinmap,
+    parse_pinmap,
+    pico_ground_beside,
+)
 
 README = (HARDWARE_DIR / "README.md").read_text("utf-8")
 HUB_README = (HARDWARE_DIR / "hub" / "README.md").read_text("utf-8")
 PINMAP = load_pinmap()
-LAYOUT = tomllib.loads((HARDWARE_DIR / "zones.toml").read_text("utf-8"))
+LAYOUTS = load_layouts()
 READER_MAX_MA = 100  # MFRC522 datasheet, transmitter supply current ITVDD (max)
 PICO_3V3_OUT_MA = 300  # Raspberry Pi Pico datasheet: 3V3(OUT) for external circuits
 
@@ -38,10 +45,10 @@ def test_every_pair_of_pads_is_as_far_apart_as_the_readme_says() -> None:
     match = re.search(r"antennas at least (\d+) cm apart, centre to centre; the mats do", README)
     assert match, "hardware/README.md no longer states the readers' spacing"
     spacing = int(match.group(1)) * 10
-    for mat in LAYOUT["mats"]:
-        for a, b in itertools.combinations(mat["pads"], 2):
-            distance = math.dist((a["x"], a["y"]), (b["x"], b["y"]))
-            assert distance >= spacing, f"{mat['name']}: {a['zone']} and {b['zone']} are {distance:.0f} mm apart"
+    for layout in LAYOUTS.values():
+        for a, b in itertools.combinations(layout.pads, 2):
+            distance = math.dist((a.x, a.y), (b.x, b.y))
+            assert distance >= spacing, f"{layout.name}: {a.zone} and {b.zone} are {distance:.0f} mm apart"
 
 
 def test_the_readme_says_the_reset_lines_the_pin_map_has() -> None:

@@ -1,5 +1,7 @@
 """The host's side of the link, without I/O: a scripted hub's frames in, the daemon's events out, time passed in."""
 
+import logging
+
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
@@ -180,12 +182,18 @@ def test_another_protocol_version_is_refused_with_a_clear_message() -> None:
     assert hub.say(0.2, Heartbeat(1), ZoneReport(1, 0, (UID1,))) == []
 
 
-def test_a_zone_count_mismatch_is_refused() -> None:
+def test_a_zone_count_mismatch_is_refused(caplog: pytest.LogCaptureFixture) -> None:
     session = HubSession(ZONES)
     hub = ScriptedHub(session)
     session.open(0.0)
-    [event] = hub.say(0.1, Hello((1, 0, 0), 1, 0, (0,) * 8))
-    assert isinstance(event, HubOffline) and "scans 8 zones" in event.reason and "names 3" in event.reason
+    with caplog.at_level(logging.ERROR, "companion.hub.session"):
+        [event] = hub.say(0.1, Hello((1, 0, 0), 1, 0, (0,) * 8))
+    assert isinstance(event, HubOffline) and event.zones == (8, 3)
+    assert event.reason.startswith("hub has 8 zones, config names 3 (a, b, c): flash the hub with your table layout")
+    assert "make firmware-deploy HUB_CONFIG=hardware/layouts/NAME/hub_config.py" in event.reason
+    assert "USB cable" not in event.reason
+    assert [record.getMessage() for record in caplog.records] == [f"hub offline: {event.reason}"]
+    assert session.state is LinkState.REFUSED
 
 
 def test_a_bad_configuration_is_reported_by_its_sentence() -> None:

@@ -1,10 +1,15 @@
-"""The builder's journey, as the README's "At the table" tells it, walked on simulated hardware.
+"""The builder's journey, as the README's "At the table" tells it, walked on simulated hardware, for each table
+layout of hardware/zones.toml with a hub (the README's own, and the others by putting their name where it says
+``seises-hub-4``, as it tells a builder to).
 
 Every command of that section's shell block is run, in its order, as a real process: ``sudo make install`` into a
 temporary root (``DESTDIR``: the real ``systemd/install.sh`` and a real virtual environment that pip fills, as on
-the Pi), the config edited with the keys of the section's TOML block, ``companion run --check`` on it, a whole deck
-enrolled through the reader hub while the enroll command asks for each card (the hub's firmware on simulated
-readers at the far end of a pty, as in ``tests/hub``), the service started from the installed unit's own
+the Pi), the layout's pin map copied, the config edited with the keys of the layout's ``config.toml`` (the README's
+TOML block for its layout: a test holds them equal), the hub flashed with the layout's ``hub_config.py`` (the
+hub's firmware on simulated readers at the far end of a pty, as in ``tests/hub``, booted from that file: its own
+check runs, and its CHIP_SELECTS say how many readers there are), ``companion run --check`` on it, a whole deck
+enrolled through the hub while the enroll command asks for each card, each laid on the pad the layout's mat names
+for it, the service started from the installed unit's own
 ``ExecStart=`` (read from the unit, never retyped, with its ``WorkingDirectory=``, ``Environment=`` and
 ``StateDirectory=``, and ``READY=1`` awaited on ``NOTIFY_SOCKET``, as systemd does), a hand of Seises played by
 laying cards on the hub's zones and pressing the buttons, the service stopped with the unit's ``KillSignal=``, and
@@ -40,12 +45,14 @@ import pytest
 from systemd_units import unit_settings
 
 from companion.decks import load_deck
+from companion.hardware import HARDWARE_DIR, Layout, load_layouts
 from companion.hub.protocol import COLOURS, MODES
 from companion.hub.simulated import HubStatus, SimulatedHub
 from companion.nfc.ndef import card_id_from_ndef
 from companion.rules import Pay, Play, Seises
 
 ROOT = Path(__file__).resolve().parents[2]
+README_LAYOUT = "seises-hub-4"  # the layout the README's "At the table" walks through
 GREEN = (COLOURS.index("green"), MODES.index("steady"))
 PAYS_AT = 2  # the seat of the second turn says it cannot play: PASS, then CONFIRM
 UNDONE_AT = 3  # the third action is taken back (UNDO held) and played again
@@ -60,6 +67,17 @@ def at_the_table(readme: str) -> tuple[list[str], dict[str, Any]]:
     assert shell and keys, "At the table: a sh block of commands and a toml block of the config's keys"
     commands = [line.split(" #", 1)[0].strip() for line in shell.group(1).splitlines()]
     return [command for command in commands if command], tomllib.loads(keys.group(1))
+
+
+def layout_keys(name: str) -> dict[str, Any]:
+    """The config keys of the layout ``name``, as its own file gives them."""
+    return tomllib.loads((HARDWARE_DIR / "layouts" / name / "config.toml").read_text("utf-8"))
+
+
+def commands_for(name: str) -> list[str]:
+    """The README's commands for the layout ``name``: its name where the README's layout's stands."""
+    commands, _ = at_the_table((ROOT / "README.md").read_text("utf-8"))
+    return [command.replace(README_LAYOUT, name) for command in commands]
 
 
 def set_keys(text: str, keys: dict[str, dict[str, Any]]) -> str:
@@ -117,11 +135,11 @@ class Journey:
     """The temporary root with the hub plugged in, and the service when it runs. :meth:`run` carries out one
     command of the README as it is meant on the Pi; what each printed is kept in ``printed``."""
 
-    def __init__(self, root: Path, keys: dict[str, Any]) -> None:
+    def __init__(self, root: Path, layout: Layout) -> None:
         self.root = root
-        self.keys = keys
-        self.zones = list(keys["zones"].values())  # each zone's suit, in the hub's order
-        self.hub = SimulatedHub(self.inside("/dev/companion-hub"), zones=len(self.zones))
+        self.layout = layout
+        self.keys = layout_keys(layout.name)
+        self.hub = SimulatedHub(self.inside("/dev/companion-hub"))  # plugged in when flashed
         self.presses = root / "presses"
         self.notify = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
         self.notify.bind(str(root / "notify"))
@@ -130,7 +148,7 @@ class Journey:
         self.kill_signal = signal.SIGTERM
         self.log: list[str] = []  # the service's stderr: what journalctl -u companion shows
         self.tags: dict[str, bytes] = {}  # each card's tag UID, as enrolled
-        self.game = Seises(players=keys["game"]["players"])  # what the players did, through the engine
+        self.game = Seises(players=self.keys["game"]["players"])  # what the players did, through the engine
         self.entries: list[str] = []  # what the journal should hold, as the service logs it: "action play 6O"
         self.printed: dict[str, str] = {}
 
@@ -147,6 +165,10 @@ class Journey:
                 words = words[3:] if words[1] == "-u" else words[1:]
             if words == ["make", "install"]:
                 self.install()
+            elif words[:2] == ["make", "firmware-deploy"] and words[2].startswith("HUB_CONFIG="):
+                self.flash(ROOT / words[2].split("=", 1)[1])
+            elif words[0] == "cp":
+                self.inside(words[2]).write_bytes((ROOT / words[1]).read_bytes())
             elif words[0] == "nano":
                 self.configure(self.inside(words[1]))
             elif words == ["systemctl", "start", "companion"]:
@@ -172,7 +194,17 @@ class Journey:
         assert done.returncode == 0, done.stdout + done.stderr
         self.printed["make install"] = done.stdout
         self.inside("/dev").mkdir()
-        self.hub.start()  # plugged in: the udev rule's name for it is a link to the pty
+
+    def flash(self, hub_config: Path) -> None:
+        """``make firmware-deploy HUB_CONFIG=...``: the hub's board gets the firmware and that file, and boots (its
+        check_config runs); plugged in, the udev rule's name for it is a link to the pty."""
+        self.hub.stop()
+        self.hub.hub_config = hub_config
+        self.hub.start()
+
+    def zone_of(self, card: str) -> int:
+        """The hub zone of the pad the layout's mat names for ``card``."""
+        return self.layout.zones.index(self.layout.pad_for(card[-1], int(card[:-1])).zone)
 
     def configure(self, path: Path) -> None:
         # The one key the simulation adds: the hub by the name the udev rule gives it ("auto" looks there too).
@@ -208,7 +240,7 @@ class Journey:
                     if laid is not None:
                         self.hub.take(*laid)
                     self.tags[card] = bytes((0x04, 0xE0, len(self.tags), 0x10, 0x20, 0x30, 0x40))
-                    laid = (self.zones.index(card[-1]), self.tags[card])
+                    laid = (self.zone_of(card), self.tags[card])
                     self.hub.put(*laid)
         finally:
             os.close(master)
@@ -295,7 +327,7 @@ class Journey:
                 game.push(Pay())
                 continue
             card = min(game.legal_cards(), key=lambda card: (card[-1], int(card[:-1])))
-            zone = self.zones.index(card[-1])
+            zone = self.zone_of(card)
             self.hub.put(zone, self.tags[card])
             self.await_zone(zone, lambda hub, zone=zone: hub.leds[zone] == GREEN, f"{card} laid, no green LED")
             self.press("confirm")
@@ -309,10 +341,14 @@ class Journey:
                 game.pop()
 
 
+LAYOUTS = load_layouts()
+SEISES_HUB_LAYOUTS = [name for name, layout in LAYOUTS.items() if layout.game == "seises" and layout.build == "hub"]
+
+
 @pytest.fixture
-def journey(tmp_path: Path) -> Iterator[Journey]:
+def journey(tmp_path: Path, request: pytest.FixtureRequest) -> Iterator[Journey]:
     (tmp_path / "root").mkdir()
-    walk = Journey(tmp_path / "root", at_the_table((ROOT / "README.md").read_text("utf-8"))[1])
+    walk = Journey(tmp_path / "root", LAYOUTS[getattr(request, "param", README_LAYOUT)])
     try:
         yield walk
     finally:
@@ -322,11 +358,25 @@ def journey(tmp_path: Path) -> Iterator[Journey]:
         walk.notify.close()
 
 
+def test_the_readme_walks_a_layout_of_its_own_files() -> None:
+    """The README's layout is one of hardware/zones.toml, its commands name that layout's files, and the keys it
+    shows are that layout's config.toml: what each layout's journey runs is what the README says."""
+    commands, keys = at_the_table((ROOT / "README.md").read_text("utf-8"))
+    assert README_LAYOUT in LAYOUTS and README_LAYOUT in SEISES_HUB_LAYOUTS
+    assert keys == layout_keys(README_LAYOUT) == LAYOUTS[README_LAYOUT].config_keys()
+    named = {match for command in commands for match in re.findall(r"hardware/layouts/([\w-]+)/", command)}
+    assert named == {README_LAYOUT}
+    for command in commands_for("seises-hub-8"):
+        for path in re.findall(r"hardware/layouts/\S+", command):
+            assert (ROOT / path).is_file(), f"{command}: no {path}"
+
+
 @pytest.mark.slow
+@pytest.mark.parametrize("journey", SEISES_HUB_LAYOUTS, indirect=True)
 def test_the_readme_journey_from_install_to_history(journey: Journey) -> None:
-    commands, _ = at_the_table((ROOT / "README.md").read_text("utf-8"))
-    for command in commands:
+    for command in commands_for(journey.layout.name):
         journey.run(command)
+    assert len(journey.hub.status().leds) == len(journey.layout.pads)  # one zone a reader, as the layout flashed it
     printed = journey.printed
     assert "installing companion and its libraries into /opt/companion/venv" in printed["make install"]
     # the config says game.language = "es": the commands that read it speak Spanish
@@ -351,6 +401,22 @@ def test_the_readme_journey_from_install_to_history(journey: Journey) -> None:
     assert re.fullmatch(rf"\s+1  \S+ \S+  seises\s+39 entradas  puntos {points}  en juego", line), line
 
 
+@pytest.mark.slow
+def test_a_hub_flashed_for_another_layout_is_named_so_in_the_log(journey: Journey) -> None:
+    """The flash step left out (the firmware's own hub_config.py, 8 readers, for the 4-reader layout's config): the
+    service says both counts and what to flash, not "check the USB cable"."""
+    for command in commands_for(README_LAYOUT)[:4]:  # installed, the pin map copied, configured, stopped
+        journey.run(command)
+    journey.flash(ROOT / "firmware" / "hub_config.py")
+    journey.start()
+    await_true(
+        lambda: any("hub has 8 zones, config names 4 (z1, z2, z3, z4)" in line for line in journey.log),
+        lambda: "".join(journey.log),
+    )
+    assert not any("USB cable" in line for line in journey.log)
+    journey.stop()
+
+
 def test_the_config_is_edited_as_a_person_edits_it() -> None:
     """The README's keys change their lines where they are; every other key and every comment stays."""
     _, keys = at_the_table((ROOT / "README.md").read_text("utf-8"))
@@ -367,7 +433,7 @@ def test_the_config_is_edited_as_a_person_edits_it() -> None:
 
 
 def test_a_readme_command_the_journey_cannot_run_fails_it(tmp_path: Path) -> None:
-    walk = Journey(tmp_path, {"zones": {"z1": "O"}, "game": {"players": 4}})
+    walk = Journey(tmp_path, LAYOUTS[README_LAYOUT])
     try:
         with pytest.raises(pytest.fail.Exception, match="'sudo reboot' is a command this journey does not know"):
             walk.run("sudo reboot")

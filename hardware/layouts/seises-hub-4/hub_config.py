@@ -1,0 +1,30 @@
+# The table layout seises-hub-4 of hardware/zones.toml, from firmware/hub_config.py.
+# Written by python -m companion.documents: edit the layout, not this file.
+"""The reader hub's configuration: the one file to edit on the board (``mpremote edit :hub_config.py``).
+
+Pin numbers are the Pico's GP numbers, as wired in hardware/hub/README.md. A mistake here is not a crash: the
+hub reports it to the companion at start-up (the daemon logs it and the screen says "hub lost").
+"""
+
+# One MFRC522 reader and one LED per zone, zone 0 first; up to 16. A table layout's own file
+# (hardware/layouts/<name>/hub_config.py) gives its readers' chip selects here; for 16 zones add
+# (10, 11, 12, 13, 14, 15, 20, 21).
+CHIP_SELECTS = (0, 1, 2, 3)  # z1, z2, z3, z4
+ZONES = len(CHIP_SELECTS)  # what the hub tells the companion in its HELLO: as many zones as the config names
+
+SPI_ID = 0
+SCK = 18
+MOSI = 19
+MISO = 16
+SPI_BAUDRATE = 4_000_000  # the MFRC522 takes up to 10 MHz; 4 MHz is safe on 20 cm ribbon cables
+
+READER_RESET = 8  # NRSTPD of every reader, wired together
+READER_TIMEOUT_MS = 1.0  # how long an empty zone is listened to; 8 empty zones then scan in about 10 ms
+LIFT_SCANS = 3  # scans of a zone in a row without a card before it counts as lifted (a tag at the edge of range
+# misses some); 3 rounds of 8 zones take about 30 ms
+LED_DATA = 9  # WS2812B chain, zone 0 first
+MAINTENANCE_PIN = 22  # held to GND at power-up: maintenance mode (the REPL, no scanning, no watchdog)
+
+HEARTBEAT_MS = 250  # the companion declares the hub lost after 1 s without one
+SNAPSHOT_MS = 1000  # every zone's cards, so that a lost frame heals within a second
+WATCHDOG_MS = 2000  # machine.WDT: a scan loop stuck this long resets the board (at most 8388 on an RP2040)
