@@ -1,5 +1,8 @@
 """The host's side of the link, without I/O: a scripted hub's frames in, the daemon's events out, time passed in."""
 
+import logging
+
+import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
@@ -256,3 +259,27 @@ def test_random_bytes_make_no_phantom_card(chunks: list[bytes]) -> None:
         events += session.receive(b"\x00" + hub.frames(message), 1.0)
     scans = [(e.zone, e.uids) for e in events if isinstance(e, ZoneScan)]
     assert scans == [("a", (UID1,)), ("a", ()), ("c", (UID2,))]
+
+
+FORGED = "VersionReg reads 0x00\n2026-12-01 20:00:00 INFO companion: hub online \x1b[2J\x1b[31m\u202e\r"
+ESCAPED = "VersionReg reads 0x00\\n2026-12-01 20:00:00 INFO companion: hub online \\x1b[2J\\x1b[31m\\u202e\\r"
+
+
+def test_an_error_detail_is_logged_and_passed_on_escaped(caplog: pytest.LogCaptureFixture) -> None:
+    """A hub's ERROR detail is its firmware's text, or anybody's who holds the USB port: a newline in it would
+    start a log line of its own (a forged "hub online"), ESC sequences would clear or colour the terminal of
+    whoever reads the log, and the screen and the page show it too."""
+    _, hub = online()
+    with caplog.at_level(logging.INFO, logger="companion"):
+        [scan] = hub.say(0.3, ZoneError(1, READER_DOWN, FORGED))
+    assert scan == ZoneScan("b", (), 0.3, error=ESCAPED, reader_down=True)
+    [line] = [record.getMessage() for record in caplog.records]
+    assert line == f"hub: the reader of zone b failed: {ESCAPED}"
+    assert line.isprintable()
+    session = HubSession(ZONES)
+    refused = ScriptedHub(session)
+    session.open(0.0)
+    with caplog.at_level(logging.INFO, logger="companion"):
+        events = refused.say(0.1, Hello((1, 0, 0), 1, 0, ()), ZoneError(HUB_ZONE, BAD_CONFIG, FORGED))
+    assert events == [HubOffline(f"the hub's configuration is wrong: {ESCAPED}", 0.1)]
+    assert all(record.getMessage().isprintable() for record in caplog.records)
