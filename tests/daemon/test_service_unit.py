@@ -368,3 +368,25 @@ def test_the_units_task_limit_leaves_the_running_service_room(
         out, _ = process.communicate(timeout=20)
     assert process.returncode == 0, out
     assert 2 <= tasks <= limit // 2, f"{tasks} threads against TasksMax={limit}"
+
+
+def test_the_installed_config_is_kept_from_other_users(tmp_path: Path) -> None:
+    """The config may hold the club's broker password: installed 0640 (root:companion on the Pi, so the service
+    reads it through its group and cannot rewrite it); an older world-readable one is kept, with the fix said."""
+    script = str(ROOT / "systemd" / "install.sh")
+    env, _log = installer(tmp_path, running=False)
+    subprocess.run([script], env=env, check=True, capture_output=True)
+    etc = tmp_path / "root" / "etc" / "companion"
+    assert stat.S_IMODE((etc / "config.toml").stat().st_mode) == 0o640
+    assert stat.S_IMODE((etc / "pinmap.toml").stat().st_mode) == 0o644  # the wiring holds no secret
+    (etc / "config.toml").chmod(0o644)  # as an older installer left it
+    second = subprocess.run([script], env=env, check=True, capture_output=True, text=True)
+    assert stat.S_IMODE((etc / "config.toml").stat().st_mode) == 0o644  # the owner's file, kept as it is
+    assert stat.S_IMODE((etc / "config.toml.new").stat().st_mode) == 0o640
+    assert (
+        "/etc/companion/config.toml is readable by every user, and may hold the broker's password: "
+        "sudo chmod 0640 /etc/companion/config.toml && sudo chgrp companion /etc/companion/config.toml"
+    ) in second.stdout
+    (etc / "config.toml").chmod(0o640)
+    third = subprocess.run([script], env=env, check=True, capture_output=True, text=True)
+    assert "readable by every user" not in third.stdout
