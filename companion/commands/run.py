@@ -10,6 +10,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import logging
+import stat
 import sys
 from dataclasses import replace
 from pathlib import Path
@@ -18,8 +19,9 @@ from typing import Any
 from companion.config import DEFAULT_PATH, Config, ConfigError, load_config
 from companion.daemon import Daemon, StartError
 from companion.decks import Deck, DeckError, load_deck
+from companion.games import find_kind
 from companion.hardware import PinMapError, load_pinmap, pinmap_path
-from companion.i18n import _
+from companion.i18n import _, language
 from companion.nfc.registry import Registry, RegistryError
 from companion.readers import kind
 from companion.rules import SetupError
@@ -61,6 +63,8 @@ def run(args: argparse.Namespace) -> int:
             for problem in problems:
                 log.error("cannot start: %s", problem)
             return 2
+        for note in notes(config):
+            log.warning("%s", note)
         if args.frames is not None:
             config = replace(config, frames=args.frames)
         return asyncio.run(Daemon(config).run())
@@ -91,7 +95,29 @@ def check(path: Path) -> int:
             pinmap=pinmap_path(config.pinmap),
         )
     )
+    for note in notes(config):
+        print(note)
     return 0
+
+
+def notes(config: Config) -> list[str]:
+    """What a start that may go ahead still says (``--check`` after its summary, the service as warnings): the
+    rule sheet's advice on the players, a broker password that every user of the machine can read."""
+    said = []
+    if (note := find_kind(config.game.name).players_note(config.game.players)) is not None:
+        said.append(f"{config.source}: game.players: {note.text(language())}")
+    if config.mqtt is not None and config.mqtt.password:
+        try:
+            readable = Path(config.source).stat().st_mode & stat.S_IROTH
+        except OSError:
+            readable = 0
+        if readable:
+            warning = _(
+                "every user of this machine can read the broker's password in this file: "
+                "sudo chmod 0640 {path} && sudo chgrp companion {path}"
+            )
+            said.append(f"{config.source}: mqtt.password: {warning.format(path=config.source)}")
+    return said
 
 
 def read_and_check(path: Path) -> tuple[Config | None, list[str]]:

@@ -180,6 +180,17 @@ class GameKind(ABC):
         low, high = self.ideal_players
         return Said(N_("{problem} (the rule sheet recommends {low} to {high})"), problem=problem, low=low, high=high)
 
+    def players_note(self, players: int) -> Said | None:
+        """The rule sheet's advice when ``players`` is outside what it recommends (a note for ``companion play``,
+        ``run --check`` and the table's first screen: such a count plays, with equal hands), or None."""
+        if self.ideal_players is None:
+            return None
+        low, high = self.ideal_players
+        if low <= players <= high:
+            return None
+        said = N_("the rule sheet recommends {low} to {high} players; {players} can play, with equal hands")
+        return Said(said, low=low, high=high, players=players)
+
     # ---- zones ------------------------------------------------------------------------------------------------
 
     @abstractmethod

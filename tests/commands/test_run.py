@@ -272,3 +272,27 @@ def test_the_new_problems_speak_the_command_lines_language(tmp_path: Path, capsy
         f"{config}: mqtt.url: 'mqtt://127.0.0.1:0': el puerto 0 no es el de ningún broker: escribe su puerto "
         "(mqtt://host:1883), o ninguno para 1883 (8883 con TLS)",
     ]
+
+
+def test_two_seises_players_check_ok_with_the_sheets_advice(tmp_path: Path) -> None:
+    config = sim_config(tmp_path, "[game]\nplayers = 2\n")
+    done = check(config, cwd=tmp_path)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.splitlines()[1:] == [
+        f"{config}: game.players: the rule sheet recommends 4 to 8 players; 2 can play, with equal hands"
+    ]
+    config.write_text(config.read_text().replace("players = 2", "players = 4"))
+    assert len(check(config, cwd=tmp_path).stdout.splitlines()) == 1
+
+
+def test_a_broker_password_every_user_can_read_is_said(tmp_path: Path) -> None:
+    config = sim_config(tmp_path, '[mqtt]\nurl = "mqtt://127.0.0.1"\ntable = "t1"\nusername = "t1"\npassword = "s"\n')
+    config.chmod(0o644)
+    done = check(config, cwd=tmp_path)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.splitlines()[1:] == [
+        f"{config}: mqtt.password: every user of this machine can read the broker's password in this file: "
+        f"sudo chmod 0640 {config} && sudo chgrp companion {config}"
+    ]
+    config.chmod(0o640)
+    assert len(check(config, cwd=tmp_path).stdout.splitlines()) == 1
