@@ -362,9 +362,10 @@ def _journal(read: _Keys) -> Path:
 
 
 def journal_problem(path: Path) -> str | None:
-    """Why the journal cannot be kept at ``path``, or None: a folder, a kernel folder, something else than a file
-    (a named pipe, a device), or under a file. A folder that does not exist yet is the state folder systemd
-    makes (``StateDirectory=``)."""
+    """Why the journal can never be kept at ``path``, or None: a folder, a kernel folder, something else than a
+    file (a named pipe, a device). A folder that does not exist yet is the state folder systemd makes
+    (``StateDirectory=``); one that cannot be opened now (a full disk, a folder not mounted yet, a file in its
+    way) is the daemon's to retry, the table refereeing meanwhile (docs/DAEMON.md)."""
     try:
         real = path.resolve()
     except (OSError, RuntimeError) as exc:  # RuntimeError: a loop of symbolic links
@@ -379,10 +380,6 @@ def journal_problem(path: Path) -> str | None:
     if real.exists() and not real.is_file():
         said = _("{path} is not a file (a named pipe or a device): name a file such as {example}")
         return said.format(path=path, example=example)
-    above = next((folder for folder in real.parents if folder.exists()), None)
-    if above is not None and not above.is_dir():
-        said = _("{path}: {above} is a file, not a folder: name a file in a folder, such as {example}")
-        return said.format(path=path, above=above, example=example)
     return None
 
 
