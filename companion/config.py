@@ -28,7 +28,7 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
 
-from companion.decks import BUILTIN_DECKS, DeckError, load_deck
+from companion.decks import BUILTIN_DECKS, Deck, DeckError, load_deck
 from companion.files import read_text
 from companion.games import DEFAULT_GAME, find_kind, kinds
 from companion.i18n import DEFAULT_LANGUAGE, _, language, languages
@@ -50,6 +50,7 @@ __all__ = [
 
 DEFAULT_PATH = Path("/etc/companion/config.toml")
 DEFAULT_REGISTRY = Path("/var/lib/companion/registry.toml")  # readers.registry: the card registry enroll writes
+DEFAULT_JOURNAL = Path("/var/lib/companion/journal.db")  # journal.path
 
 
 class ConfigError(ValueError):
@@ -135,7 +136,7 @@ class Config:
     frames: Path | None = None  # a folder: the screen is drawn there as PNG frames instead of on a panel
     dim_after_s: float = 120.0
     pinmap: str = ""  # empty: the pin map shipped with the package
-    journal: Path = Path("/var/lib/companion/journal.db")
+    journal: Path = DEFAULT_JOURNAL
     mqtt: MqttConfig | None = None  # None: the table publishes nowhere
     web: tuple[str, int] | None = None  # where the table's page is served (companion.web); None: not served
 
@@ -182,14 +183,14 @@ def _read_config(read: _Keys, source: str) -> Config:
         confirm_turns=read.flag("game.confirm_turns", True),
         seat_names=tuple(read.texts("game.seat_names")),
     )
-    _check_game(read, game)
+    deck_read = _check_game(read, game)
     kind = find_kind(name)
     zones = {str(k): str(v) for k, v in read.table("zones").items()} or kind.default_zones()
     if "game.name" not in read.failed:  # a zone's role cannot be judged for a game that is not known
         for zone, role in zones.items():
             if (problem := kind.zone_problem(role)) is not None:
                 read.fail(f"zones.{zone}", problem.text(language()))
-        if (problem := kind.zones_problem(zones)) is not None:
+        if (problem := kind.zones_problem(zones, deck_read)) is not None:
             read.fail("zones", problem.text(language()))
     return Config(
         source=source,
@@ -209,7 +210,7 @@ def _read_config(read: _Keys, source: str) -> Config:
         frames=Path(frames) if (frames := read.text("display.frames", "")) else None,
         dim_after_s=float(read.number("display.dim_after_s", 120, low=0, high=86400)),
         pinmap=read.text("pins.map", ""),
-        journal=Path(read.path("journal.path", "/var/lib/companion/journal.db")),
+        journal=_journal(read),
         mqtt=_read_mqtt(read),
         web=_listen(read, "web.listen"),
     )
@@ -268,6 +269,12 @@ def _read_mqtt(read: _Keys) -> MqttConfig | None:
         read.fail("mqtt.ca", _("{ca}: no such file (the CA certificate that signed the broker's)").format(ca=ca))
     if ca and parts.scheme != "mqtts":
         read.fail("mqtt.ca", _("is for TLS: write the url as mqtts://host:8883"))
+    if port == 0:
+        said = _(
+            "{url}: port 0 is no broker's port: write its port (mqtt://host:1883), or none for 1883 (8883 for TLS)"
+        )
+        read.fail("mqtt.url", said.format(url=repr(url)))
+        return None
     tls = parts.scheme == "mqtts"
     port = port or (8883 if tls else 1883)
     return MqttConfig(parts.hostname, port, table, tls, ca, username, password, homeassistant)
@@ -304,14 +311,15 @@ def parse_listen(text: str) -> tuple[str, int]:
     return host, int(port)
 
 
-def _check_game(read: _Keys, game: GameConfig) -> None:
-    """The game must be playable as configured: its deck loads, the players fit it, its options exist."""
+def _check_game(read: _Keys, game: GameConfig) -> Deck | None:
+    """The game must be playable as configured: its deck loads and can play it, the players fit it, its options
+    exist, each seat's name is its own. Returns the deck, None when it cannot be read."""
     kind = find_kind(game.name)
     try:
         deck = load_deck(game.deck_name)
     except DeckError as exc:
         read.fail("game.deck", exc.text(language()))
-        return
+        return None
     if (problem := kind.players_problem(game.players, deck)) is not None:
         read.fail("game.players", problem.text(language()))
     if kind.names_first_seat and game.seat_names and len(game.seat_names) != game.players:
@@ -322,10 +330,57 @@ def _check_game(read: _Keys, game: GameConfig) -> None:
                 "(counter-clockwise), or none"
             ).format(names=len(game.seat_names), players=game.players),
         )
+    seen: dict[str, str] = {}
+    for name in game.seat_names:
+        if (first := seen.get(name.strip().casefold())) is None:
+            seen[name.strip().casefold()] = name
+        else:
+            said = _("{name} names two seats: give each player a name of their own")
+            read.fail("game.seat_names", said.format(name=repr(first)))
     try:
         kind.check_options(game.options)
     except SetupError as exc:
         read.fail("game.options", exc.text(language()))
+        return deck
+    if "game.players" not in read.failed:  # the rest of what the game asks of its deck (a Spanish deck, 8 masters)
+        try:
+            kind.new_game(game.players, deck, game.options)
+        except SetupError as exc:
+            read.fail("game.deck", exc.text(language()))
+    return deck
+
+
+KERNEL_FOLDERS = (Path("/proc"), Path("/sys"), Path("/dev"))  # the kernel's files, in memory: no disk under them
+
+
+def _journal(read: _Keys) -> Path:
+    """``journal.path``: a file, new or a journal, that can be kept on a disk."""
+    path = Path(read.path("journal.path", str(DEFAULT_JOURNAL)))
+    if (problem := journal_problem(path)) is not None:
+        read.fail("journal.path", problem)
+    return path
+
+
+def journal_problem(path: Path) -> str | None:
+    """Why the journal can never be kept at ``path``, or None: a folder, a kernel folder, something else than a
+    file (a named pipe, a device). A folder that does not exist yet is the state folder systemd makes
+    (``StateDirectory=``); one that cannot be opened now (a full disk, a folder not mounted yet, a file in its
+    way) is the daemon's to retry, the table refereeing meanwhile (docs/DAEMON.md)."""
+    try:
+        real = path.resolve()
+    except (OSError, RuntimeError) as exc:  # RuntimeError: a loop of symbolic links
+        return _("{path}: cannot follow it ({error})").format(path=path, error=exc)
+    example = DEFAULT_JOURNAL
+    if kernel := next((str(folder) for folder in KERNEL_FOLDERS if real.is_relative_to(folder)), None):
+        said = _("{path} is in {folder}, the kernel's files, not on a disk: name a file such as {example}")
+        return said.format(path=path, folder=kernel, example=example)
+    if real.is_dir():
+        said = _("{path} is a folder: name the journal's file in it, such as {example}")
+        return said.format(path=path, example=path / example.name)
+    if real.exists() and not real.is_file():
+        said = _("{path} is not a file (a named pipe or a device): name a file such as {example}")
+        return said.format(path=path, example=example)
+    return None
 
 
 class _Keys:

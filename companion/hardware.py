@@ -20,6 +20,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from companion.events import Button
+from companion.files import read_bytes
 from companion.pins import PIN_NAMES, board_revision, gpio_number
 
 __all__ = [
@@ -216,8 +217,7 @@ def load_pinmap(path: str | Path | None = None, revision: int | None = None) -> 
     for the board of ``revision`` (None: this machine's, :func:`companion.pins.board_revision`)."""
     path = Path(path) if path is not None else DEFAULT_PINMAP
     try:
-        with path.open("rb") as file:
-            data = file.read(MAX_PINMAP_BYTES + 1)
+        data = read_bytes(path, MAX_PINMAP_BYTES + 1)
     except OSError as exc:
         raise PinMapError(f"{path}: cannot read the pin map ({exc.strerror}); give the path of a pinmap.toml") from None
     if len(data) > MAX_PINMAP_BYTES:

@@ -91,18 +91,26 @@ if [[ -f "$SOURCE/systemd/99-companion-hub.rules" ]]; then
     install -m 0644 "$SOURCE/systemd/99-companion-hub.rules" "$DESTDIR/etc/udev/rules.d/99-companion-hub.rules"
 fi
 
-# keep_or_install SOURCE NAME: /etc/companion/NAME from SOURCE, unless there is one (then NAME.new beside it).
+# keep_or_install SOURCE NAME MODE [GROUP]: /etc/companion/NAME from SOURCE with MODE, owned by root and GROUP (root)
+# (under DESTDIR, by whoever runs this), unless there is one (then NAME.new beside it, the same way).
 keep_or_install() {
-    local target="$DESTDIR/etc/companion/$2"
+    local target="$DESTDIR/etc/companion/$2" owner=()
+    [[ -n "$DESTDIR" ]] || owner=(-o root -g "${4:-root}")
     if [[ -f "$target" ]]; then
         say "keeping /etc/companion/$2 (the new default is $2.new)"
-        install -m 0644 "$1" "$target.new"
+        install -m "$3" "${owner[@]}" "$1" "$target.new"
+        if [[ "$3" == 0640 && -n "$(find "$target" -perm -o=r)" ]]; then
+            say "/etc/companion/$2 is readable by every user, and may hold the broker's password:" \
+                "sudo chmod 0640 /etc/companion/$2 && sudo chgrp companion /etc/companion/$2"
+        fi
     else
-        install -m 0644 "$1" "$target"
+        install -m "$3" "${owner[@]}" "$1" "$target"
     fi
 }
-keep_or_install "$SOURCE/systemd/config.toml" config.toml
-keep_or_install "$SOURCE/hardware/pinmap.toml" pinmap.toml   # the wiring, for the owner to edit on the Pi
+# The config may hold the club's broker password ([mqtt] password): readable by the service's group, not by every
+# user (docs/CLUB.md). Root owns it, so the service cannot rewrite its own config.
+keep_or_install "$SOURCE/systemd/config.toml" config.toml 0640 companion
+keep_or_install "$SOURCE/hardware/pinmap.toml" pinmap.toml 0644   # the wiring, for the owner to edit on the Pi
 
 if [[ -z "$DESTDIR" ]]; then
     udevadm control --reload-rules && udevadm trigger || say "udev not reloaded: plug the hub in again"

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 import pytest
@@ -83,7 +84,7 @@ def test_an_unknown_key_or_table_is_refused_with_the_nearest_valid_one(text: str
 
 
 def test_a_config_file_read_is_bounded(tmp_path: Path) -> None:
-    with pytest.raises(ConfigError, match="larger than 1 MiB, not a companion file"):
+    with pytest.raises(ConfigError, match="a device, not a companion file"):
         load_config("/dev/zero")
     big = tmp_path / "config.toml"
     big.write_text("# " + "x" * (1 << 20))
@@ -145,3 +146,137 @@ def test_the_broker_password_is_never_in_the_config_s_repr() -> None:
     config = parse_config('[mqtt]\nurl = "mqtt://club.local"\ntable = "t1"\nusername = "t1"\npassword = "s3cret"', "t")
     assert config.mqtt is not None and config.mqtt.password == "s3cret"
     assert "s3cret" not in repr(config)
+
+
+def test_a_config_that_names_a_named_pipe_is_refused_at_once(tmp_path: Path) -> None:
+    pipe = tmp_path / "config.toml"
+    os.mkfifo(pipe)  # opening it for reading would wait for a writer that never comes
+    with pytest.raises(ConfigError, match=r"cannot read the config \(.*a named pipe, not a companion file"):
+        load_config(pipe)
+
+
+def test_the_broker_port_0_is_refused() -> None:
+    with pytest.raises(ConfigError) as info:
+        parse_config('[mqtt]\nurl = "mqtt://club.local:0"\ntable = "t1"', "config.toml")
+    assert str(info.value) == (
+        "config.toml: mqtt.url: 'mqtt://club.local:0': port 0 is no broker's port: write its port "
+        "(mqtt://host:1883), or none for 1883 (8883 for TLS)"
+    )
+
+
+def test_two_seats_of_one_name_are_refused_whatever_their_capitals() -> None:
+    with pytest.raises(ConfigError) as info:
+        parse_config('[game]\nseat_names = ["Ana", "Luis", "ana ", "Eva"]', "config.toml")
+    assert str(info.value) == (
+        "config.toml: game.seat_names: 'Ana' names two seats: give each player a name of their own"
+    )
+
+
+@pytest.mark.parametrize(
+    ("path", "reason"),
+    [
+        ("{tmp}", "{tmp} is a folder: name the journal's file in it, such as {tmp}/journal.db"),
+        (
+            "/proc/journal.db",
+            "/proc/journal.db is in /proc, the kernel's files, not on a disk: name a file such as "
+            "/var/lib/companion/journal.db",
+        ),
+        (
+            "{tmp}/proc/j.db",
+            "{tmp}/proc/j.db is in /proc, the kernel's files, not on a disk: name a file such as "
+            "/var/lib/companion/journal.db",
+        ),  # through a symbolic link
+        (
+            "/dev/null",
+            "/dev/null is in /dev, the kernel's files, not on a disk: name a file such as "
+            "/var/lib/companion/journal.db",
+        ),
+        (
+            "{tmp}/pipe",
+            "{tmp}/pipe is not a file (a named pipe or a device): name a file such as /var/lib/companion/journal.db",
+        ),
+    ],
+)
+def test_a_journal_path_the_table_cannot_keep_a_journal_at_is_refused(tmp_path: Path, path: str, reason: str) -> None:
+    (tmp_path / "proc").symlink_to("/proc")
+    os.mkfifo(tmp_path / "pipe")
+    with pytest.raises(ConfigError) as info:
+        parse_config(f'[journal]\npath = "{path.format(tmp=tmp_path)}"', "config.toml")
+    assert str(info.value) == f"config.toml: journal.path: {reason.format(tmp=tmp_path)}"
+
+
+def test_a_journal_the_daemon_may_open_later_is_read(tmp_path: Path) -> None:
+    """A folder still to be made (systemd's StateDirectory=), or a file in the folder's way for now: the daemon
+    referees meanwhile and tries the journal again (tests/test_daemon.py)."""
+    assert parse_config('[journal]\npath = "companion-sim/journal.db"', "t").journal == Path("companion-sim/journal.db")
+    (tmp_path / "state").write_text("")
+    assert parse_config(f'[journal]\npath = "{tmp_path}/state/j.db"', "t").journal == tmp_path / "state" / "j.db"
+
+
+SEXTO_SET = '[game]\nname = "sexto-set"\n[zones]\n'
+MASTERS = ("M1R", "M2R", "M3R", "M4R", "M1B", "M2B", "M3B", "M4B")
+
+
+@pytest.mark.parametrize(
+    ("roles", "said"),
+    [
+        (MASTERS, None),
+        (("auto",) * 8, None),
+        (("M4B", "auto", "M1R", "auto", "auto", "auto", "auto", "auto"), None),
+        (
+            ("M1R", "M1R", "M9X", "M2R", "M3R", "M4R", "M1B", "M2B"),
+            "M1R heads z1, z2: give each line one zone; z3 = M9X: no master card of the deck is M9X (its master "
+            "cards: M1R, M2R, M3R, M4R, M1B, M2B, M3B, M4B); no zone for the lines of M3B, M4B: name each on a "
+            'zone, or leave zones "auto" to learn them',
+        ),
+        (
+            ("M1R", "M1R", "auto", "M2R", "M3R", "M4R", "M1B", "M2B"),  # one auto zone for two lines without one
+            "M1R heads z1, z2: give each line one zone; no zone for the lines of M3B, M4B: name each on a zone, or "
+            'leave zones "auto" to learn them',
+        ),
+        (
+            (*MASTERS, "M2B"),
+            "6º SET needs one zone per master card: 8 zones, not 9; M2B heads z6, z9: give each line one zone",
+        ),
+    ],
+)
+def test_sexto_set_zones_give_each_line_one_zone_and_every_problem_is_named(
+    roles: tuple[str, ...], said: str | None
+) -> None:
+    text = SEXTO_SET + "".join(f'z{i} = "{role}"\n' for i, role in enumerate(roles, start=1))
+    if said is None:
+        assert len(parse_config(text, "config.toml").zones) == 8
+        return
+    with pytest.raises(ConfigError) as info:
+        parse_config(text, "config.toml")
+    assert str(info.value) == f"config.toml: zones: {said}"
+
+
+@pytest.mark.parametrize(
+    ("deck", "key", "said"),
+    [
+        (
+            'name = "one"\n[[cards]]\nid = "1O"\nkind = "spanish"\nsuit = "O"\nrank = 1\n',
+            "game.players",
+            "1 cards cannot be dealt evenly to 2 to 8 players: use a deck of 40 or 48 cards",
+        ),
+        (
+            'name = "sevens"\n'
+            + "".join(
+                f'[[cards]]\nid = "{r}{s}"\nkind = "spanish"\nsuit = "{s}"\nrank = {r}\n'
+                for s in "OCEB"
+                for r in (1, 2, 3)
+            ),
+            "game.deck",
+            "Seises needs every suit of the sevens deck to have the same ranks, the six among them.",
+        ),
+        ("squadratik", "game.deck", "Seises is played with a Spanish deck; squadratik has cards of another kind."),
+    ],
+)
+def test_a_deck_the_game_cannot_be_played_with_is_refused(tmp_path: Path, deck: str, key: str, said: str) -> None:
+    path = tmp_path / "deck.toml"
+    path.write_text(deck)
+    name = deck if "\n" not in deck else path  # a built-in deck, or a file
+    with pytest.raises(ConfigError) as info:
+        parse_config(f'[game]\ndeck = "{name}"', "config.toml")
+    assert str(info.value).startswith(f"config.toml: {key}: {said}")

@@ -3,6 +3,7 @@ refused with the key that is wrong."""
 
 from __future__ import annotations
 
+import os
 import re
 import runpy
 from collections.abc import Iterator
@@ -171,8 +172,18 @@ def test_a_pin_map_that_is_not_utf8_or_not_a_file_is_refused(tmp_path: Path) -> 
     latin1.write_bytes(TEXT.replace('label = "Mesa 1"', 'label = "Señal"').encode("latin-1"))
     with pytest.raises(PinMapError, match=r"pinmap\.toml: not UTF-8 text \(byte \d+\); save it as UTF-8"):
         load_pinmap(latin1)
-    with pytest.raises(PinMapError, match=r"/dev/zero: larger than 256 kB, not a pin map"):
+    big = tmp_path / "big.toml"
+    big.write_text("# " + "x" * (256 * 1024))
+    with pytest.raises(PinMapError, match=r"big\.toml: larger than 256 kB, not a pin map"):
+        load_pinmap(big)
+    with pytest.raises(PinMapError, match=r"/dev/zero: cannot read the pin map \(a device, not a companion file\)"):
         load_pinmap("/dev/zero")
+    pipe = tmp_path / "pipe.toml"
+    os.mkfifo(pipe)  # opening it would wait for a writer that never comes
+    with pytest.raises(
+        PinMapError, match=r"pipe\.toml: cannot read the pin map \(a named pipe, not a companion file\)"
+    ):
+        load_pinmap(pipe)
 
 
 def test_the_service_reads_the_installed_pin_map_when_there_is_one(tmp_path: Path) -> None:

@@ -435,3 +435,14 @@ def test_replaying_the_entries_rebuilds_the_same_game() -> None:
     again = seises()
     again.replay(entries)
     assert again.game.snapshot() == referee.game.snapshot()
+
+
+def test_the_first_screen_of_two_or_three_seises_players_gives_the_sheets_advice() -> None:
+    for players, deck in ((2, ""), (3, "spanish-48")):
+        referee = Referee(GameConfig(players=players, deck=deck, language="en"), {"z1": "table"})
+        assert referee.view().message == Message(
+            MessageKind.INFO, "The sheet advises 4 to 8", f"{players} players can play"
+        )
+        referee.start(GameConfig(players=players, deck=deck, language="es"))
+        assert referee.view().message == Message(MessageKind.INFO, "El reglamento: de 4 a 8", f"Pueden jugar {players}")
+    assert Referee(GameConfig(players=4), {"z1": "table"}).view().message is None

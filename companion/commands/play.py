@@ -69,6 +69,8 @@ def run(args: argparse.Namespace) -> int:
     except (SetupError, UsageError, DeckError) as exc:
         print(f"companion play: {exc.text(lang)}", file=sys.stderr)
         return USAGE_ERROR
+    if (note := kind.players_note(players or 4)) is not None:  # a note beside the verdicts, not one of them
+        print(f"companion play: {note.text(lang)}", file=sys.stderr)
     status = 0
     refused: list[dict[str, Any]] = []  # the refused lines, for --json
     for number, text in enumerate(lines, start=1):

@@ -205,12 +205,26 @@ class GameKind(ABC):
         counts = self.player_counts(deck)
         if players in counts:
             return None
+        if not counts:
+            said = N_("nobody can play {game} with {cards} cards: use its deck, {deck}")
+            return Said(said, game=Said(self.caption), cards=len(deck), deck=self.default_deck)
         said = N_("{players} cannot play {game} with {cards} cards: use {counts}")
         problem = Said(said, players=players, game=Said(self.caption), cards=len(deck), counts=either(counts))
         if self.ideal_players is None:
             return problem
         low, high = self.ideal_players
         return Said(N_("{problem} (the rule sheet recommends {low} to {high})"), problem=problem, low=low, high=high)
+
+    def players_note(self, players: int) -> Said | None:
+        """The rule sheet's advice when ``players`` is outside what it recommends (a note for ``companion play``,
+        ``run --check`` and the table's first screen: such a count plays, with equal hands), or None."""
+        if self.ideal_players is None:
+            return None
+        low, high = self.ideal_players
+        if low <= players <= high:
+            return None
+        said = N_("the rule sheet recommends {low} to {high} players; {players} can play, with equal hands")
+        return Said(said, low=low, high=high, players=players)
 
     # ---- zones ------------------------------------------------------------------------------------------------
 
@@ -222,8 +236,9 @@ class GameKind(ABC):
     def zone_problem(self, role: str) -> Said | None:
         """Why ``role`` is no role of this game's zones (for the config), or None."""
 
-    def zones_problem(self, zones: Mapping[str, str]) -> Said | None:
-        """Why this set of zones cannot play the game (for the config), or None."""
+    def zones_problem(self, zones: Mapping[str, str], deck: Deck | None = None) -> Said | None:
+        """Why this set of zones cannot play the game with ``deck`` (None: the kind's own), naming every problem
+        (for the config), or None."""
         return None
 
     def zone_head(self, role: str) -> str | None:

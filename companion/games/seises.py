@@ -185,6 +185,9 @@ class SeisesKind(GameKind):
         if players in counts:
             return None
         low, high = RECOMMENDED_PLAYERS
+        if not counts:
+            said = N_("{cards} cards cannot be dealt evenly to 2 to 8 players: use a deck of 40 or 48 cards")
+            return Said(said, cards=len(deck))
         said = N_(
             "{players} cannot share {cards} cards evenly: use {counts} (the rule sheet recommends {low} to {high})"
         )

@@ -18,7 +18,7 @@ from typing import Any, Literal
 from PIL import ImageDraw
 
 from companion.config import GameConfig
-from companion.decks import Deck
+from companion.decks import Deck, Kind, load_deck
 from companion.events import Button
 from companion.games import Ending, GameKind, Result, Sensor, Voice, ending, register
 from companion.i18n import N_, Said, translate
@@ -142,12 +142,31 @@ class SextoSetKind(GameKind):
             return None
         return Said(N_('{role}: a 6º SET zone is "auto" or a master card id such as M1R'), role=repr(role))
 
-    def zones_problem(self, zones: Mapping[str, str]) -> Said | None:
-        if len(zones) == LINES:
-            return None
-        return Said(
-            N_("6º SET needs one zone per master card: {lines} zones, not {zones}"), lines=LINES, zones=len(zones)
-        )
+    def zones_problem(self, zones: Mapping[str, str], deck: Deck | None = None) -> Said | None:
+        """Every way the zones fail to give each line one zone: their count, a master card that heads two zones or
+        that the deck has not, lines that neither a zone names nor an ``"auto"`` zone is left to learn."""
+        masters = [card.id for card in (deck or load_deck(self.default_deck)).of_kind(Kind.MASTER)]
+        problems: list[Said] = []
+        if len(zones) != LINES:
+            said = N_("6º SET needs one zone per master card: {lines} zones, not {zones}")
+            problems.append(Said(said, lines=LINES, zones=len(zones)))
+        named: dict[str, list[str]] = {}
+        for zone, role in zones.items():
+            if role != "auto":
+                named.setdefault(role, []).append(zone)
+        for master, where in named.items():
+            if master not in masters and self.zone_problem(master) is None:  # a malformed role is zone_problem's
+                said = N_("{zone} = {master}: no master card of the deck is {master} (its master cards: {masters})")
+                problems.append(Said(said, zone=where[0], master=master, masters=", ".join(masters)))
+            elif len(where) > 1:
+                said = N_("{master} heads {zones}: give each line one zone")
+                problems.append(Said(said, master=master, zones=", ".join(where)))
+        missing = [master for master in masters if master not in named]
+        autos = sum(role == "auto" for role in zones.values())
+        if len(zones) >= LINES and len(missing) > autos:  # fewer zones: the count says it
+            said = N_('no zone for the lines of {masters}: name each on a zone, or leave zones "auto" to learn them')
+            problems.append(Said(said, masters=", ".join(missing)))
+        return _each(problems)
 
     def zone_head(self, role: str) -> str | None:
         return None if role == "auto" else role
@@ -332,6 +351,16 @@ class SextoSetKind(GameKind):
         table.press(Button.UNDO)  # the message read, the scoreboard shows the match's winner
         views["sexto-set-match-over"] = table.view()
         return views
+
+
+def _each(problems: list[Said]) -> Said | None:
+    """The problems in one sentence, each after the other; None when there are none."""
+    if not problems:
+        return None
+    said = problems[-1]
+    for problem in reversed(problems[:-1]):
+        said = Said(N_("{problem}; {more}"), problem=problem, more=said)
+    return said
 
 
 def _second_set(view: TableView) -> bool:

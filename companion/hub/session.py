@@ -126,6 +126,17 @@ class _PendingWrite:
     tries: int
 
 
+def printable(text: str) -> str:
+    """``text`` with each character that is not printable as its Python escape: a newline, a carriage return, ESC
+    (a terminal's colours and cursor), a bidi override from the hub's ERROR detail cannot forge a log line or
+    redraw a terminal::
+
+        >>> printable("zone 1 down\\n<3>hub: all well \\x1b[2J")
+        'zone 1 down\\\\n<3>hub: all well \\\\x1b[2J'
+    """
+    return "".join(c if c.isprintable() else c.encode("unicode_escape").decode("ascii") for c in text)
+
+
 @dataclass
 class HubSession:
     """One hub, across as many connections as it takes. ``zones`` names the hub's zones 0 to N-1."""
@@ -264,6 +275,8 @@ class HubSession:
     # -- messages --------------------------------------------------------------------------------------------
 
     def _message(self, seq: int, message: Message, now: float) -> list[HubEvent]:
+        if isinstance(message, ZoneError):  # its detail reaches the log, the screen and the page: never raw
+            message = ZoneError(message.zone, message.code, printable(message.detail))
         if isinstance(message, Hello):
             return self._hello(message, now)
         if isinstance(message, ZoneError) and message.zone == protocol.HUB_ZONE:

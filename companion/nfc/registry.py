@@ -20,6 +20,7 @@ from pathlib import Path
 
 from companion.events import hexuid
 from companion.files import read_text
+from companion.i18n import _
 
 __all__ = ["Registry", "RegistryError", "uid_key"]
 
@@ -74,10 +75,24 @@ class Registry:
         for name, table in decks.items():
             if not isinstance(table, dict) or not all(isinstance(v, str) for v in table.values()):
                 raise RegistryError(f'{path}: [decks."{name}"] must map tag UIDs to card ids (04A1B2C3D4E5F6 = "6O")')
-            try:
-                clean[name] = {uid_key(uid): card for uid, card in table.items()}
-            except RegistryError as exc:
-                raise RegistryError(f'{path}: [decks."{name}"]: {exc}; fix the line or enroll the card again') from None
+            clean[name] = {}
+            spelt: dict[str, str] = {}  # each UID as the file spells it
+            for uid, card in table.items():
+                try:
+                    key = uid_key(uid)
+                except RegistryError as exc:
+                    said = f'{path}: [decks."{name}"]: {exc}; fix the line or enroll the card again'
+                    raise RegistryError(said) from None
+                if clean[name].setdefault(key, card) != card:
+                    said = _(
+                        '{path}: [decks."{deck}"]: {first} and {second} are one tag, bound to {card} and {other}: '
+                        "delete the wrong line, or enroll the tag again"
+                    )
+                    first = spelt[key]
+                    raise RegistryError(
+                        said.format(path=path, deck=name, first=first, second=uid, card=clean[name][key], other=card)
+                    )
+                spelt.setdefault(key, uid)
         return cls(path, clean, deck)
 
     def card_for(self, uid: bytes | str) -> str | None:

@@ -45,6 +45,24 @@ class HubReaders(ReaderKind):
     def zone_problems(self, pinmap: PinMap, zones: Sequence[str]) -> list[str]:
         return []  # the hub drives its own LEDs, and its zones are its own (its HELLO says them)
 
+    def file_problems(self, config: Config) -> list[str]:
+        """A port that is there but no serial port (a folder, a file) is a mistake; a missing one is a hub not
+        plugged in yet, which the daemon waits for."""
+        port = self.setting(config, "hub_port")
+        if port == "auto":
+            return []
+        try:
+            info = Path(port).stat()  # follows the udev symlink to the tty
+        except FileNotFoundError:
+            return []
+        except OSError as exc:
+            return [f"{config.source}: readers.hub_port: {port}: {exc.strerror}"]
+        if stat.S_ISCHR(info.st_mode):
+            return []
+        said = _('{port} is {what}, not a serial port: write the hub\'s port (ls /dev/ttyACM*), or "auto"')
+        what = _("a folder") if stat.S_ISDIR(info.st_mode) else _("a file")
+        return [f"{config.source}: readers.hub_port: {said.format(port=port, what=what)}"]
+
     # -- companion doctor ----------------------------------------------------------------------------------------
 
     def wired_zones(self, config: Config, pinmap: PinMap) -> tuple[list[str], str]:

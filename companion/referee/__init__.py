@@ -95,6 +95,7 @@ class Referee:
         self.pairable = False
         self.pairing_code: str | None = None
         self.new_code = new_code
+        self.message = self._players_note()
 
     # ---- set-up ---------------------------------------------------------------------------------------------
 
@@ -437,7 +438,16 @@ class Referee:
         self.first_seat = self.asking = None
         self.pending = None
         self.zones.warnings.clear()
-        self.message = None
+        self.message = self._players_note()
+
+    def _players_note(self) -> Message | None:
+        """The first screen of a game with fewer or more players than the rule sheet recommends says so (it plays:
+        hands are equal), as ``companion play`` and ``run --check`` do."""
+        ideal = self.kind.ideal_players
+        if ideal is None or self.kind.players_note(self.config.players) is None:
+            return None
+        title = self.text("few_players", low=ideal[0], high=ideal[1])
+        return Message(MessageKind.INFO, title, self.text("few_players_do", players=self.config.players))
 
     def menu_settings(self) -> Settings:
         """The settings the menu opens on: the game being played."""

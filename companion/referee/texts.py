@@ -27,6 +27,8 @@ TEXT: dict[str, str] = {
     "undone": N_("Undone: {action}"),
     "nothing_to_undo": N_("Nothing to undo"),
     "new_game_do": N_("Long OK: menu"),
+    "few_players": N_("The sheet advises {low} to {high}"),
+    "few_players_do": N_("{players} players can play"),
     "hub_lost": N_("Hub lost"),
     "hub_lost_do": N_("Check the USB cable"),
     "hub_zones": N_("Hub has {hub} zones, config names {config}"),
@@ -55,6 +57,7 @@ TEXT: dict[str, str] = {
 
 TODO: dict[str, str] = {
     "unknown_card": "unknown_card_do",
+    "few_players": "few_players_do",
     "two_tags": "two_tags_do",
     "two_cards": "two_cards_do",
     "same_card": "same_card_do",

@@ -206,3 +206,24 @@ def test_a_user_deck_file_is_used(capsys: pytest.CaptureFixture[str], tmp_path: 
     status, out, err = run(capsys, "seises", "--deck", str(deck), "--players", "4", "--json", stdin="play 6O\n")
     assert status == 0, err
     assert json.loads(out.splitlines()[-1])["hand_sizes"] == [2, 3, 3, 3]
+
+
+@pytest.mark.parametrize(
+    ("args", "lang", "note"),
+    [
+        (("--players", "2"), "en", "the rule sheet recommends 4 to 8 players; 2 can play, with equal hands"),
+        (
+            ("--players", "3", "--deck", "spanish-48"),
+            "es",
+            "el reglamento recomienda de 4 a 8 jugadores; pueden jugar 3, con manos iguales",
+        ),
+    ],
+)
+def test_two_or_three_seises_players_are_told_what_the_sheet_recommends(
+    capsys: pytest.CaptureFixture[str], args: tuple[str, ...], lang: str, note: str
+) -> None:
+    status, out, err = run(capsys, "seises", *args, "--lang", lang, stdin="play 6O\n")
+    assert status == 0 and len(out.splitlines()) == 1  # a note beside the verdicts, not a refusal
+    assert err.splitlines() == [f"companion play: {note}"]
+    status, _, err = run(capsys, "seises", "--players", "4", stdin="play 6O\n")
+    assert status == 0 and err == ""

@@ -294,3 +294,27 @@ def test_a_hub_that_answers_garbage_is_not_taken_for_maintenance_mode() -> None:
     session.receive(b"AT\r\n\xff\xfe>> ", 0.1)  # a modem probe's leftovers: no REPL words
     [event] = session.poll(1.0)
     assert isinstance(event, HubOffline) and "did not answer SYNC" in event.reason
+
+
+FORGED = "VersionReg reads 0x00\n2026-12-01 20:00:00 INFO companion: hub online \x1b[2J\x1b[31m\u202e\r"
+ESCAPED = "VersionReg reads 0x00\\n2026-12-01 20:00:00 INFO companion: hub online \\x1b[2J\\x1b[31m\\u202e\\r"
+
+
+def test_an_error_detail_is_logged_and_passed_on_escaped(caplog: pytest.LogCaptureFixture) -> None:
+    """A hub's ERROR detail is its firmware's text, or anybody's who holds the USB port: a newline in it would
+    start a log line of its own (a forged "hub online"), ESC sequences would clear or colour the terminal of
+    whoever reads the log, and the screen and the page show it too."""
+    _, hub = online()
+    with caplog.at_level(logging.INFO, logger="companion"):
+        [scan] = hub.say(0.3, ZoneError(1, READER_DOWN, FORGED))
+    assert scan == ZoneScan("b", (), 0.3, error=ESCAPED, reader_down=True)
+    [line] = [record.getMessage() for record in caplog.records]
+    assert line == f"hub: the reader of zone b failed: {ESCAPED}"
+    assert line.isprintable()
+    session = HubSession(ZONES)
+    refused = ScriptedHub(session)
+    session.open(0.0)
+    with caplog.at_level(logging.INFO, logger="companion"):
+        events = refused.say(0.1, Hello((1, 0, 0), 1, 0, ()), ZoneError(HUB_ZONE, BAD_CONFIG, FORGED))
+    assert events == [HubOffline(f"the hub's configuration is wrong: {ESCAPED}", 0.1)]
+    assert all(record.getMessage().isprintable() for record in caplog.records)

@@ -112,6 +112,9 @@ def fields(lang: str) -> dict[str, object]:
         "name": "Maximiliano",
         "hub": 16,
         "config": 16,
+        "low": 4,
+        "high": 8,
+        "players": 8,
     }
 
 
