@@ -12,14 +12,16 @@ picking a value returns it as a :class:`Choice` and goes back to the settings::
     >>> menu.settings.players
     5
 
-Only values that make a playable game are offered: each game kind (:mod:`companion.games`) says which decks it
-plays and which player counts each deck deals to (counts below the rule sheet's ideal say so). Seat names come from
+Only values that make a playable game are offered: each game kind (:mod:`companion.games`) says whether the
+table's zones can play it (the games they cannot are left out, and the game's list says so), which decks it plays and
+which player counts each deck deals to (counts below the rule sheet's ideal say so). Seat names come from
 the config (``seat_names``), in the order the players sit; they are not set here. The menu is core logic: it takes
 input events and gives a :class:`~companion.view.MenuView`, which the screen draws (``ui.screens.draw_menu``).
 """
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, replace
 from functools import cache
 from typing import Literal
@@ -27,13 +29,25 @@ from typing import Literal
 from companion.decks import Deck, load_deck
 from companion.events import Button, Press
 from companion.games import DEFAULT_GAME, find_kind, kinds
-from companion.i18n import language_name, languages
+from companion.i18n import Said, language_name, languages
 from companion.view import Language, MenuView, tr
 
-__all__ = ["Choice", "Menu", "Settings", "decks_for", "label", "players_for"]
+__all__ = ["Choice", "Menu", "Settings", "decks_for", "games_for", "label", "players_for", "unfit_games"]
 
 _SETTINGS = ("game", "players", "deck", "language")
 Key = Literal["game", "players", "deck", "language", "new_game", "pair", "close"]
+
+
+def unfit_games(zones: Mapping[str, str]) -> dict[str, tuple[Said, ...]]:
+    """The games a table whose zones are ``zones`` (zone -> role) cannot play, each with why
+    (:meth:`~companion.games.GameKind.zones_unfit`)."""
+    return {name: unfit for name, kind in kinds().items() if (unfit := kind.zones_unfit(zones))}
+
+
+def games_for(zones: Mapping[str, str]) -> tuple[str, ...]:
+    """The games a table whose zones are ``zones`` can play, the built-in ones first."""
+    unfit = unfit_games(zones)
+    return tuple(name for name in kinds() if name not in unfit)
 
 
 def decks_for(game: str) -> tuple[str, ...]:
@@ -97,10 +111,13 @@ class Choice:
 class Menu:
     """The menu's state: which level (the settings, or one setting's values) and which line is highlighted.
 
-    ``pairing``: the table serves its page, and the menu offers to show the code a phone pairs with."""
+    ``pairing``: the table serves its page, and the menu offers to show the code a phone pairs with. ``zones``: the
+    table's (zone -> role; by default the settings' game's own), which say the games it offers."""
 
-    def __init__(self, settings: Settings, *, pairing: bool = False) -> None:
+    def __init__(self, settings: Settings, *, pairing: bool = False, zones: Mapping[str, str] | None = None) -> None:
         self.settings = settings
+        zones = find_kind(settings.game).default_zones() if zones is None else zones
+        self.games, self.missing = games_for(zones), tuple(unfit_games(zones))
         self.actions: tuple[Key, ...] = ("new_game", "pair", "close") if pairing else ("new_game", "close")
         self.editing: str | None = None  # the setting whose values are listed, or None on the first level
         self.selected = 0
@@ -132,14 +149,19 @@ class Menu:
         else:
             items = tuple(self._label(self.editing, value) for value in self._values(self.editing))
             title = tr(self.editing, language)
-        return MenuView(title=title, items=items, selected=self.selected, hint=tr("menu_hint", language))
+        hint = tr("menu_hint", language)
+        if self.editing == "game" and self.missing:  # why a game is not listed
+            hint = tr("games_missing", language).format(
+                games=", ".join(label("game", g, g, language) for g in self.missing)
+            )
+        return MenuView(title=title, items=items, selected=self.selected, hint=hint)
 
     def _lines(self) -> tuple[object, ...]:
         return (*_SETTINGS, *self.actions) if self.editing is None else self._values(self.editing)
 
     def _values(self, key: str) -> tuple[str | int, ...]:
         if key == "game":
-            return tuple(kinds())
+            return self.games
         if key == "deck":
             return decks_for(self.settings.game)
         if key == "players":
@@ -156,7 +178,8 @@ class Menu:
                 return self._close() if key == "close" else Choice(key)
             self.editing = key
             values = self._values(key)
-            self.selected = values.index(getattr(self.settings, key))
+            now = getattr(self.settings, key)
+            self.selected = values.index(now) if now in values else 0  # a game resumed on zones unfit for it
             return None
         key, value = self.editing, self._values(self.editing)[self.selected]
         self.settings = _with(self.settings, key, value)

@@ -10,7 +10,8 @@ from companion.events import CardArrived, CardLeft, Press, SameCardTwice, Unknow
 from companion.games.seises import SeisesView
 from companion.games.sexto_set import SextoSetView
 from companion.journal import Entry
-from companion.referee import HubStatus, JournalStatus, ReaderStatus, Referee
+from companion.menu import Settings, games_for, unfit_games
+from companion.referee import HubStatus, JournalStatus, NewGame, ReaderStatus, Referee
 from companion.rules import Pass, Pay, Play, Seises, SextoSet
 from companion.rules.robots import SextoSetRobots
 from companion.view import Message, MessageKind, StatusLight, ZoneLight
@@ -415,3 +416,27 @@ def test_replaying_the_entries_rebuilds_the_same_game() -> None:
     again = seises()
     again.replay(entries)
     assert again.game.snapshot() == referee.game.snapshot()
+
+
+# ---- the games a table's zones can play --------------------------------------------------------------------------
+
+
+def test_a_phone_asking_a_one_zone_table_for_6o_set_is_refused_and_the_game_goes_on() -> None:
+    referee = seises()
+    tap(referee, "6O"), press(referee, "confirm")
+    assert referee.handle(NewGame(Settings(game="sexto-set")), 1.0) == []
+    message = referee.view().message
+    assert message is not None and message.kind is MessageKind.ILLEGAL
+    assert message.title == "sexto-set: no en estas zonas" and "8 zonas" in message.todo
+    assert referee.kind.name == "seises" and len(referee.game.actions) == 1
+    lay(referee, "7O")  # the game goes on: the next card is judged as Seises
+    assert light(referee) is ZoneLight.PENDING_OK
+
+
+def test_the_zones_of_each_game_say_which_games_they_play() -> None:
+    assert games_for({"z1": "table"}) == ("seises",)
+    assert games_for({"z1": "O", "z2": "C", "z3": "E", "z4": "B"}) == ("seises",)
+    assert games_for({f"z{i}": "auto" for i in range(1, 9)}) == ("seises", "sexto-set")
+    assert games_for(dict(zip((f"z{i}" for i in range(8)), MASTERS, strict=True))) == ("seises", "sexto-set")
+    unfit = unfit_games({f"z{i}": "table" for i in range(1, 9)})["sexto-set"]
+    assert [said.text("en") for said in unfit] == ["'table': a 6º SET zone is \"auto\" or a master card id such as M1R"]

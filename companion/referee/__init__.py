@@ -34,7 +34,7 @@ from companion.events import Button, CardArrived, CardLeft, Press, SameCardTwice
 from companion.games import find_kind, new_game
 from companion.i18n import N_, Said, translate
 from companion.journal import Entry
-from companion.menu import Menu, Settings
+from companion.menu import Menu, Settings, games_for, unfit_games
 from companion.referee.health import Health, HealthEvent, HubStatus, JournalNotice, JournalStatus, ReaderStatus
 from companion.referee.phone import NewGame, PairingEnded, SeatNames, new_code
 from companion.referee.texts import TEXT, TODO
@@ -263,7 +263,7 @@ class Referee:
             return self._answer(press, now)
         if press.button == Button.CONFIRM:
             if press.kind == "long":
-                self.menu = Menu(self.menu_settings(), pairing=self.pairable)
+                self.menu = Menu(self.menu_settings(), pairing=self.pairable, zones=self.zones.roles)
                 return []
             if self.pending is None:
                 self._say(MessageKind.INFO, "nothing_pending")
@@ -376,6 +376,10 @@ class Referee:
         return []
 
     def _new_game(self, settings: Settings, now: float) -> list[Entry]:
+        if settings.game not in games_for(self.zones.roles):  # the phone asked for it: the menu offers none such
+            why = "; ".join(said.text(self.language) for said in unfit_games(self.zones.roles)[settings.game])
+            self.message = Message(MessageKind.ILLEGAL, self.text("game_unfit", game=settings.game), why)
+            return []
         self.start(
             GameConfig(
                 name=settings.game,

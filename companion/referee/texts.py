@@ -40,6 +40,7 @@ TEXT: dict[str, str] = {
     "journal_aside": N_("Journal damaged: set aside"),
     "journal_aside_do": N_("A new one; companion doctor"),
     "new_game": N_("New game: {game}"),
+    "game_unfit": N_("{game}: not on these zones"),
     "seat": N_("Seat {n}"),
     "stopped": N_("Companion stopped"),
     "stopped_do": N_("It resumes at start"),

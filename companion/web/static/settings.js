@@ -49,6 +49,12 @@ function fillGame(chosen) {
   options($("players"), deck.players.map((p) => ({ value: p.n, label: p.label })), chosen.players);
 }
 
+// The games this table's zones cannot play are not offered: say why each is missing.
+function fillMissing() {
+  const said = (game) => settings.texts.missing.replace("{game}", game.label).replace("{why}", game.why);
+  $("missing-games").replaceChildren(...settings.missing.map((game) => el("li", { "data-game": game.name }, said(game))));
+}
+
 function chosenGame() {
   return { game: $("game").value, deck: $("deck").value, players: Number($("players").value), language: $("language").value };
 }
@@ -102,6 +108,7 @@ async function load(refill) {
     options($("language"), settings.languages.map((l) => ({ value: l.name, label: l.label })), settings.game.language);
     fillSeats();
   }
+  fillMissing();
   fillEnrollment();
   document.body.dataset.ready = "yes";
 }
