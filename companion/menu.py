@@ -2,7 +2,8 @@
 
 A long CONFIRM opens it (the daemon's call). In the menu PASS moves to the next line, CONFIRM picks the line,
 UNDO goes back (and closes the menu from its first level). Picking a setting opens the list of its values;
-picking a value returns it as a :class:`Choice` and goes back to the settings::
+picking a value returns it as a :class:`Choice` and goes back to the settings. "New game" ends the game being
+played, so it asks for a second CONFIRM (any other button leaves it unpicked)::
 
     >>> menu = Menu(Settings())
     >>> menu.press(Press(Button.PASS, "short", 0.0)), menu.press(Press(Button.CONFIRM, "short", 0.1))
@@ -121,9 +122,13 @@ class Menu:
         self.actions: tuple[Key, ...] = ("new_game", "pair", "close") if pairing else ("new_game", "close")
         self.editing: str | None = None  # the setting whose values are listed, or None on the first level
         self.selected = 0
+        self.sure = False  # "new game" was picked once: the next CONFIRM starts it
 
     def press(self, press: Press) -> Choice | None:
         """Apply one press; return what was picked, if anything."""
+        sure, self.sure = self.sure, False
+        if sure and press.button == Button.CONFIRM and press.kind == "short":
+            return Choice("new_game")
         if press.kind == "long":
             # A long UNDO leaves the menu from anywhere; other long presses mean nothing here.
             return self._close() if press.button == Button.UNDO else None
@@ -144,12 +149,15 @@ class Menu:
         if self.editing is None:
             items = tuple(
                 f"{tr(key, language)}: {self._label(key, getattr(self.settings, key), note=False)}" for key in _SETTINGS
-            ) + tuple(tr(action, language) for action in self.actions)
+            ) + tuple(
+                tr("new_game_sure" if self.sure and action == "new_game" else action, language)
+                for action in self.actions
+            )
             title = tr("menu", language)
         else:
             items = tuple(self._label(self.editing, value) for value in self._values(self.editing))
             title = tr(self.editing, language)
-        hint = tr("menu_hint", language)
+        hint = tr("new_game_sure_hint" if self.sure else "menu_hint", language)
         if self.editing == "game" and self.missing:  # why a game is not listed
             hint = tr("games_missing", language).format(
                 games=", ".join(label("game", g, g, language) for g in self.missing)
@@ -174,6 +182,9 @@ class Menu:
     def _pick(self) -> Choice | None:
         if self.editing is None:
             key = (*_SETTINGS, *self.actions)[self.selected]
+            if key == "new_game":
+                self.sure = True
+                return None
             if key in self.actions:
                 return self._close() if key == "close" else Choice(key)
             self.editing = key

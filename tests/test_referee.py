@@ -376,11 +376,14 @@ def test_a_long_confirm_opens_the_menu_and_new_game_starts_one() -> None:
     # the menu's lines: game, players, deck, language, new game, close
     for _ in range(4):
         press(referee, "pass")
-    entries = press(referee, "confirm", t=9.0)
-    assert len(entries) == 1 and entries[0].kind == "new_game"
-    assert json.loads(entries[0].text)["game"] == "seises"
+    assert press(referee, "confirm", t=9.0) == [] and referee.view().menu is not None  # "New game?"
+    assert press(referee, "confirm", t=9.0) == []  # the new game goes to the journal with its first entry
     assert referee.view().menu is None and referee.game.actions == []
     assert referee.view().message == Message(MessageKind.INFO, "Partida nueva: seises")
+    lay(referee, "6O")
+    entries = press(referee, "confirm", t=10.0)
+    assert [entry.kind for entry in entries] == ["new_game", "action"]
+    assert json.loads(entries[0].text)["game"] == "seises"
 
 
 def test_a_new_game_with_seat_names_says_the_table_will_ask_who_laid_the_six_of_oros() -> None:
@@ -390,7 +393,7 @@ def test_a_new_game_with_seat_names_says_the_table_will_ask_who_laid_the_six_of_
     press(referee, "confirm", LONG)
     for _ in range(4):
         press(referee, "pass")
-    press(referee, "confirm")
+    press(referee, "confirm"), press(referee, "confirm")
     message = referee.view().message
     assert message is not None and message.todo == "Al 6 de oros, elegid quién lo puso"
     assert seat_names(referee) == ["Asiento 1", "Asiento 2", "Asiento 3", "Asiento 4"]  # asked again
@@ -398,7 +401,7 @@ def test_a_new_game_with_seat_names_says_the_table_will_ask_who_laid_the_six_of_
     press(referee, "pass"), press(referee, "confirm"), press(referee, "pass"), press(referee, "confirm")  # 5 players
     for _ in range(3):
         press(referee, "pass")
-    press(referee, "confirm")
+    press(referee, "confirm"), press(referee, "confirm")
     assert referee.game.players == 5  # 4 names for 5 players: the seats are numbered, nobody is asked
     assert referee.view().message == Message(MessageKind.INFO, "Partida nueva: seises")
     lay(referee, "6O"), press(referee, "confirm")
@@ -440,3 +443,87 @@ def test_the_zones_of_each_game_say_which_games_they_play() -> None:
     assert games_for(dict(zip((f"z{i}" for i in range(8)), MASTERS, strict=True))) == ("seises", "sexto-set")
     unfit = unfit_games({f"z{i}": "table" for i in range(1, 9)})["sexto-set"]
     assert [said.text("en") for said in unfit] == ["'table': a 6º SET zone is \"auto\" or a master card id such as M1R"]
+
+
+# ---- a new game: a second OK, and undone until its first card -----------------------------------------------------
+
+
+def new_game(referee: Referee, t: float = 0.0) -> list[Entry]:
+    """A long OK for the menu, down to «Nueva partida», OK twice."""
+    entries = press(referee, "confirm", LONG, t)
+    for _ in range(4):
+        entries += press(referee, "pass", t=t)
+    return entries + press(referee, "confirm", t=t) + press(referee, "confirm", t=t)
+
+
+def test_a_new_game_is_undone_by_a_long_undo_until_its_first_card() -> None:
+    referee = seises(confirm_turns=False, seat_names=("Ana", "Luis", "Eva", "Pau"))
+    tap(referee, "6O"), press(referee, "pass"), press(referee, "confirm")  # Luis laid the 6 of oros
+    tap(referee, "7O")
+    before = referee.game.snapshot()
+    assert new_game(referee) == [] and referee.game.actions == []
+    assert press(referee, "undo", LONG, 5.0) == [], "nothing to write: the journal never closed the game"
+    assert referee.game.snapshot() == before and seat_names(referee)[:2] == ["Luis", "Eva"]
+    message = referee.view().message
+    assert message == Message(MessageKind.INFO, "Partida nueva deshecha", "Sigue la partida de antes")
+    assert [entry.kind for entry in press(referee, "undo", LONG, 6.0)] == ["undo"], "then UNDO is the game's"
+    tap(referee, "7O", t=7.0)
+
+    new_game(referee, 8.0)
+    entries = tap(referee, "6O", t=9.0)  # Ana's turn to say who laid it
+    assert entries == [] and referee.asking == 0
+    entries = press(referee, "confirm", t=9.5)
+    assert [entry.kind for entry in entries] == ["new_game", "action"], "the new game with its first card"
+    assert press(referee, "undo", LONG) == [Entry("undo", "", 0.0)]
+    assert press(referee, "undo", LONG) == [] and referee.view().message.title == "Nada que deshacer"  # type: ignore[union-attr]
+
+
+def test_a_second_new_game_before_the_first_ones_first_card_still_goes_back_to_the_game_being_played() -> None:
+    referee = seises(confirm_turns=False)
+    tap(referee, "6O")
+    new_game(referee)
+    press(referee, "confirm", LONG)
+    for button in ("pass", "confirm", "pass", "confirm", "pass", "pass", "pass", "confirm", "confirm"):
+        press(referee, button)  # 5 players, and «Nueva partida» twice: still nothing laid
+    assert referee.game.players == 5
+    entries = tap(referee, "6O")
+    assert [json.loads(entry.text)["players"] for entry in entries[:1]] == [5] and len(entries) == 2
+    new_game(referee)
+    press(referee, "undo", LONG)
+    assert referee.game.players == 5 and len(referee.game.actions) == 1, "back to the 5 players' game"
+
+
+# ---- the menu's language survives a power cut ---------------------------------------------------------------------
+
+
+def test_the_language_chosen_in_the_menu_goes_to_the_games_settings() -> None:
+    referee = seises()
+    tap(referee, "6O"), press(referee, "confirm")
+    press(referee, "confirm", LONG)
+    for button in ("pass", "pass", "pass", "confirm", "pass"):
+        press(referee, button)
+    entries = press(referee, "confirm", t=3.0)
+    assert [entry.kind for entry in entries] == ["settings"] and json.loads(entries[0].text)["language"] == "en"
+    press(referee, "undo")
+    assert referee.view().language == "en"
+    again = Referee(GameConfig.from_settings(json.loads(entries[0].text)), {"z1": "table"})
+    assert again.view().language == "en", "what a restart reads from the game's row"
+
+
+# ---- fewer players than the sheet recommends ----------------------------------------------------------------------
+
+
+def test_a_seises_game_of_two_or_three_says_the_sheet_recommends_four_to_eight() -> None:
+    for players, deck in ((2, "spanish-40"), (3, "spanish-48")):
+        message = seises(players=players, deck=deck).view().message
+        assert message == Message(MessageKind.INFO, "Hoja: 4 a 8 jugadores"), players
+    assert seises(players=4).view().message is None
+    referee = seises(language="en")
+    press(referee, "confirm", LONG)
+    for button in ("pass", "confirm", "pass", "pass", "pass", "confirm"):  # players: from 4 round to 2
+        press(referee, button)
+    for button in ("pass", "pass", "pass", "confirm", "confirm"):  # «New game» twice
+        press(referee, button)
+    assert referee.game.players == 2
+    assert referee.view().message == Message(MessageKind.INFO, "Sheet: 4 to 8 players")
+    assert sexto().view().message is None

@@ -89,11 +89,16 @@ class Referee:
         # the players say who did: first_seat is that name's index, asking the one offered meanwhile.
         self.first_seat: int | None = None
         self.asking: int | None = None
+        # A new game from the menu or the phone waits for its first entry (a card laid, a setting changed) before it
+        # goes to the journal: until then a long UNDO brings back the game it replaced, as it stood.
+        self._opening: list[Entry] = []  # the new game's own entries, held meanwhile
+        self._replaced: _Replaced | None = None
         self._renege_message: Message | None = None  # the message that gives the status LED its renuncio look
         # Phones (the table's page): the menu offers "pair a phone" when a page is served; its code, while shown.
         self.pairable = False
         self.pairing_code: str | None = None
         self.new_code = new_code
+        self.message = self._advice()
 
     # ---- set-up ---------------------------------------------------------------------------------------------
 
@@ -146,6 +151,12 @@ class Referee:
 
     def handle(self, event: Event, now: float) -> list[Entry]:
         """Apply one event; return the journal entries it committed (write them before showing the view)."""
+        entries = self._dispatch(event, now)
+        if entries and self._opening:  # the new game's first entry: the new game goes to the journal before it
+            entries, self._opening, self._replaced = [*self._opening, *entries], [], None
+        return entries
+
+    def _dispatch(self, event: Event, now: float) -> list[Entry]:
         if isinstance(event, Press):
             return self._press(event, now)
         if isinstance(event, SeatNames | NewGame | PairingEnded):
@@ -280,6 +291,8 @@ class Referee:
             return []
         if press.kind == "long":  # UNDO held: take back the last committed action
             self.pending = None
+            if self._replaced is not None:
+                return self._back_to_replaced()
             try:
                 undone = self.game.pop()
             except IndexError:
@@ -365,6 +378,9 @@ class Referee:
             return []
         settings = self.menu.settings
         self.language = settings.language
+        if choice.key == "language":  # the table's from now on: kept on the game's row, so a power cut keeps it
+            self.config = replace(self.config, language=settings.language)
+            return [self._settings_entry(now)]
         if choice.key == "close":
             self.menu = None
         elif choice.key == "pair":
@@ -376,10 +392,15 @@ class Referee:
         return []
 
     def _new_game(self, settings: Settings, now: float) -> list[Entry]:
+        """Start the game ``settings`` say, in place of the one being played; it goes to the journal with its first
+        entry (:meth:`handle`), and until then a long UNDO brings back the one it replaced."""
         if settings.game not in games_for(self.zones.roles):  # the phone asked for it: the menu offers none such
             why = "; ".join(said.text(self.language) for said in unfit_games(self.zones.roles)[settings.game])
             self.message = Message(MessageKind.ILLEGAL, self.text("game_unfit", game=settings.game), why)
             return []
+        if self._replaced is None:  # a second new game before the first one's first card replaces the same game
+            self._replaced = _Replaced(self.config, self.game, dict(self.zones.heads), self.first_seat)
+        replaced = self._replaced
         self.start(
             GameConfig(
                 name=settings.game,
@@ -391,9 +412,36 @@ class Referee:
                 seat_names=self.config.seat_names,
             )
         )
+        self._replaced = replaced
         todo = self.text("new_game_names_do") if self.seat_names else ""  # the referee will ask who is seat 1
-        self.message = Message(MessageKind.INFO, self.text("new_game", game=settings.game), todo)
-        return [Entry("new_game", json.dumps(self.config.settings()), now)]
+        advice = self._advice()
+        title = self.text("new_game", game=settings.game) if advice is None else advice.title
+        self.message = Message(MessageKind.INFO, title, todo)
+        self._opening = [Entry("new_game", json.dumps(self.config.settings()), now)]
+        return []
+
+    def _back_to_replaced(self) -> list[Entry]:
+        """A long UNDO before the new game's first entry: the game it replaced, as it stood (the journal never
+        closed it)."""
+        assert self._replaced is not None
+        replaced, self._replaced, self._opening = self._replaced, None, []
+        self.config, self.game = replaced.config, replaced.game
+        self.kind, self.language = find_kind(self.config.name), self.config.language
+        self.zones.heads, self.first_seat = dict(replaced.heads), replaced.first_seat
+        self.zones.warnings.clear()
+        self._say(MessageKind.INFO, "new_game_undone")
+        return []
+
+    def _advice(self) -> Message | None:
+        """What the rule sheet recommends, when this game's players are not that (said as a game is set up)."""
+        ideal = self.kind.ideal_players
+        if ideal is None or ideal[0] <= self.config.players <= ideal[1]:
+            return None
+        return Message(MessageKind.INFO, self.text("ideal_players", low=ideal[0], high=ideal[1]))
+
+    def _settings_entry(self, now: float) -> Entry:
+        """The game's settings changed: the table writes them on the game's row."""
+        return Entry("settings", json.dumps(self.config.settings()), now)
 
     def _phone(self, event: PhoneEvent, now: float) -> list[Entry]:
         """A change a paired phone asked for (:mod:`companion.referee.phone`), as the menu would make it."""
@@ -403,7 +451,7 @@ class Referee:
         if isinstance(event, SeatNames):
             self.config = replace(self.config, seat_names=event.names)
             self._say(MessageKind.INFO, "seats_named")
-            return [Entry("seats", json.dumps(list(event.names)), now)]
+            return [self._settings_entry(now)]
         if self.pairing_code is not None:
             self.pairing_code = None
             self._say(MessageKind.INFO, f"pairing_{event.why}")
@@ -497,6 +545,16 @@ class Referee:
         key, fields = problem
         kind = _HEALTH_MESSAGES.get(key, MessageKind.DISK_FULL)
         return Message(kind, self.text(key, **fields), self.text(TODO[key], **fields))
+
+
+@dataclass(frozen=True, slots=True)
+class _Replaced:
+    """The game a new game replaced, as it stood: what a long UNDO brings back before the new game's first card."""
+
+    config: GameConfig
+    game: Game
+    heads: dict[str, str]
+    first_seat: int | None
 
 
 _HEALTH_MESSAGES = {"hub_lost": MessageKind.HUB_LOST, "reader_down": MessageKind.READER_DOWN}  # else DISK_FULL

@@ -40,7 +40,10 @@ TEXT: dict[str, str] = {
     "journal_aside": N_("Journal damaged: set aside"),
     "journal_aside_do": N_("A new one; companion doctor"),
     "new_game": N_("New game: {game}"),
+    "new_game_undone": N_("New game undone"),
+    "new_game_undone_do": N_("The game before goes on"),
     "game_unfit": N_("{game}: not on these zones"),
+    "ideal_players": N_("Sheet: {low} to {high} players"),
     "seat": N_("Seat {n}"),
     "stopped": N_("Companion stopped"),
     "stopped_do": N_("It resumes at start"),
@@ -65,6 +68,7 @@ TODO: dict[str, str] = {
     "damaged_game": "damaged_game_do",
     "journal_aside": "journal_aside_do",
     "stopped": "stopped_do",
+    "new_game_undone": "new_game_undone_do",
     "pairing_too_many": "pairing_too_many_do",
     "pairing_expired": "pairing_expired_do",
 }

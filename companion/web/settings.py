@@ -62,7 +62,10 @@ SETTINGS_STRINGS: dict[str, str] = {
     "pair": N_("Pair a phone"),  # the menu's words; "Pair" is 6º SET's noun (a pair of players): «Pareja»
     "paired": N_("Phone paired: you may change the table."),
     "next_game": N_("New game"),
-    "next_game_note": N_("Starts now and closes the game being played, as the menu's «New game»."),
+    "next_game_note": N_(
+        "Starts now and closes the game being played, as the menu's «New game»; until its first card, a long UNDO "
+        "at the table brings the closed game back."
+    ),
     "missing": N_("{game} is not offered: {why}"),
     "start": N_("Start"),
     "seats": N_("Seat names"),

@@ -88,7 +88,7 @@ def test_undo_goes_back_then_closes_and_a_long_undo_closes_from_anywhere() -> No
 
 def test_new_game_and_close_are_actions() -> None:
     menu = Menu(Settings())
-    assert press(menu, *["pass"] * 4, "confirm") == [None] * 4 + [Choice("new_game")]
+    assert press(menu, *["pass"] * 4, "confirm", "confirm") == [None] * 5 + [Choice("new_game")]
     assert press(menu, "pass", "confirm") == [None, Choice("close")]
 
 
@@ -145,3 +145,22 @@ def test_a_game_resumed_on_zones_that_cannot_play_it_opens_the_game_list_on_the_
     menu = Menu(Settings(game="sexto-set"), zones={"z1": "table"})
     press(menu, "confirm")
     assert menu.view().items == ("Seises",) and menu.view().selected == 0
+
+
+@pytest.mark.parametrize("language", languages())
+def test_new_game_asks_for_a_second_ok_and_any_other_button_leaves_it_unpicked(language: Language) -> None:
+    menu = Menu(Settings(language=language))
+    assert press(menu, *["pass"] * 4, "confirm") == [None] * 5
+    view = menu.view()
+    assert view.items[4] == tr("new_game_sure", language) and view.hint == tr("new_game_sure_hint", language)
+    assert (view.items[4], view.hint) == {
+        "es": ("¿Nueva partida?", "Otro OK: acaba la partida"),
+        "en": ("New game?", "OK again: this game ends"),
+    }[language]
+    draw_menu(ImageDraw.Draw(Image.new("1", (WIDTH, HEIGHT))), view)  # fits
+    assert press(menu, "pass") == [None], "PASS: not picked"
+    assert menu.view().items[4] == tr("new_game", language) and menu.view().hint == tr("menu_hint", language)
+    assert press(menu, "confirm") == [Choice("close")], "a single OK on the next line is that line's"
+    press(menu, *["pass"] * 4, "confirm")
+    assert menu.press(Press("confirm", "long", 0.0)) is None, "a long OK is not the second press"
+    assert press(menu, "confirm", "confirm") == [None, Choice("new_game")]

@@ -110,6 +110,8 @@ def fields(lang: str) -> dict[str, object]:
         "penalty": translate(TEXT["penalty"], lang).format(points=50),
         "leads": "B",
         "name": "Maximiliano",
+        "low": 4,
+        "high": 8,
     }
 
 

@@ -170,6 +170,7 @@ def test_a_phone_paired_with_the_oleds_code_renames_the_seats_and_starts_the_nex
 
             await page.evaluate(CHOOSE_48)
             await until(lambda: table.referee.game.players == 6)
+            before_its_first_card = table.table.journal.games()
             table.daemon._readers.take("6O")  # type: ignore[union-attr]
             await until(lambda: not table.referee.zones.lying["z1"])
             table.daemon._readers.put("6O", "z1")  # type: ignore[union-attr]
@@ -181,6 +182,7 @@ def test_a_phone_paired_with_the_oleds_code_renames_the_seats_and_starts_the_nex
                 "row": settings_row,
                 "question": question,
                 "config": table.referee.config,
+                "before": before_its_first_card,
                 "games": table.table.journal.games(),
                 "offered": await page.evaluate(OFFERED),
                 "missing": await page.evaluate(MISSING),
@@ -192,6 +194,7 @@ def test_a_phone_paired_with_the_oleds_code_renames_the_seats_and_starts_the_nex
     assert seen["question"].kind is MessageKind.QUESTION and seen["question"].todo.startswith("Zoe:")
     config = seen["config"]
     assert (config.name, config.deck_name, config.players) == ("seises", "spanish-48", 6)
+    assert [game.outcome for game in seen["before"]] == [None], "not closed before the new game's first card"
     first, second = seen["games"]
     assert first.outcome == {"termination": "replaced", "winner": None} and second.settings["deck"] == "spanish-48"
     assert seen["offered"] == {
