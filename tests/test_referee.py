@@ -11,7 +11,7 @@ from companion.games.seises import SeisesView
 from companion.games.sexto_set import SextoSetView
 from companion.journal import Entry
 from companion.menu import Settings, games_for, unfit_games
-from companion.referee import HubStatus, JournalStatus, NewGame, ReaderStatus, Referee
+from companion.referee import HubStatus, JournalStatus, NewGame, ReaderStatus, Referee, SeatNames
 from companion.rules import Pass, Pay, Play, Seises, SextoSet
 from companion.rules.robots import SextoSetRobots
 from companion.view import Message, MessageKind, StatusLight, ZoneLight
@@ -527,3 +527,84 @@ def test_a_seises_game_of_two_or_three_says_the_sheet_recommends_four_to_eight()
     assert referee.game.players == 2
     assert referee.view().message == Message(MessageKind.INFO, "Sheet: 4 to 8 players")
     assert sexto().view().message is None
+
+
+# ---- seat names from the phone mid-game ---------------------------------------------------------------------------
+
+NAMES = ("Ana", "Luis", "Eva", "Pau")  # in the order they sit
+
+
+def restarted(referee: Referee, settings: Entry, entries: list[Entry]) -> Referee:
+    """The table after a power cut: the game's row as the last settings entry left it, its entries replayed."""
+    again = Referee(GameConfig.from_settings(json.loads(settings.text)), dict(referee.zones.roles))
+    again.replay(entries)
+    return again
+
+
+def question(referee: Referee) -> tuple[str, str] | None:
+    message = referee.view().message
+    return (message.title, message.todo) if message is not None and message.kind is MessageKind.QUESTION else None
+
+
+def test_names_given_after_the_first_play_ask_who_laid_the_six_of_oros_and_show_at_once() -> None:
+    referee = seises(confirm_turns=False)
+    entries = tap(referee, "6O") + tap(referee, "7O")
+    [renamed] = referee.handle(SeatNames(NAMES), 1.0)
+    assert renamed.kind == "settings" and json.loads(renamed.text)["seat_names"] == list(NAMES)
+    assert question(referee) == ("¿Quién puso el 6 de oros?", "Ana: OK sí, PASO otro nombre")
+    assert question(restarted(referee, renamed, entries)) == question(referee), "asked again after a power cut"
+    press(referee, "pass")
+    [answered] = press(referee, "confirm", t=2.0)
+    assert seat_names(referee) == ["Luis", "Eva", "Pau", "Ana"] and question(referee) is None
+    assert answered.kind == "settings" and json.loads(answered.text)["seat_one"] == "Luis"
+    assert seat_names(restarted(referee, answered, entries)) == seat_names(referee)
+
+
+def test_names_sent_again_from_another_player_keep_seat_1_by_name() -> None:
+    referee = seises(seat_names=NAMES)
+    lay(referee, "6O"), press(referee, "confirm"), press(referee, "pass"), press(referee, "pass")
+    entries = press(referee, "confirm")  # Eva laid it
+    assert seat_names(referee) == ["Eva", "Pau", "Ana", "Luis"]
+    [renamed] = referee.handle(SeatNames(("Pau", "Ana", "Luis", "Eva")), 1.0)  # the same table, from Pau
+    assert seat_names(referee) == ["Eva", "Pau", "Ana", "Luis"], "seat 1 is still Eva"
+    assert referee.view().message == Message(MessageKind.INFO, "Asientos renombrados")
+    assert seat_names(restarted(referee, renamed, entries)) == seat_names(referee)
+    [renamed] = referee.handle(SeatNames(("Pau", "Ana", "Luis", "Eve")), 2.0)  # Eva is Eve now: who is seat 1?
+    assert question(referee) is not None and seat_names(referee)[0] == "Asiento 1"
+    for _ in range(3):
+        press(referee, "pass")
+    [answered] = press(referee, "confirm")
+    assert seat_names(referee) == ["Eve", "Pau", "Ana", "Luis"]
+    assert seat_names(restarted(referee, answered, entries)) == seat_names(referee), "not the first play's name 3"
+
+
+def test_the_question_stays_on_the_screen_through_a_rename_and_a_stray_card_until_it_is_answered() -> None:
+    referee = seises({"z1": "table", "z2": "table"}, seat_names=NAMES)
+    lay(referee, "6O"), press(referee, "confirm")
+    assert question(referee) == ("¿Quién puso el 6 de oros?", "Ana: OK sí, PASO otro nombre")
+    referee.handle(SeatNames(("Zoe", "Yago", "Xia", "Wen")), 1.0)
+    assert question(referee) == ("¿Quién puso el 6 de oros?", "Zoe: OK sí, PASO otro nombre"), "the new names"
+    lay(referee, "7C", "z2")
+    assert question(referee) is not None and light(referee, "z2") is ZoneLight.ILLEGAL, "not taken meanwhile"
+    assert referee.pending is not None and referee.pending.action == Play("6O")
+    press(referee, "pass")
+    assert question(referee) == ("¿Quién puso el 6 de oros?", "Yago: OK sí, PASO otro nombre")
+    assert press(referee, "confirm") == [Entry("action", "play 6O  # seat 1: name 2 (Yago)", 0.0)]
+    assert question(referee) is None and seat_names(referee)[0] == "Yago"
+    lift(referee, "7C", "z2")
+    assert light(referee, "z2") is ZoneLight.OFF
+
+
+def test_a_question_asked_after_the_first_play_lets_undo_take_it_back_and_opens_the_menu() -> None:
+    referee = seises(confirm_turns=False)
+    tap(referee, "6O")
+    referee.handle(SeatNames(NAMES), 1.0)
+    assert tap(referee, "7O") == [] and len(referee.game.actions) == 1, "a card is not played while it asks"
+    press(referee, "confirm", LONG)
+    assert referee.view().menu is not None
+    press(referee, "undo")  # the menu closes: the question is back
+    assert referee.view().menu is None and question(referee) is not None
+    assert press(referee, "undo", LONG) == [Entry("undo", "", 0.0)]
+    assert question(referee) is None and referee.asking is None, "no play left to ask about"
+    tap(referee, "6O")
+    assert question(referee) is not None and referee.game.actions == [], "asked at the first play, as ever"

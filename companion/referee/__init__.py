@@ -145,7 +145,26 @@ class Referee:
                 self.game.push(action)
                 named = _FIRST_SEAT.search(entry.text)
                 if named and len(self.game.actions) == 1:
-                    self.first_seat = int(named.group(1)) - 1
+                    self.first_seat = self._named_first_seat(int(named.group(1)) - 1, named.group(2))
+        self._ask_if_unknown()
+
+    def _named_first_seat(self, number: int, name: str | None) -> int | None:
+        """Seat 1 as the first play's entry names it: by its name among the seat names now (they may have been
+        renamed since), else by its number; None when a rename left that name out (the game's row says who)."""
+        if name is None:
+            return number
+        return self.seat_names.index(name) if name in self.seat_names else None
+
+    def _ask_if_unknown(self) -> None:
+        """Seat names given after the game's first play: seat 1 is the name the game's settings say, or the table
+        asks who laid the first card."""
+        if self.first_seat is not None or not self.seat_names or not self.game.actions:
+            return
+        if self.config.seat_one in self.seat_names:
+            self.first_seat = self.seat_names.index(self.config.seat_one)
+        elif self.asking is None:
+            self.asking = 0
+            self._ask_first_seat()
 
     # ---- events ---------------------------------------------------------------------------------------------
 
@@ -154,6 +173,10 @@ class Referee:
         entries = self._dispatch(event, now)
         if entries and self._opening:  # the new game's first entry: the new game goes to the journal before it
             entries, self._opening, self._replaced = [*self._opening, *entries], [], None
+        if self.asking is not None and not self.game.actions and self.pending is None:
+            self.asking = None  # the play it asked about was taken back
+        if self.asking is not None:
+            self._ask_first_seat()  # a question stays on the screen until it is answered
         return entries
 
     def _dispatch(self, event: Event, now: float) -> list[Entry]:
@@ -203,6 +226,9 @@ class Referee:
             self._warn(zone, ZoneLight.ILLEGAL, MessageKind.ILLEGAL, "two_cards", zone=zone)
             return []
         if self.menu is not None:
+            return []
+        if self.asking is not None:  # not taken while the table waits for an answer
+            self.zones.warnings[zone] = ZoneLight.ILLEGAL
             return []
         if self.registering:
             return self._register(zone, card, now)
@@ -270,8 +296,8 @@ class Referee:
             return []
         if self.menu is not None:
             return self._menu_press(press, now)
-        if self.asking is not None:
-            return self._answer(press, now)
+        if self.asking is not None and (not self.game.actions or press.button != Button.UNDO):
+            return self._answer(press, now)  # asked after the first play, the UNDO button still takes back or cancels
         if press.button == Button.CONFIRM:
             if press.kind == "long":
                 self.menu = Menu(self.menu_settings(), pairing=self.pairable, zones=self.zones.roles)
@@ -325,18 +351,23 @@ class Referee:
         self._say(MessageKind.QUESTION, "ask_first_seat", name=self.seat_names[self.asking])
 
     def _answer(self, press: Press, now: float) -> list[Entry]:
-        """While asking who made the first play: PASS offers the next name, CONFIRM picks it, UNDO gives up."""
+        """While asking who made the first play: PASS offers the next name, CONFIRM picks it, a long CONFIRM opens
+        the menu (the question comes back when it closes), UNDO gives up the first play. Asked after it (the seats
+        were named since), the answer goes to the game's row."""
         assert self.asking is not None
         if press.button == Button.PASS:
             self.asking = (self.asking + 1) % len(self.seat_names)
-            self._ask_first_seat()
             return []
-        if press.button == Button.CONFIRM and press.kind == "short":
+        if press.button == Button.CONFIRM and press.kind == "long":
+            self.menu = Menu(self.menu_settings(), pairing=self.pairable, zones=self.zones.roles)
+            return []
+        if press.button == Button.CONFIRM:
             self.first_seat, self.asking = self.asking, None
-            return self._push_pending(now)
-        if press.button == Button.UNDO:
-            self.asking = self.pending = None
+            self.config = replace(self.config, seat_one=self.seat_names[self.first_seat])
             self.message = None
+            return self._push_pending(now) if not self.game.actions else [self._settings_entry(now)]
+        self.asking = self.pending = None
+        self.message = None
         return []
 
     @property
@@ -351,6 +382,7 @@ class Referee:
     def _forget_first_seat(self) -> None:
         if not self.game.actions:
             self.first_seat = None
+            self.config = replace(self.config, seat_one="")
 
     def _push_pending(self, now: float) -> list[Entry]:
         assert self.pending is not None
@@ -430,6 +462,7 @@ class Referee:
         self.zones.heads, self.first_seat = dict(replaced.heads), replaced.first_seat
         self.zones.warnings.clear()
         self._say(MessageKind.INFO, "new_game_undone")
+        self._ask_if_unknown()
         return []
 
     def _advice(self) -> Message | None:
@@ -449,13 +482,25 @@ class Referee:
             self.menu = None
             return self._new_game(event.settings, now)
         if isinstance(event, SeatNames):
-            self.config = replace(self.config, seat_names=event.names)
-            self._say(MessageKind.INFO, "seats_named")
-            return [self._settings_entry(now)]
+            return self._rename(event.names, now)
         if self.pairing_code is not None:
             self.pairing_code = None
             self._say(MessageKind.INFO, f"pairing_{event.why}")
         return []
+
+    def _rename(self, names: tuple[str, ...], now: float) -> list[Entry]:
+        """New seat names, in the order the players sit, at once: seat 1 stays whoever laid the first card, by
+        name; when the new names do not say who that is, the table asks."""
+        seat_one = self.seat_name(0) if self.first_seat is not None else ""
+        self.config = replace(self.config, seat_names=names, seat_one="")
+        self.first_seat = self.seat_names.index(seat_one) if seat_one in self.seat_names else None
+        if self.first_seat is not None:
+            self.config = replace(self.config, seat_one=seat_one)
+        if self.asking is not None:
+            self.asking = 0  # asked again, from the first of the new names
+        self._say(MessageKind.INFO, "seats_named")
+        self._ask_if_unknown()
+        return [self._settings_entry(now)]
 
     def start(self, config: GameConfig) -> None:
         """Start a new game with ``config`` (the daemon opens a new game in the journal for it)."""
@@ -558,4 +603,4 @@ class _Replaced:
 
 
 _HEALTH_MESSAGES = {"hub_lost": MessageKind.HUB_LOST, "reader_down": MessageKind.READER_DOWN}  # else DISK_FULL
-_FIRST_SEAT = re.compile(r"#\s*seat 1: name (\d+)")  # who made the first play, in its journal entry
+_FIRST_SEAT = re.compile(r"#\s*seat 1: name (\d+)(?: \((.*)\))?\s*$")  # who made the first play, in its entry
