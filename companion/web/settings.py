@@ -68,6 +68,7 @@ SETTINGS_STRINGS: dict[str, str] = {
     ),
     "missing": N_("{game} is not offered: {why}"),
     "start": N_("Start"),
+    "start_sure": N_("Tap again: this game ends"),  # «Start» tapped once: as the menu's «New game?»
     "seats": N_("Seat names"),
     "seats_note": N_("In the order you sit; the table asks who laid the 6 of oros."),
     "seats_unnamed": N_("This game does not name seats."),

@@ -168,8 +168,12 @@ def test_a_phone_paired_with_the_oleds_code_renames_the_seats_and_starts_the_nex
             await until(lambda: table.referee.asking is not None)
             question = table.referee.view().message
 
-            await page.evaluate(CHOOSE_48)
+            await page.evaluate(CHOOSE_48)  # a first tap on «Start» asks, as the menu's «New game?»
+            await page.until("document.getElementById('start').dataset.sure === 'yes'")
+            asked = (await page.evaluate(START_TEXT), table.referee.game.players)
+            await page.evaluate("document.getElementById('start').click()")
             await until(lambda: table.referee.game.players == 6)
+            started = await page.evaluate(START_TEXT)
             before_its_first_card = table.table.journal.games()
             table.daemon._readers.take("6O")  # type: ignore[union-attr]
             await until(lambda: not table.referee.zones.lying["z1"])
@@ -186,6 +190,8 @@ def test_a_phone_paired_with_the_oleds_code_renames_the_seats_and_starts_the_nex
                 "games": table.table.journal.games(),
                 "offered": await page.evaluate(OFFERED),
                 "missing": await page.evaluate(MISSING),
+                "asked": asked,
+                "started": started,
             }
 
     seen = asyncio.run(change())
@@ -202,6 +208,8 @@ def test_a_phone_paired_with_the_oleds_code_renames_the_seats_and_starts_the_nex
         "decks": ["spanish-40", "spanish-48"],
         "players": ["2", "3", "4", "6", "8"],
     }, "only what the menu offers: this table's one zone cannot play 6º SET"
+    assert seen["asked"] == ("Tap again: this game ends", 4), "one tap starts nothing"
+    assert seen["started"] == "Start"
     assert seen["missing"].startswith("6º SET is not offered: 'table': a 6º SET zone is"), seen["missing"]
 
 
@@ -325,6 +333,7 @@ OFFERED = """(() => ({
 }))()"""
 
 MISSING = "document.getElementById('missing-games').textContent"
+START_TEXT = "document.getElementById('start').textContent"
 
 
 def test_a_code_shown_while_the_servers_loop_waits_expires_once_it_runs(
