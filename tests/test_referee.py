@@ -608,3 +608,23 @@ def test_a_question_asked_after_the_first_play_lets_undo_take_it_back_and_opens_
     assert question(referee) is None and referee.asking is None, "no play left to ask about"
     tap(referee, "6O")
     assert question(referee) is not None and referee.game.actions == [], "asked at the first play, as ever"
+
+
+def test_a_6o_set_table_plays_seises_on_its_lines_and_a_long_undo_brings_the_match_back() -> None:
+    referee = sexto(confirm_turns=False)
+    entries = [entry for zone, master in enumerate(MASTERS, start=1) for entry in tap(referee, master, f"z{zone}")]
+    assert not referee.registering and [entry.kind for entry in entries] == ["zone"] * 8
+    heads = dict(referee.zones.heads)
+    press(referee, "confirm", LONG)
+    press(referee, "confirm")
+    assert referee.menu is not None and referee.menu.view().items == ("Seises", "6º SET")
+    for button in ("pass", "confirm", "pass", "pass", "pass", "pass", "confirm", "confirm"):
+        press(referee, button)  # Seises (its deck, 4 players), then «Nueva partida» twice
+    assert referee.kind.name == "seises"
+    lay(referee, "5O", "z3")
+    assert light(referee, "z3") is ZoneLight.ILLEGAL, "judged by Seises' rules: the first play is the 6 of oros"
+    lift(referee, "5O", "z3")
+    assert press(referee, "undo", LONG) == []
+    assert referee.kind.name == "sexto-set" and referee.zones.heads == heads and not referee.registering
+    referee.start(GameConfig(name="seises", confirm_turns=False))  # as a restart would, with a Seises game
+    assert [entry.kind for entry in tap(referee, "6O", "z5")] == ["action"], "any line takes a Seises card"
