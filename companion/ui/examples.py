@@ -110,7 +110,7 @@ def message_is(kind: MessageKind) -> Callable[[TableView], bool]:
 
 
 def _menu(language: Language, *buttons: Button) -> TableView:
-    """The menu of a Seises table (one zone) after a long CONFIRM and ``buttons``."""
+    """The menu of a table of the default game (its own zones) after a long CONFIRM and ``buttons``."""
     menu = Menu(Settings(language=language))
     for button in buttons:
         menu.press(Press(button, "short", 0.0))
