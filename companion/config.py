@@ -72,6 +72,7 @@ class GameConfig:
     language: str = DEFAULT_LANGUAGE
     confirm_turns: bool = True
     seat_names: tuple[str, ...] = ()
+    seat_one: str = ""  # which of the seat names is seat 1, once the players said so after the first play
 
     @property
     def deck_name(self) -> str:
@@ -88,6 +89,7 @@ class GameConfig:
             language=str(settings.get("language", DEFAULT_LANGUAGE)),
             confirm_turns=bool(settings.get("confirm_turns", True)),
             seat_names=tuple(str(name) for name in settings.get("seat_names") or ()),
+            seat_one=str(settings.get("seat_one", "")),
         )
 
     def settings(self) -> dict[str, Any]:
@@ -100,6 +102,7 @@ class GameConfig:
             "language": self.language,
             "confirm_turns": self.confirm_turns,
             "seat_names": list(self.seat_names),
+            **({"seat_one": self.seat_one} if self.seat_one else {}),
         }
 
 

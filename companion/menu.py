@@ -2,7 +2,8 @@
 
 A long CONFIRM opens it (the daemon's call). In the menu PASS moves to the next line, CONFIRM picks the line,
 UNDO goes back (and closes the menu from its first level). Picking a setting opens the list of its values;
-picking a value returns it as a :class:`Choice` and goes back to the settings::
+picking a value returns it as a :class:`Choice` and goes back to the settings. "New game" ends the game being
+played, so it asks for a second CONFIRM (any other button leaves it unpicked)::
 
     >>> menu = Menu(Settings())
     >>> menu.press(Press(Button.PASS, "short", 0.0)), menu.press(Press(Button.CONFIRM, "short", 0.1))
@@ -12,14 +13,16 @@ picking a value returns it as a :class:`Choice` and goes back to the settings::
     >>> menu.settings.players
     5
 
-Only values that make a playable game are offered: each game kind (:mod:`companion.games`) says which decks it
-plays and which player counts each deck deals to (counts below the rule sheet's ideal say so). Seat names come from
+Only values that make a playable game are offered: each game kind (:mod:`companion.games`) says whether the
+table's zones can play it (the games they cannot are left out, and the game's list says so), which decks it plays and
+which player counts each deck deals to (counts below the rule sheet's ideal say so). Seat names come from
 the config (``seat_names``), in the order the players sit; they are not set here. The menu is core logic: it takes
 input events and gives a :class:`~companion.view.MenuView`, which the screen draws (``ui.screens.draw_menu``).
 """
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, replace
 from functools import cache
 from typing import Literal
@@ -27,13 +30,25 @@ from typing import Literal
 from companion.decks import Deck, load_deck
 from companion.events import Button, Press
 from companion.games import DEFAULT_GAME, find_kind, kinds
-from companion.i18n import language_name, languages
+from companion.i18n import Said, language_name, languages
 from companion.view import Language, MenuView, tr
 
-__all__ = ["Choice", "Menu", "Settings", "decks_for", "label", "players_for"]
+__all__ = ["Choice", "Menu", "Settings", "decks_for", "games_for", "label", "players_for", "unfit_games"]
 
 _SETTINGS = ("game", "players", "deck", "language")
 Key = Literal["game", "players", "deck", "language", "new_game", "pair", "close"]
+
+
+def unfit_games(zones: Mapping[str, str]) -> dict[str, tuple[Said, ...]]:
+    """The games a table whose zones are ``zones`` (zone -> role) cannot play, each with why
+    (:meth:`~companion.games.GameKind.zones_unfit`)."""
+    return {name: unfit for name, kind in kinds().items() if (unfit := kind.zones_unfit(zones))}
+
+
+def games_for(zones: Mapping[str, str]) -> tuple[str, ...]:
+    """The games a table whose zones are ``zones`` can play, the built-in ones first."""
+    unfit = unfit_games(zones)
+    return tuple(name for name in kinds() if name not in unfit)
 
 
 def decks_for(game: str) -> tuple[str, ...]:
@@ -97,16 +112,23 @@ class Choice:
 class Menu:
     """The menu's state: which level (the settings, or one setting's values) and which line is highlighted.
 
-    ``pairing``: the table serves its page, and the menu offers to show the code a phone pairs with."""
+    ``pairing``: the table serves its page, and the menu offers to show the code a phone pairs with. ``zones``: the
+    table's (zone -> role; by default the settings' game's own), which say the games it offers."""
 
-    def __init__(self, settings: Settings, *, pairing: bool = False) -> None:
+    def __init__(self, settings: Settings, *, pairing: bool = False, zones: Mapping[str, str] | None = None) -> None:
         self.settings = settings
+        zones = find_kind(settings.game).default_zones() if zones is None else zones
+        self.games, self.missing = games_for(zones), tuple(unfit_games(zones))
         self.actions: tuple[Key, ...] = ("new_game", "pair", "close") if pairing else ("new_game", "close")
         self.editing: str | None = None  # the setting whose values are listed, or None on the first level
         self.selected = 0
+        self.sure = False  # "new game" was picked once: the next CONFIRM starts it
 
     def press(self, press: Press) -> Choice | None:
         """Apply one press; return what was picked, if anything."""
+        sure, self.sure = self.sure, False
+        if sure and press.button == Button.CONFIRM and press.kind == "short":
+            return Choice("new_game")
         if press.kind == "long":
             # A long UNDO leaves the menu from anywhere; other long presses mean nothing here.
             return self._close() if press.button == Button.UNDO else None
@@ -127,19 +149,27 @@ class Menu:
         if self.editing is None:
             items = tuple(
                 f"{tr(key, language)}: {self._label(key, getattr(self.settings, key), note=False)}" for key in _SETTINGS
-            ) + tuple(tr(action, language) for action in self.actions)
+            ) + tuple(
+                tr("new_game_sure" if self.sure and action == "new_game" else action, language)
+                for action in self.actions
+            )
             title = tr("menu", language)
         else:
             items = tuple(self._label(self.editing, value) for value in self._values(self.editing))
             title = tr(self.editing, language)
-        return MenuView(title=title, items=items, selected=self.selected, hint=tr("menu_hint", language))
+        hint = tr("new_game_sure_hint" if self.sure else "menu_hint", language)
+        if self.editing == "game" and self.missing:  # why a game is not listed
+            hint = tr("games_missing", language).format(
+                games=", ".join(label("game", g, g, language) for g in self.missing)
+            )
+        return MenuView(title=title, items=items, selected=self.selected, hint=hint)
 
     def _lines(self) -> tuple[object, ...]:
         return (*_SETTINGS, *self.actions) if self.editing is None else self._values(self.editing)
 
     def _values(self, key: str) -> tuple[str | int, ...]:
         if key == "game":
-            return tuple(kinds())
+            return self.games
         if key == "deck":
             return decks_for(self.settings.game)
         if key == "players":
@@ -152,11 +182,15 @@ class Menu:
     def _pick(self) -> Choice | None:
         if self.editing is None:
             key = (*_SETTINGS, *self.actions)[self.selected]
+            if key == "new_game":
+                self.sure = True
+                return None
             if key in self.actions:
                 return self._close() if key == "close" else Choice(key)
             self.editing = key
             values = self._values(key)
-            self.selected = values.index(getattr(self.settings, key))
+            now = getattr(self.settings, key)
+            self.selected = values.index(now) if now in values else 0  # a game resumed on zones unfit for it
             return None
         key, value = self.editing, self._values(self.editing)[self.selected]
         self.settings = _with(self.settings, key, value)

@@ -132,7 +132,7 @@ class Table:
                 if not self._finished:
                     self._close({"termination": "replaced", "winner": None}, now)  # a new game was chosen mid-game
                 self._open_game(json.loads(entry.text), now)
-            elif entry.kind == "seats":
+            elif entry.kind == "settings":
                 self._rename(now)
             else:
                 if entry.kind == "reopen":  # the journal takes the game's outcome back with this entry
@@ -186,7 +186,8 @@ class Table:
         return True
 
     def _rename(self, now: float) -> None:
-        """The seats were renamed: the game's row gets the new names, so that resuming it keeps them."""
+        """The game's settings changed (its seats renamed, the menu's language): the game's row gets them, so that
+        resuming it keeps them."""
         settings = self.referee.config.settings()
         if self._unsaved is not None:  # its row waits for the disk: it will be written with them
             self._unsaved = settings

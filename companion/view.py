@@ -151,6 +151,9 @@ STRINGS: dict[str, str] = {
     "language": N_("Language"),
     "new_game": N_("New game"),
     "close": N_("Close"),
+    "new_game_sure": N_("New game?"),  # "New game" picked once: a second OK starts it
+    "new_game_sure_hint": N_("OK again: this game ends"),
+    "games_missing": N_("{games}: not these zones"),  # the games the table's zones cannot play
     "pair": N_("Pair a phone"),
     "pairing_title": N_("Phone code"),
     "pairing_hint": N_("Type it on the phone"),

@@ -10,7 +10,8 @@ from companion.events import CardArrived, CardLeft, Press, SameCardTwice, Unknow
 from companion.games.seises import SeisesView
 from companion.games.sexto_set import SextoSetView
 from companion.journal import Entry
-from companion.referee import HubStatus, JournalStatus, ReaderStatus, Referee
+from companion.menu import Settings, games_for, unfit_games
+from companion.referee import HubStatus, JournalStatus, NewGame, ReaderStatus, Referee, SeatNames
 from companion.rules import Pass, Pay, Play, Seises, SextoSet
 from companion.rules.robots import SextoSetRobots
 from companion.view import Message, MessageKind, StatusLight, ZoneLight
@@ -395,11 +396,14 @@ def test_a_long_confirm_opens_the_menu_and_new_game_starts_one() -> None:
     # the menu's lines: game, players, deck, language, new game, close
     for _ in range(4):
         press(referee, "pass")
-    entries = press(referee, "confirm", t=9.0)
-    assert len(entries) == 1 and entries[0].kind == "new_game"
-    assert json.loads(entries[0].text)["game"] == "seises"
+    assert press(referee, "confirm", t=9.0) == [] and referee.view().menu is not None  # "New game?"
+    assert press(referee, "confirm", t=9.0) == []  # the new game goes to the journal with its first entry
     assert referee.view().menu is None and referee.game.actions == []
     assert referee.view().message == Message(MessageKind.INFO, "Partida nueva: seises")
+    lay(referee, "6O")
+    entries = press(referee, "confirm", t=10.0)
+    assert [entry.kind for entry in entries] == ["new_game", "action"]
+    assert json.loads(entries[0].text)["game"] == "seises"
 
 
 def test_a_new_game_with_seat_names_says_the_table_will_ask_who_laid_the_six_of_oros() -> None:
@@ -409,7 +413,7 @@ def test_a_new_game_with_seat_names_says_the_table_will_ask_who_laid_the_six_of_
     press(referee, "confirm", LONG)
     for _ in range(4):
         press(referee, "pass")
-    press(referee, "confirm")
+    press(referee, "confirm"), press(referee, "confirm")
     message = referee.view().message
     assert message is not None and message.todo == "Al 6 de oros, elegid quién lo puso"
     assert seat_names(referee) == ["Asiento 1", "Asiento 2", "Asiento 3", "Asiento 4"]  # asked again
@@ -417,7 +421,7 @@ def test_a_new_game_with_seat_names_says_the_table_will_ask_who_laid_the_six_of_
     press(referee, "pass"), press(referee, "confirm"), press(referee, "pass"), press(referee, "confirm")  # 5 players
     for _ in range(3):
         press(referee, "pass")
-    press(referee, "confirm")
+    press(referee, "confirm"), press(referee, "confirm")
     assert referee.game.players == 5  # 4 names for 5 players: the seats are numbered, nobody is asked
     assert referee.view().message == Message(MessageKind.INFO, "Partida nueva: seises")
     lay(referee, "6O"), press(referee, "confirm")
@@ -440,9 +444,216 @@ def test_replaying_the_entries_rebuilds_the_same_game() -> None:
 def test_the_first_screen_of_two_or_three_seises_players_gives_the_sheets_advice() -> None:
     for players, deck in ((2, ""), (3, "spanish-48")):
         referee = Referee(GameConfig(players=players, deck=deck, language="en"), {"z1": "table"})
-        assert referee.view().message == Message(
-            MessageKind.INFO, "The sheet advises 4 to 8", f"{players} players can play"
-        )
-        referee.start(GameConfig(players=players, deck=deck, language="es"))
-        assert referee.view().message == Message(MessageKind.INFO, "El reglamento: de 4 a 8", f"Pueden jugar {players}")
+        assert referee.view().message == Message(MessageKind.INFO, "Sheet: 4 to 8 players")
+        referee.start(GameConfig(players=players, deck=deck, language="es"))  # the daemon's start of a new game
+        assert referee.view().message == Message(MessageKind.INFO, "Hoja: 4 a 8 jugadores")
     assert Referee(GameConfig(players=4), {"z1": "table"}).view().message is None
+
+
+# ---- the games a table's zones can play --------------------------------------------------------------------------
+
+
+def test_a_phone_asking_a_one_zone_table_for_6o_set_is_refused_and_the_game_goes_on() -> None:
+    referee = seises()
+    tap(referee, "6O"), press(referee, "confirm")
+    assert referee.handle(NewGame(Settings(game="sexto-set")), 1.0) == []
+    message = referee.view().message
+    assert message is not None and message.kind is MessageKind.ILLEGAL
+    assert message.title == "sexto-set: no en estas zonas" and "8 zonas" in message.todo
+    assert referee.kind.name == "seises" and len(referee.game.actions) == 1
+    lay(referee, "7O")  # the game goes on: the next card is judged as Seises
+    assert light(referee) is ZoneLight.PENDING_OK
+
+
+def test_the_zones_of_each_game_say_which_games_they_play() -> None:
+    assert games_for({"z1": "table"}) == ("seises",)
+    assert games_for({"z1": "O", "z2": "C", "z3": "E", "z4": "B"}) == ("seises",)
+    assert games_for({f"z{i}": "auto" for i in range(1, 9)}) == ("seises", "sexto-set")
+    assert games_for(dict(zip((f"z{i}" for i in range(8)), MASTERS, strict=True))) == ("seises", "sexto-set")
+    unfit = unfit_games({f"z{i}": "table" for i in range(1, 9)})["sexto-set"]
+    assert [said.text("en") for said in unfit] == ["'table': a 6º SET zone is \"auto\" or a master card id such as M1R"]
+
+
+# ---- a new game: a second OK, and undone until its first card -----------------------------------------------------
+
+
+def new_game(referee: Referee, t: float = 0.0) -> list[Entry]:
+    """A long OK for the menu, down to «Nueva partida», OK twice."""
+    entries = press(referee, "confirm", LONG, t)
+    for _ in range(4):
+        entries += press(referee, "pass", t=t)
+    return entries + press(referee, "confirm", t=t) + press(referee, "confirm", t=t)
+
+
+def test_a_new_game_is_undone_by_a_long_undo_until_its_first_card() -> None:
+    referee = seises(confirm_turns=False, seat_names=("Ana", "Luis", "Eva", "Pau"))
+    tap(referee, "6O"), press(referee, "pass"), press(referee, "confirm")  # Luis laid the 6 of oros
+    tap(referee, "7O")
+    before = referee.game.snapshot()
+    assert new_game(referee) == [] and referee.game.actions == []
+    assert press(referee, "undo", LONG, 5.0) == [], "nothing to write: the journal never closed the game"
+    assert referee.game.snapshot() == before and seat_names(referee)[:2] == ["Luis", "Eva"]
+    message = referee.view().message
+    assert message == Message(MessageKind.INFO, "Partida nueva deshecha", "Sigue la partida de antes")
+    assert [entry.kind for entry in press(referee, "undo", LONG, 6.0)] == ["undo"], "then UNDO is the game's"
+    tap(referee, "7O", t=7.0)
+
+    new_game(referee, 8.0)
+    entries = tap(referee, "6O", t=9.0)  # Ana's turn to say who laid it
+    assert entries == [] and referee.asking == 0
+    entries = press(referee, "confirm", t=9.5)
+    assert [entry.kind for entry in entries] == ["new_game", "action"], "the new game with its first card"
+    assert press(referee, "undo", LONG) == [Entry("undo", "", 0.0)]
+    assert press(referee, "undo", LONG) == [] and referee.view().message.title == "Nada que deshacer"  # type: ignore[union-attr]
+
+
+def test_a_second_new_game_before_the_first_ones_first_card_still_goes_back_to_the_game_being_played() -> None:
+    referee = seises(confirm_turns=False)
+    tap(referee, "6O")
+    new_game(referee)
+    press(referee, "confirm", LONG)
+    for button in ("pass", "confirm", "pass", "confirm", "pass", "pass", "pass", "confirm", "confirm"):
+        press(referee, button)  # 5 players, and «Nueva partida» twice: still nothing laid
+    assert referee.game.players == 5
+    entries = tap(referee, "6O")
+    assert [json.loads(entry.text)["players"] for entry in entries[:1]] == [5] and len(entries) == 2
+    new_game(referee)
+    press(referee, "undo", LONG)
+    assert referee.game.players == 5 and len(referee.game.actions) == 1, "back to the 5 players' game"
+
+
+# ---- the menu's language survives a power cut ---------------------------------------------------------------------
+
+
+def test_the_language_chosen_in_the_menu_goes_to_the_games_settings() -> None:
+    referee = seises()
+    tap(referee, "6O"), press(referee, "confirm")
+    press(referee, "confirm", LONG)
+    for button in ("pass", "pass", "pass", "confirm", "pass"):
+        press(referee, button)
+    entries = press(referee, "confirm", t=3.0)
+    assert [entry.kind for entry in entries] == ["settings"] and json.loads(entries[0].text)["language"] == "en"
+    press(referee, "undo")
+    assert referee.view().language == "en"
+    again = Referee(GameConfig.from_settings(json.loads(entries[0].text)), {"z1": "table"})
+    assert again.view().language == "en", "what a restart reads from the game's row"
+
+
+# ---- fewer players than the sheet recommends ----------------------------------------------------------------------
+
+
+def test_a_seises_game_of_two_or_three_says_the_sheet_recommends_four_to_eight() -> None:
+    for players, deck in ((2, "spanish-40"), (3, "spanish-48")):
+        message = seises(players=players, deck=deck).view().message
+        assert message == Message(MessageKind.INFO, "Hoja: 4 a 8 jugadores"), players
+    assert seises(players=4).view().message is None
+    referee = seises(language="en")
+    press(referee, "confirm", LONG)
+    for button in ("pass", "confirm", "pass", "pass", "pass", "confirm"):  # players: from 4 round to 2
+        press(referee, button)
+    for button in ("pass", "pass", "pass", "confirm", "confirm"):  # «New game» twice
+        press(referee, button)
+    assert referee.game.players == 2
+    assert referee.view().message == Message(MessageKind.INFO, "Sheet: 4 to 8 players")
+    assert sexto().view().message is None
+
+
+# ---- seat names from the phone mid-game ---------------------------------------------------------------------------
+
+NAMES = ("Ana", "Luis", "Eva", "Pau")  # in the order they sit
+
+
+def restarted(referee: Referee, settings: Entry, entries: list[Entry]) -> Referee:
+    """The table after a power cut: the game's row as the last settings entry left it, its entries replayed."""
+    again = Referee(GameConfig.from_settings(json.loads(settings.text)), dict(referee.zones.roles))
+    again.replay(entries)
+    return again
+
+
+def question(referee: Referee) -> tuple[str, str] | None:
+    message = referee.view().message
+    return (message.title, message.todo) if message is not None and message.kind is MessageKind.QUESTION else None
+
+
+def test_names_given_after_the_first_play_ask_who_laid_the_six_of_oros_and_show_at_once() -> None:
+    referee = seises(confirm_turns=False)
+    entries = tap(referee, "6O") + tap(referee, "7O")
+    [renamed] = referee.handle(SeatNames(NAMES), 1.0)
+    assert renamed.kind == "settings" and json.loads(renamed.text)["seat_names"] == list(NAMES)
+    assert question(referee) == ("¿Quién puso el 6 de oros?", "Ana: OK sí, PASO otro nombre")
+    assert question(restarted(referee, renamed, entries)) == question(referee), "asked again after a power cut"
+    press(referee, "pass")
+    [answered] = press(referee, "confirm", t=2.0)
+    assert seat_names(referee) == ["Luis", "Eva", "Pau", "Ana"] and question(referee) is None
+    assert answered.kind == "settings" and json.loads(answered.text)["seat_one"] == "Luis"
+    assert seat_names(restarted(referee, answered, entries)) == seat_names(referee)
+
+
+def test_names_sent_again_from_another_player_keep_seat_1_by_name() -> None:
+    referee = seises(seat_names=NAMES)
+    lay(referee, "6O"), press(referee, "confirm"), press(referee, "pass"), press(referee, "pass")
+    entries = press(referee, "confirm")  # Eva laid it
+    assert seat_names(referee) == ["Eva", "Pau", "Ana", "Luis"]
+    [renamed] = referee.handle(SeatNames(("Pau", "Ana", "Luis", "Eva")), 1.0)  # the same table, from Pau
+    assert seat_names(referee) == ["Eva", "Pau", "Ana", "Luis"], "seat 1 is still Eva"
+    assert referee.view().message == Message(MessageKind.INFO, "Asientos renombrados")
+    assert seat_names(restarted(referee, renamed, entries)) == seat_names(referee)
+    [renamed] = referee.handle(SeatNames(("Pau", "Ana", "Luis", "Eve")), 2.0)  # Eva is Eve now: who is seat 1?
+    assert question(referee) is not None and seat_names(referee)[0] == "Asiento 1"
+    for _ in range(3):
+        press(referee, "pass")
+    [answered] = press(referee, "confirm")
+    assert seat_names(referee) == ["Eve", "Pau", "Ana", "Luis"]
+    assert seat_names(restarted(referee, answered, entries)) == seat_names(referee), "not the first play's name 3"
+
+
+def test_the_question_stays_on_the_screen_through_a_rename_and_a_stray_card_until_it_is_answered() -> None:
+    referee = seises({"z1": "table", "z2": "table"}, seat_names=NAMES)
+    lay(referee, "6O"), press(referee, "confirm")
+    assert question(referee) == ("¿Quién puso el 6 de oros?", "Ana: OK sí, PASO otro nombre")
+    referee.handle(SeatNames(("Zoe", "Yago", "Xia", "Wen")), 1.0)
+    assert question(referee) == ("¿Quién puso el 6 de oros?", "Zoe: OK sí, PASO otro nombre"), "the new names"
+    lay(referee, "7C", "z2")
+    assert question(referee) is not None and light(referee, "z2") is ZoneLight.ILLEGAL, "not taken meanwhile"
+    assert referee.pending is not None and referee.pending.action == Play("6O")
+    press(referee, "pass")
+    assert question(referee) == ("¿Quién puso el 6 de oros?", "Yago: OK sí, PASO otro nombre")
+    assert press(referee, "confirm") == [Entry("action", "play 6O  # seat 1: name 2 (Yago)", 0.0)]
+    assert question(referee) is None and seat_names(referee)[0] == "Yago"
+    lift(referee, "7C", "z2")
+    assert light(referee, "z2") is ZoneLight.OFF
+
+
+def test_a_question_asked_after_the_first_play_lets_undo_take_it_back_and_opens_the_menu() -> None:
+    referee = seises(confirm_turns=False)
+    tap(referee, "6O")
+    referee.handle(SeatNames(NAMES), 1.0)
+    assert tap(referee, "7O") == [] and len(referee.game.actions) == 1, "a card is not played while it asks"
+    press(referee, "confirm", LONG)
+    assert referee.view().menu is not None
+    press(referee, "undo")  # the menu closes: the question is back
+    assert referee.view().menu is None and question(referee) is not None
+    assert press(referee, "undo", LONG) == [Entry("undo", "", 0.0)]
+    assert question(referee) is None and referee.asking is None, "no play left to ask about"
+    tap(referee, "6O")
+    assert question(referee) is not None and referee.game.actions == [], "asked at the first play, as ever"
+
+
+def test_a_6o_set_table_plays_seises_on_its_lines_and_a_long_undo_brings_the_match_back() -> None:
+    referee = sexto(confirm_turns=False)
+    entries = [entry for zone, master in enumerate(MASTERS, start=1) for entry in tap(referee, master, f"z{zone}")]
+    assert not referee.registering and [entry.kind for entry in entries] == ["zone"] * 8
+    heads = dict(referee.zones.heads)
+    press(referee, "confirm", LONG)
+    press(referee, "confirm")
+    assert referee.menu is not None and referee.menu.view().items == ("Seises", "6º SET")
+    for button in ("pass", "confirm", "pass", "pass", "pass", "pass", "confirm", "confirm"):
+        press(referee, button)  # Seises (its deck, 4 players), then «Nueva partida» twice
+    assert referee.kind.name == "seises"
+    lay(referee, "5O", "z3")
+    assert light(referee, "z3") is ZoneLight.ILLEGAL, "judged by Seises' rules: the first play is the 6 of oros"
+    lift(referee, "5O", "z3")
+    assert press(referee, "undo", LONG) == []
+    assert referee.kind.name == "sexto-set" and referee.zones.heads == heads and not referee.registering
+    referee.start(GameConfig(name="seises", confirm_turns=False))  # as a restart would, with a Seises game
+    assert [entry.kind for entry in tap(referee, "6O", "z5")] == ["action"], "any line takes a Seises card"

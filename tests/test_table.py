@@ -51,10 +51,11 @@ def test_a_disk_that_fills_mid_game_keeps_the_game_going_and_catches_up(tmp_path
 
 
 def new_game_from_the_menu(table: Table, t: float) -> None:
-    """A long CONFIRM opens the menu; its fifth line starts a new game."""
+    """A long CONFIRM opens the menu; its fifth line, picked twice, starts a new game."""
     table.press(Press(Button.CONFIRM, "long", t), t)
     for _ in range(4):
         table.press(Press(Button.PASS, "short", t), t)
+    table.press(Press(Button.CONFIRM, "short", t), t)
     table.press(Press(Button.CONFIRM, "short", t), t)
 
 
@@ -79,3 +80,40 @@ def test_a_new_game_on_a_full_disk_closes_the_old_one_and_keeps_its_plays_until_
     assert table.game_id == games[1].id and table.referee.view().status is StatusLight.READY
     table.retry_journal(5.0)
     assert len(table.journal.games()) == 2, "written once"
+
+
+def restart(tmp_path: Path, table: Table) -> Table:
+    """A power cut: the journal file as it is, a new referee from the config."""
+    table.journal.close()
+    return table_at(tmp_path)
+
+
+def test_the_menus_language_and_a_new_game_taken_back_survive_a_power_cut(tmp_path: Path) -> None:
+    table = table_at(tmp_path)
+    play(table, "6O", 1.0)
+    table.press(Press(Button.CONFIRM, "long", 2.0), 2.0)
+    for button in (Button.PASS, Button.PASS, Button.PASS, Button.CONFIRM, Button.PASS, Button.CONFIRM):
+        table.press(Press(button, "short", 2.0), 2.0)  # Idioma: English
+    table.press(Press(Button.PASS, "short", 2.0), 2.0)
+    table.press(Press(Button.CONFIRM, "short", 2.0), 2.0)
+    table.press(Press(Button.CONFIRM, "short", 2.0), 2.0)  # New game? OK again
+    assert table.referee.game.actions == []
+    table.press(Press(Button.UNDO, "long", 3.0), 3.0)  # taken back before its first card
+    assert [g.outcome for g in table.journal.games()] == [None], "the game was never closed"
+    again = restart(tmp_path, table)
+    assert again.referee.language == "en" and again.referee.view().language == "en"
+    assert [str(action) for action in again.referee.game.actions] == ["play 6O"]
+    assert len(again.journal.games()) == 1
+
+
+def test_a_new_game_goes_to_the_journal_with_its_first_card(tmp_path: Path) -> None:
+    table = table_at(tmp_path)
+    play(table, "6O", 1.0)
+    new_game_from_the_menu(table, 2.0)
+    table = restart(tmp_path, table)
+    assert table.referee.game.actions != [], "a power cut before its first card: the game it replaced goes on"
+    new_game_from_the_menu(table, 11.0)
+    play(table, "6O", 12.0)
+    games = table.journal.games()
+    assert [g.outcome for g in games] == [{"termination": "replaced", "winner": None}, None]
+    assert [e.text for e in table.journal.entries(games[1].id)] == ["play 6O"]

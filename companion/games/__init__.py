@@ -241,6 +241,15 @@ class GameKind(ABC):
         (for the config), or None."""
         return None
 
+    def zones_unfit(self, zones: Mapping[str, str]) -> tuple[Said, ...]:
+        """Why a table whose zones are ``zones`` (zone -> role, as its config gives them, perhaps for another game)
+        cannot play this game: each problem once, none when it can. The menu and the phone offer only the games
+        whose zones fit, and say why the others are missing; by default the roles and the set of zones must be
+        this game's own (:meth:`zone_problem`, :meth:`zones_problem`)."""
+        problems = [problem for role in dict.fromkeys(zones.values()) if (problem := self.zone_problem(role))]
+        whole = self.zones_problem(zones)
+        return (*problems, whole) if whole is not None else tuple(problems)
+
     def zone_head(self, role: str) -> str | None:
         """The card that heads a zone of ``role`` from the start (a line's master card), or None."""
         return None

@@ -206,6 +206,11 @@ class SeisesKind(GameKind):
             return None
         return Said(N_('{role}: a Seises zone is "table" or a suit letter (O, C, E, B)'), role=repr(role))
 
+    def zones_unfit(self, zones: Mapping[str, str]) -> tuple[Said, ...]:
+        """None: Seises is played on any zones, a zone of another game's taking any card as a "table" zone does
+        (:meth:`card_on_zone`)."""
+        return ()
+
     def card_on_zone(self, game: Game, card: str, role: str, head: str | None, voice: Voice) -> Action | Message:
         deck_card = game.deck.get(card)
         if role in SUITS and deck_card is not None and deck_card.suit != role:

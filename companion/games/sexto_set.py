@@ -151,11 +151,14 @@ class SextoSetKind(GameKind):
             said = N_("6º SET needs one zone per master card: {lines} zones, not {zones}")
             problems.append(Said(said, lines=LINES, zones=len(zones)))
         named: dict[str, list[str]] = {}
+        malformed = False
         for zone, role in zones.items():
-            if role != "auto":
+            if self.zone_problem(role) is not None:
+                malformed = True  # a role that is no master card id nor "auto" is zone_problem's to say
+            elif role != "auto":
                 named.setdefault(role, []).append(zone)
         for master, where in named.items():
-            if master not in masters and self.zone_problem(master) is None:  # a malformed role is zone_problem's
+            if master not in masters:
                 said = N_("{zone} = {master}: no master card of the deck is {master} (its master cards: {masters})")
                 problems.append(Said(said, zone=where[0], master=master, masters=", ".join(masters)))
             elif len(where) > 1:
@@ -163,7 +166,7 @@ class SextoSetKind(GameKind):
                 problems.append(Said(said, master=master, zones=", ".join(where)))
         missing = [master for master in masters if master not in named]
         autos = sum(role == "auto" for role in zones.values())
-        if len(zones) >= LINES and len(missing) > autos:  # fewer zones: the count says it
+        if len(zones) >= LINES and len(missing) > autos and not malformed:  # fewer zones: the count says it
             said = N_('no zone for the lines of {masters}: name each on a zone, or leave zones "auto" to learn them')
             problems.append(Said(said, masters=", ".join(missing)))
         return _each(problems)

@@ -35,7 +35,7 @@ from companion.events import Button, CardArrived, CardLeft, Press, SameCardTwice
 from companion.games import find_kind, new_game
 from companion.i18n import N_, Said, translate
 from companion.journal import Entry
-from companion.menu import Menu, Settings
+from companion.menu import Menu, Settings, games_for, unfit_games
 from companion.referee.health import Health, HealthEvent, HubStatus, JournalNotice, JournalStatus, ReaderStatus
 from companion.referee.phone import NewGame, PairingEnded, SeatNames, new_code
 from companion.referee.texts import TEXT, TODO
@@ -90,12 +90,16 @@ class Referee:
         # the players say who did: first_seat is that name's index, asking the one offered meanwhile.
         self.first_seat: int | None = None
         self.asking: int | None = None
+        # A new game from the menu or the phone waits for its first entry (a card laid, a setting changed) before it
+        # goes to the journal: until then a long UNDO brings back the game it replaced, as it stood.
+        self._opening: list[Entry] = []  # the new game's own entries, held meanwhile
+        self._replaced: _Replaced | None = None
         self._renege_message: Message | None = None  # the message that gives the status LED its renuncio look
         # Phones (the table's page): the menu offers "pair a phone" when a page is served; its code, while shown.
         self.pairable = False
         self.pairing_code: str | None = None
         self.new_code = new_code
-        self.message = self._players_note()
+        self.message = self._advice()
 
     # ---- set-up ---------------------------------------------------------------------------------------------
 
@@ -144,12 +148,41 @@ class Referee:
                 self.game.push(action)
                 named = _FIRST_SEAT.search(entry.text)
                 if named and len(self.game.actions) == 1:
-                    self.first_seat = int(named.group(1)) - 1
+                    self.first_seat = self._named_first_seat(int(named.group(1)) - 1, named.group(2))
+        self._ask_if_unknown()
+
+    def _named_first_seat(self, number: int, name: str | None) -> int | None:
+        """Seat 1 as the first play's entry names it: by its name among the seat names now (they may have been
+        renamed since), else by its number; None when a rename left that name out (the game's row says who)."""
+        if name is None:
+            return number
+        return self.seat_names.index(name) if name in self.seat_names else None
+
+    def _ask_if_unknown(self) -> None:
+        """Seat names given after the game's first play: seat 1 is the name the game's settings say, or the table
+        asks who laid the first card."""
+        if self.first_seat is not None or not self.seat_names or not self.game.actions:
+            return
+        if self.config.seat_one in self.seat_names:
+            self.first_seat = self.seat_names.index(self.config.seat_one)
+        elif self.asking is None:
+            self.asking = 0
+            self._ask_first_seat()
 
     # ---- events ---------------------------------------------------------------------------------------------
 
     def handle(self, event: Event, now: float) -> list[Entry]:
         """Apply one event; return the journal entries it committed (write them before showing the view)."""
+        entries = self._dispatch(event, now)
+        if entries and self._opening:  # the new game's first entry: the new game goes to the journal before it
+            entries, self._opening, self._replaced = [*self._opening, *entries], [], None
+        if self.asking is not None and not self.game.actions and self.pending is None:
+            self.asking = None  # the play it asked about was taken back
+        if self.asking is not None:
+            self._ask_first_seat()  # a question stays on the screen until it is answered
+        return entries
+
+    def _dispatch(self, event: Event, now: float) -> list[Entry]:
         if isinstance(event, Press):
             return self._press(event, now)
         if isinstance(event, SeatNames | NewGame | PairingEnded):
@@ -199,6 +232,9 @@ class Referee:
             self._warn(zone, ZoneLight.ILLEGAL, MessageKind.ILLEGAL, "two_cards", zone=zone)
             return []
         if self.menu is not None:
+            return []
+        if self.asking is not None:  # not taken while the table waits for an answer
+            self.zones.warnings[zone] = ZoneLight.ILLEGAL
             return []
         if self.registering:
             return self._register(zone, card, now)
@@ -266,11 +302,11 @@ class Referee:
             return []
         if self.menu is not None:
             return self._menu_press(press, now)
-        if self.asking is not None:
-            return self._answer(press, now)
+        if self.asking is not None and (not self.game.actions or press.button != Button.UNDO):
+            return self._answer(press, now)  # asked after the first play, the UNDO button still takes back or cancels
         if press.button == Button.CONFIRM:
             if press.kind == "long":
-                self.menu = Menu(self.menu_settings(), pairing=self.pairable)
+                self.menu = Menu(self.menu_settings(), pairing=self.pairable, zones=self.zones.roles)
                 return []
             if self.pending is None:
                 self._say(MessageKind.INFO, "nothing_pending")
@@ -286,6 +322,9 @@ class Referee:
             self._say(MessageKind.INFO, self.kind.confirm_pass_key)
             return []
         if press.kind == "long":  # UNDO held: take back the last committed action
+            if self._replaced is not None:  # a new game not yet begun: the game it replaced comes back
+                self.pending = None
+                return self._back_to_replaced()
             return self._undo(now)
         self.pending = None  # short UNDO: cancel what is pending and clear the warnings
         self.zones.warnings.clear()
@@ -333,18 +372,23 @@ class Referee:
         self._say(MessageKind.QUESTION, "ask_first_seat", name=self.seat_names[self.asking])
 
     def _answer(self, press: Press, now: float) -> list[Entry]:
-        """While asking who made the first play: PASS offers the next name, CONFIRM picks it, UNDO gives up."""
+        """While asking who made the first play: PASS offers the next name, CONFIRM picks it, a long CONFIRM opens
+        the menu (the question comes back when it closes), UNDO gives up the first play. Asked after it (the seats
+        were named since), the answer goes to the game's row."""
         assert self.asking is not None
         if press.button == Button.PASS:
             self.asking = (self.asking + 1) % len(self.seat_names)
-            self._ask_first_seat()
             return []
-        if press.button == Button.CONFIRM and press.kind == "short":
+        if press.button == Button.CONFIRM and press.kind == "long":
+            self.menu = Menu(self.menu_settings(), pairing=self.pairable, zones=self.zones.roles)
+            return []
+        if press.button == Button.CONFIRM:
             self.first_seat, self.asking = self.asking, None
-            return self._push_pending(now)
-        if press.button == Button.UNDO:
-            self.asking = self.pending = None
+            self.config = replace(self.config, seat_one=self.seat_names[self.first_seat])
             self.message = None
+            return self._push_pending(now) if not self.game.actions else [self._settings_entry(now)]
+        self.asking = self.pending = None
+        self.message = None
         return []
 
     @property
@@ -359,6 +403,7 @@ class Referee:
     def _forget_first_seat(self) -> None:
         if not self.game.actions:
             self.first_seat = None
+            self.config = replace(self.config, seat_one="")
 
     def _push_pending(self, now: float) -> list[Entry]:
         assert self.pending is not None
@@ -386,6 +431,9 @@ class Referee:
             return []
         settings = self.menu.settings
         self.language = settings.language
+        if choice.key == "language":  # the table's from now on: kept on the game's row, so a power cut keeps it
+            self.config = replace(self.config, language=settings.language)
+            return [self._settings_entry(now)]
         if choice.key == "close":
             self.menu = None
         elif choice.key == "pair":
@@ -397,6 +445,15 @@ class Referee:
         return []
 
     def _new_game(self, settings: Settings, now: float) -> list[Entry]:
+        """Start the game ``settings`` say, in place of the one being played; it goes to the journal with its first
+        entry (:meth:`handle`), and until then a long UNDO brings back the one it replaced."""
+        if settings.game not in games_for(self.zones.roles):  # the phone asked for it: the menu offers none such
+            why = "; ".join(said.text(self.language) for said in unfit_games(self.zones.roles)[settings.game])
+            self.message = Message(MessageKind.ILLEGAL, self.text("game_unfit", game=settings.game), why)
+            return []
+        if self._replaced is None:  # a second new game before the first one's first card replaces the same game
+            self._replaced = _Replaced(self.config, self.game, dict(self.zones.heads), self.first_seat)
+        replaced = self._replaced
         self.start(
             GameConfig(
                 name=settings.game,
@@ -408,9 +465,37 @@ class Referee:
                 seat_names=self.config.seat_names,
             )
         )
+        self._replaced = replaced
         todo = self.text("new_game_names_do") if self.seat_names else ""  # the referee will ask who is seat 1
-        self.message = Message(MessageKind.INFO, self.text("new_game", game=settings.game), todo)
-        return [Entry("new_game", json.dumps(self.config.settings()), now)]
+        advice = self._advice()
+        title = self.text("new_game", game=settings.game) if advice is None else advice.title
+        self.message = Message(MessageKind.INFO, title, todo)
+        self._opening = [Entry("new_game", json.dumps(self.config.settings()), now)]
+        return []
+
+    def _back_to_replaced(self) -> list[Entry]:
+        """A long UNDO before the new game's first entry: the game it replaced, as it stood (the journal never
+        closed it)."""
+        assert self._replaced is not None
+        replaced, self._replaced, self._opening = self._replaced, None, []
+        self.config, self.game = replaced.config, replaced.game
+        self.kind, self.language = find_kind(self.config.name), self.config.language
+        self.zones.heads, self.first_seat = dict(replaced.heads), replaced.first_seat
+        self.zones.warnings.clear()
+        self._say(MessageKind.INFO, "new_game_undone")
+        self._ask_if_unknown()
+        return []
+
+    def _advice(self) -> Message | None:
+        """What the rule sheet recommends, when this game's players are not that (said as a game is set up)."""
+        ideal = self.kind.ideal_players
+        if ideal is None or ideal[0] <= self.config.players <= ideal[1]:
+            return None
+        return Message(MessageKind.INFO, self.text("ideal_players", low=ideal[0], high=ideal[1]))
+
+    def _settings_entry(self, now: float) -> Entry:
+        """The game's settings changed: the table writes them on the game's row."""
+        return Entry("settings", json.dumps(self.config.settings()), now)
 
     def _phone(self, event: PhoneEvent, now: float) -> list[Entry]:
         """A change a paired phone asked for (:mod:`companion.referee.phone`), as the menu would make it."""
@@ -418,13 +503,25 @@ class Referee:
             self.menu = None
             return self._new_game(event.settings, now)
         if isinstance(event, SeatNames):
-            self.config = replace(self.config, seat_names=event.names)
-            self._say(MessageKind.INFO, "seats_named")
-            return [Entry("seats", json.dumps(list(event.names)), now)]
+            return self._rename(event.names, now)
         if self.pairing_code is not None:
             self.pairing_code = None
             self._say(MessageKind.INFO, f"pairing_{event.why}")
         return []
+
+    def _rename(self, names: tuple[str, ...], now: float) -> list[Entry]:
+        """New seat names, in the order the players sit, at once: seat 1 stays whoever laid the first card, by
+        name; when the new names do not say who that is, the table asks."""
+        seat_one = self.seat_name(0) if self.first_seat is not None else ""
+        self.config = replace(self.config, seat_names=names, seat_one="")
+        self.first_seat = self.seat_names.index(seat_one) if seat_one in self.seat_names else None
+        if self.first_seat is not None:
+            self.config = replace(self.config, seat_one=seat_one)
+        if self.asking is not None:
+            self.asking = 0  # asked again, from the first of the new names
+        self._say(MessageKind.INFO, "seats_named")
+        self._ask_if_unknown()
+        return [self._settings_entry(now)]
 
     def start(self, config: GameConfig) -> None:
         """Start a new game with ``config`` (the daemon opens a new game in the journal for it)."""
@@ -438,16 +535,7 @@ class Referee:
         self.first_seat = self.asking = None
         self.pending = None
         self.zones.warnings.clear()
-        self.message = self._players_note()
-
-    def _players_note(self) -> Message | None:
-        """The first screen of a game with fewer or more players than the rule sheet recommends says so (it plays:
-        hands are equal), as ``companion play`` and ``run --check`` do."""
-        ideal = self.kind.ideal_players
-        if ideal is None or self.kind.players_note(self.config.players) is None:
-            return None
-        title = self.text("few_players", low=ideal[0], high=ideal[1])
-        return Message(MessageKind.INFO, title, self.text("few_players_do", players=self.config.players))
+        self.message = self._advice()
 
     def menu_settings(self) -> Settings:
         """The settings the menu opens on: the game being played."""
@@ -525,9 +613,19 @@ class Referee:
         return Message(kind, self.text(key, **fields), self.text(TODO[key], **fields))
 
 
+@dataclass(frozen=True, slots=True)
+class _Replaced:
+    """The game a new game replaced, as it stood: what a long UNDO brings back before the new game's first card."""
+
+    config: GameConfig
+    game: Game
+    heads: dict[str, str]
+    first_seat: int | None
+
+
 _HEALTH_MESSAGES = {
     "hub_lost": MessageKind.HUB_LOST,
     "hub_zones": MessageKind.HUB_LOST,
     "reader_down": MessageKind.READER_DOWN,
 }  # else DISK_FULL
-_FIRST_SEAT = re.compile(r"#\s*seat 1: name (\d+)")  # who made the first play, in its journal entry
+_FIRST_SEAT = re.compile(r"#\s*seat 1: name (\d+)(?: \((.*)\))?\s*$")  # who made the first play, in its entry

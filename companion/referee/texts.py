@@ -27,8 +27,6 @@ TEXT: dict[str, str] = {
     "undone": N_("Undone: {action}"),
     "nothing_to_undo": N_("Nothing to undo"),
     "new_game_do": N_("Long OK: menu"),
-    "few_players": N_("The sheet advises {low} to {high}"),
-    "few_players_do": N_("{players} players can play"),
     "hub_lost": N_("Hub lost"),
     "hub_lost_do": N_("Check the USB cable"),
     "hub_zones": N_("Hub has {hub} zones, config names {config}"),
@@ -44,6 +42,10 @@ TEXT: dict[str, str] = {
     "journal_aside": N_("Journal damaged: set aside"),
     "journal_aside_do": N_("A new one; companion doctor"),
     "new_game": N_("New game: {game}"),
+    "new_game_undone": N_("New game undone"),
+    "new_game_undone_do": N_("The game before goes on"),
+    "game_unfit": N_("{game}: not on these zones"),
+    "ideal_players": N_("Sheet: {low} to {high} players"),
     "seat": N_("Seat {n}"),
     "stopped": N_("Companion stopped"),
     "stopped_do": N_("It resumes at start"),
@@ -57,7 +59,6 @@ TEXT: dict[str, str] = {
 
 TODO: dict[str, str] = {
     "unknown_card": "unknown_card_do",
-    "few_players": "few_players_do",
     "two_tags": "two_tags_do",
     "two_cards": "two_cards_do",
     "same_card": "same_card_do",
@@ -70,6 +71,7 @@ TODO: dict[str, str] = {
     "damaged_game": "damaged_game_do",
     "journal_aside": "journal_aside_do",
     "stopped": "stopped_do",
+    "new_game_undone": "new_game_undone_do",
     "pairing_too_many": "pairing_too_many_do",
     "pairing_expired": "pairing_expired_do",
 }

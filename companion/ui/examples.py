@@ -5,8 +5,8 @@ through a :class:`~companion.referee.Referee` fed the events a table sends (a ca
 the card lifted; PASS then CONFIRM for a pay or a pass), up to the moment shown. So a screen can only show what
 the rules allow, with the referee's own messages. Each game kind gives its own moments (``GameKind.examples``,
 played on an :class:`ExampleTable`). The menu is the real :class:`~companion.menu.Menu` after the presses that
-open the deck's list. The seats take the longest names a table is likely to set, so a text
-that grows past its box fails the screen tests in both languages.
+open the deck's list, the game's list, and "new game" picked once. The seats take the longest names a table is
+likely to set, so a text that grows past its box fails the screen tests in both languages.
 """
 
 from __future__ import annotations
@@ -109,10 +109,10 @@ def message_is(kind: MessageKind) -> Callable[[TableView], bool]:
     return lambda view: view.message is not None and view.message.kind is kind
 
 
-def _menu(language: Language) -> TableView:
-    """The menu after a long CONFIRM: the deck list of the default game of 4, its second deck highlighted."""
+def _menu(language: Language, *buttons: Button) -> TableView:
+    """The menu of a table of the default game (its own zones) after a long CONFIRM and ``buttons``."""
     menu = Menu(Settings(language=language))
-    for button in (Button.PASS, Button.PASS, Button.CONFIRM, Button.PASS):
+    for button in buttons:
         menu.press(Press(button, "short", 0.0))
     return TableView(menu=menu.view(), language=language)
 
@@ -122,7 +122,9 @@ def _examples(language: Language) -> Mapping[str, TableView]:
     views: dict[str, TableView] = {}
     for kind in kinds().values():
         views.update(kind.examples(language))
-    views["menu"] = _menu(language)
+    views["menu"] = _menu(language, Button.PASS, Button.PASS, Button.CONFIRM, Button.PASS)  # its second deck
+    views["menu-games"] = _menu(language, Button.CONFIRM)  # the games its zones play, and which they cannot
+    views["menu-new-game"] = _menu(language, *[Button.PASS] * 4, Button.CONFIRM)  # "New game?": OK again
     views["pairing"] = TableView(language=language, pairing="042917")
     views["no-game"] = TableView(language=language)
     return MappingProxyType(views)

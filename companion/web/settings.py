@@ -22,9 +22,8 @@ from typing import Any
 from aiohttp import web
 
 from companion.events import ZoneScan
-from companion.games import kinds
-from companion.i18n import N_, languages, translate
-from companion.menu import Settings, decks_for, label, players_for
+from companion.i18n import N_, Said, languages, translate
+from companion.menu import Settings, decks_for, games_for, label, players_for, unfit_games
 from companion.nfc.enrollment import Enrollment
 from companion.nfc.registry import Registry, RegistryError
 from companion.nfc.stations import LentStation
@@ -63,8 +62,13 @@ SETTINGS_STRINGS: dict[str, str] = {
     "pair": N_("Pair a phone"),  # the menu's words; "Pair" is 6º SET's noun (a pair of players): «Pareja»
     "paired": N_("Phone paired: you may change the table."),
     "next_game": N_("New game"),
-    "next_game_note": N_("Starts now and closes the game being played, as the menu's «New game»."),
+    "next_game_note": N_(
+        "Starts now and closes the game being played, as the menu's «New game»; until its first card, a long UNDO "
+        "at the table brings the closed game back."
+    ),
+    "missing": N_("{game} is not offered: {why}"),
     "start": N_("Start"),
+    "start_sure": N_("Tap again: this game ends"),  # «Start» tapped once: as the menu's «New game?»
     "seats": N_("Seat names"),
     "seats_note": N_("In the order you sit; the table asks who laid the 6 of oros."),
     "seats_unnamed": N_("This game does not name seats."),
@@ -201,6 +205,7 @@ class PhoneSettings:
         referee = self.table.referee
         language = referee.language
         now = referee.menu_settings()
+        zones = referee.zones.roles
         return {
             "paired": paired,
             "language": language,
@@ -220,7 +225,11 @@ class PhoneSettings:
                         for deck in decks_for(game)
                     ],
                 }
-                for game in kinds()
+                for game in games_for(zones)
+            ],
+            "missing": [  # the games this table's zones cannot play, and why
+                {"name": game, "label": label("game", game, game, language), "why": _why(unfit, language)}
+                for game, unfit in unfit_games(zones).items()
             ],
             "languages": [{"name": name, "label": label("language", name, now.game, language)} for name in languages()],
             "seats": {
@@ -296,6 +305,9 @@ class PhoneSettings:
             raise _bad(f"give the game, the deck and the players ({exc.args[0]} is missing)") from None
         except (TypeError, ValueError) as exc:
             raise _bad(str(exc)) from None
+        unfit = unfit_games(self.table.referee.zones.roles).get(settings.game)
+        if unfit:
+            raise _bad(_why(unfit, "en"))
         self.table.status(NewGame(settings), asyncio.get_running_loop().time())
         return web.json_response({"game": self.table.referee.config.settings()})
 
@@ -338,6 +350,10 @@ async def _body(request: web.Request) -> dict[str, Any]:
     if not isinstance(body, dict):
         raise _bad("send a JSON object")
     return body
+
+
+def _why(unfit: tuple[Said, ...], language: str) -> str:
+    return "; ".join(said.text(language) for said in unfit)
 
 
 def _bad(text: str) -> web.HTTPBadRequest:

@@ -20,7 +20,7 @@ from companion.demo import Demo
 from companion.events import Button, Press, ZoneScan
 from companion.games import find_kind, kind_of_view, kinds, register, unregister
 from companion.journal import Journal
-from companion.menu import Menu, Settings
+from companion.menu import Menu, Settings, games_for
 from companion.nfc.registry import Registry
 from companion.nfc.tracking import TableTracker
 from companion.referee import Referee
@@ -125,7 +125,8 @@ def test_the_menu_and_the_config_offer_the_registered_games(toy: EscaleraKind) -
     menu = Menu(Settings(game="escalera", players=2))
     assert menu.view().items[:3] == ("Juego: Escalera", "Jugadores: 2", "Baraja: Española 40")
     assert menu.press(Press(Button.CONFIRM, "short", 0.0)) is None
-    assert menu.view().items == ("Seises", "6º SET", "Escalera")
+    assert menu.view().items == ("Seises", "Escalera"), "6º SET is not played on Escalera's one zone"
+    assert games_for({f"z{i}": "auto" for i in range(1, 9)}) == ("seises", "sexto-set"), "nor Escalera on 6º SET's"
 
 
 def test_the_demo_plays_the_toy_game_with_its_robots(

@@ -39,9 +39,10 @@ def _menu_views(language: Language) -> set[MenuView]:
 
 
 @pytest.mark.parametrize("language", languages())
-def test_the_menu_example_is_a_screen_the_menu_shows(language: Language) -> None:
-    menu = example_views(language)["menu"].menu
-    assert menu is not None and menu in _menu_views(language)
+def test_the_menu_examples_are_screens_the_menu_shows(language: Language) -> None:
+    menus = {name: view.menu for name, view in example_views(language).items() if name.startswith("menu")}
+    assert set(menus) == {"menu", "menu-games", "menu-new-game"}
+    assert all(menu is not None and menu in _menu_views(language) for menu in menus.values())
 
 
 @pytest.mark.parametrize("language", languages())

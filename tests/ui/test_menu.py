@@ -16,6 +16,8 @@ from companion.menu import Choice, Menu, Settings, decks_for, players_for
 from companion.ui.screens import HEIGHT, WIDTH, draw_menu
 from companion.view import Language, tr
 
+EIGHT_LINES = {f"z{i}": "auto" for i in range(1, 9)}  # a 6º SET table's zones: both games play on them
+
 
 def press(menu: Menu, *buttons: str) -> list[Choice | None]:
     return [menu.press(Press(button, "short", 0.0)) for button in buttons]
@@ -61,7 +63,7 @@ def test_only_player_counts_that_deal_the_whole_deck_are_offered() -> None:
 
 
 def test_changing_the_game_moves_deck_and_players_to_playable_values() -> None:
-    menu = Menu(Settings(players=5))
+    menu = Menu(Settings(players=5), zones=EIGHT_LINES)
     assert press(menu, "confirm", "pass", "confirm")[-1] == Choice("game", "sexto-set")
     assert menu.settings == Settings(game="sexto-set", players=4, deck="squadratik")
     press(menu, "confirm", "pass", "confirm")
@@ -86,7 +88,7 @@ def test_undo_goes_back_then_closes_and_a_long_undo_closes_from_anywhere() -> No
 
 def test_new_game_and_close_are_actions() -> None:
     menu = Menu(Settings())
-    assert press(menu, *["pass"] * 4, "confirm") == [None] * 4 + [Choice("new_game")]
+    assert press(menu, *["pass"] * 4, "confirm", "confirm") == [None] * 5 + [Choice("new_game")]
     assert press(menu, "pass", "confirm") == [None, Choice("close")]
 
 
@@ -106,7 +108,7 @@ def test_every_menu_screen_fits(
     for game in kinds():
         for deck in decks_for(game):
             for players in players_for(game, deck):
-                menu = Menu(Settings(game, players, deck, language))  # type: ignore[arg-type]
+                menu = Menu(Settings(game, players, deck, language), zones=EIGHT_LINES)  # type: ignore[arg-type]
                 for line in range(6):
                     on_screen(partial(draw_menu, menu=menu.view()))
                     if line < 4:
@@ -125,3 +127,40 @@ def test_a_table_that_serves_its_page_offers_to_pair_a_phone_and_the_line_fits(l
     assert view.items[-2:] == (tr("pair", language), tr("close", language))
     draw_menu(ImageDraw.Draw(Image.new("1", (WIDTH, HEIGHT))), replace(view, selected=len(view.items) - 2))
     assert press(menu, *["pass"] * (len(view.items) - 2), "confirm")[-1] == Choice("pair")
+
+
+@pytest.mark.parametrize("language", languages())
+def test_a_table_whose_zones_cannot_play_a_game_does_not_offer_it_and_says_why(language: Language) -> None:
+    menu = Menu(Settings(language=language), zones={"z1": "table"})  # a Seises table: one zone
+    press(menu, "confirm")
+    view = menu.view()
+    assert view.items == ("Seises",), "6º SET needs a zone for each of its 8 lines"
+    assert view.hint == {"es": "6º SET: zonas no aptas", "en": "6º SET: not these zones"}[language]
+    draw_menu(ImageDraw.Draw(Image.new("1", (WIDTH, HEIGHT))), view)  # the hint fits the screen
+    assert press(menu, "pass", "confirm") == [None, Choice("game", "seises")]
+    assert Menu(Settings(language=language), zones=EIGHT_LINES).view().hint == tr("menu_hint", language)
+
+
+def test_a_game_resumed_on_zones_that_cannot_play_it_opens_the_game_list_on_the_first_one() -> None:
+    menu = Menu(Settings(game="sexto-set"), zones={"z1": "table"})
+    press(menu, "confirm")
+    assert menu.view().items == ("Seises",) and menu.view().selected == 0
+
+
+@pytest.mark.parametrize("language", languages())
+def test_new_game_asks_for_a_second_ok_and_any_other_button_leaves_it_unpicked(language: Language) -> None:
+    menu = Menu(Settings(language=language))
+    assert press(menu, *["pass"] * 4, "confirm") == [None] * 5
+    view = menu.view()
+    assert view.items[4] == tr("new_game_sure", language) and view.hint == tr("new_game_sure_hint", language)
+    assert (view.items[4], view.hint) == {
+        "es": ("¿Nueva partida?", "Otro OK: acaba la partida"),
+        "en": ("New game?", "OK again: this game ends"),
+    }[language]
+    draw_menu(ImageDraw.Draw(Image.new("1", (WIDTH, HEIGHT))), view)  # fits
+    assert press(menu, "pass") == [None], "PASS: not picked"
+    assert menu.view().items[4] == tr("new_game", language) and menu.view().hint == tr("menu_hint", language)
+    assert press(menu, "confirm") == [Choice("close")], "a single OK on the next line is that line's"
+    press(menu, *["pass"] * 4, "confirm")
+    assert menu.press(Press("confirm", "long", 0.0)) is None, "a long OK is not the second press"
+    assert press(menu, "confirm", "confirm") == [None, Choice("new_game")]

@@ -168,15 +168,30 @@ def test_a_phone_paired_with_the_oleds_code_renames_the_seats_and_starts_the_nex
             await until(lambda: table.referee.asking is not None)
             question = table.referee.view().message
 
-            await page.evaluate(CHOOSE_SEXTO_SET)
-            await until(lambda: table.referee.kind.name == "sexto-set")
+            await page.evaluate(CHOOSE_48)  # a first tap on «Start» asks, as the menu's «New game?»
+            await page.until("document.getElementById('start').dataset.sure === 'yes'")
+            asked = (await page.evaluate(START_TEXT), table.referee.game.players)
+            await page.evaluate("document.getElementById('start').click()")
+            await until(lambda: table.referee.game.players == 6)
+            started = await page.evaluate(START_TEXT)
+            before_its_first_card = table.table.journal.games()
+            table.daemon._readers.take("6O")  # type: ignore[union-attr]
+            await until(lambda: not table.referee.zones.lying["z1"])
+            table.daemon._readers.put("6O", "z1")  # type: ignore[union-attr]
+            await until(lambda: table.referee.pending is not None)
+            await table.hold("confirm", 0.08)
+            await until(lambda: table.referee.game.actions != [])
             return {
                 "paired": paired,
                 "row": settings_row,
                 "question": question,
                 "config": table.referee.config,
+                "before": before_its_first_card,
                 "games": table.table.journal.games(),
                 "offered": await page.evaluate(OFFERED),
+                "missing": await page.evaluate(MISSING),
+                "asked": asked,
+                "started": started,
             }
 
     seen = asyncio.run(change())
@@ -184,10 +199,18 @@ def test_a_phone_paired_with_the_oleds_code_renames_the_seats_and_starts_the_nex
     assert seen["row"]["seat_names"] == ["Zoe", "Yago", "Xia", "Wen"], "the game's row keeps the new names"
     assert seen["question"].kind is MessageKind.QUESTION and seen["question"].todo.startswith("Zoe:")
     config = seen["config"]
-    assert (config.name, config.deck_name, config.players) == ("sexto-set", "squadratik", 4)
+    assert (config.name, config.deck_name, config.players) == ("seises", "spanish-48", 6)
+    assert [game.outcome for game in seen["before"]] == [None], "not closed before the new game's first card"
     first, second = seen["games"]
-    assert first.outcome == {"termination": "replaced", "winner": None} and second.settings["game"] == "sexto-set"
-    assert seen["offered"] == {"decks": ["squadratik"], "players": ["4"]}, "only what the menu offers"
+    assert first.outcome == {"termination": "replaced", "winner": None} and second.settings["deck"] == "spanish-48"
+    assert seen["offered"] == {
+        "games": ["seises"],
+        "decks": ["spanish-40", "spanish-48"],
+        "players": ["2", "3", "4", "6", "8"],
+    }, "only what the menu offers: this table's one zone cannot play 6º SET"
+    assert seen["asked"] == ("Tap again: this game ends", 4), "one tap starts nothing"
+    assert seen["started"] == "Start"
+    assert seen["missing"].startswith("6º SET is not offered: 'table': a 6º SET zone is"), seen["missing"]
 
 
 def test_wrong_codes_void_the_code_after_five_tries_and_the_screen_says_so(tmp_path: Path) -> None:
@@ -295,17 +318,22 @@ async def fill_seats(page: Page, names: list[str]) -> None:
     )
 
 
-CHOOSE_SEXTO_SET = """(() => {
-  const game = document.getElementById('game');
-  game.value = 'sexto-set';
-  game.dispatchEvent(new Event('change'));
+CHOOSE_48 = """(() => {
+  const deck = document.getElementById('deck');
+  deck.value = 'spanish-48';
+  deck.dispatchEvent(new Event('change'));
+  document.getElementById('players').value = '6';
   document.getElementById('start').click();
 })()"""
 
 OFFERED = """(() => ({
+  games: [...document.getElementById('game').options].map((o) => o.value),
   decks: [...document.getElementById('deck').options].map((o) => o.value),
   players: [...document.getElementById('players').options].map((o) => o.value),
 }))()"""
+
+MISSING = "document.getElementById('missing-games').textContent"
+START_TEXT = "document.getElementById('start').textContent"
 
 
 def test_a_code_shown_while_the_servers_loop_waits_expires_once_it_runs(
@@ -360,6 +388,7 @@ async def paired_session(table: Served, session: aiohttp.ClientSession) -> None:
         ("/api/seats", {"names": ["Ana", "Luis"]}, "give 4 names, one a seat in the order the players sit, not 2"),
         ("/api/seats", {"names": ["Ana", "Ana", "Eva", "Pau"]}, "two seats have the same name"),
         ("/api/seats", {"names": ["Ana", " ", "Eva", "Pau"]}, "every seat needs a name"),
+        ("/api/game", {"game": "sexto-set", "deck": "squadratik", "players": 4}, "'table': a 6º SET zone is"),
     ],
 )
 def test_a_paired_phone_asking_for_what_the_menu_would_not_offer_is_told_what_is_wrong(

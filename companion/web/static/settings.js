@@ -49,6 +49,12 @@ function fillGame(chosen) {
   options($("players"), deck.players.map((p) => ({ value: p.n, label: p.label })), chosen.players);
 }
 
+// The games this table's zones cannot play are not offered: say why each is missing.
+function fillMissing() {
+  const said = (game) => settings.texts.missing.replace("{game}", game.label).replace("{why}", game.why);
+  $("missing-games").replaceChildren(...settings.missing.map((game) => el("li", { "data-game": game.name }, said(game))));
+}
+
 function chosenGame() {
   return { game: $("game").value, deck: $("deck").value, players: Number($("players").value), language: $("language").value };
 }
@@ -95,6 +101,7 @@ async function load(refill) {
   document.documentElement.lang = settings.language;
   document.body.classList.toggle("paired", settings.paired);
   document.querySelectorAll("[data-text]").forEach((node) => (node.textContent = t[node.dataset.text]));
+  sure($("start").dataset.sure === "yes");
   $("settings-head").textContent = t.settings;
   $("table-link").textContent = t.table;
   if (refill) {
@@ -102,6 +109,7 @@ async function load(refill) {
     options($("language"), settings.languages.map((l) => ({ value: l.name, label: l.label })), settings.game.language);
     fillSeats();
   }
+  fillMissing();
   fillEnrollment();
   document.body.dataset.ready = "yes";
 }
@@ -110,11 +118,20 @@ $("pair-form").onsubmit = async (event) => {
   event.preventDefault();
   if (await post("/api/pair", { code: $("code").value })) say(settings.texts.paired, "done");
 };
-$("game").onchange = () => fillGame(chosenGame());
-$("deck").onchange = () => fillGame(chosenGame());
+// «Start» ends the game being played: the first tap asks, a second one starts the new game (as the menu's second
+// OK); changing a choice takes the question back.
+function sure(asking) {
+  $("start").dataset.sure = asking ? "yes" : "";
+  $("start").textContent = asking ? settings.texts.start_sure : settings.texts.start;
+}
+$("game").onchange = () => (sure(false), fillGame(chosenGame()));
+$("deck").onchange = () => (sure(false), fillGame(chosenGame()));
+$("players").onchange = $("language").onchange = () => sure(false);
 $("game-form").onsubmit = (event) => {
   event.preventDefault();
-  post("/api/game", chosenGame());
+  const asked = $("start").dataset.sure === "yes";
+  sure(!asked);
+  if (asked) post("/api/game", chosenGame());
 };
 $("seats-form").onsubmit = (event) => {
   event.preventDefault();
