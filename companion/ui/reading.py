@@ -125,6 +125,17 @@ def _lines(image: Image.Image, size: FontSize, inverted: bool) -> list[Line]:
     return lines
 
 
+def _lit(line: Line) -> int:
+    """How many lit pixels the line's glyphs have (dark ones when it is inverted)."""
+    pixels = _pixels(line.size)
+    return sum(pixels.get(char, 0) for char in line.text)
+
+
+@cache
+def _pixels(size: FontSize) -> dict[str, int]:
+    return {char: sum(bin(column).count("1") for column in columns) for columns, char in _glyphs(size).items()}
+
+
 def _overlaps(line: Line, boxes: list[tuple[int, int, int, int]]) -> bool:
     _width, height = _cell(line.size)
     return any(
@@ -144,8 +155,10 @@ def read(image: Image.Image) -> list[Line]:
         for size in LINE_HEIGHT
         for line in _lines(picture, size, inverted)
     ]
-    # The longest readings first; a shorter one that shares pixels with a line already read is a stroke of it.
-    candidates.sort(key=lambda line: (-len(line.text.replace(" ", "")), -_cell(line.size)[1], line.y, line.x))
+    # The longest readings first, and of two as long the one that explains more lit pixels (an accented capital
+    # rather than the cedilla its accent and top also make): a shorter one that shares pixels with a line already
+    # read is a stroke of it.
+    candidates.sort(key=lambda line: (-len(line.text.replace(" ", "")), -_lit(line), line.y, line.x))
     accepted: list[Line] = []
     boxes: list[tuple[int, int, int, int]] = []
     for line in candidates:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections import Counter
 
-from hypothesis import given
+from hypothesis import example, given
 from hypothesis import strategies as st
 from PIL import Image, ImageDraw
 
@@ -41,6 +41,7 @@ def drawn_lines(draw: st.DrawFn) -> tuple[FontSize, int, int, str, bool]:
 
 
 @given(drawn_lines())
+@example(("small", 0, 6, "Á", False))  # its accent and its top also make a whole cedilla in the cell above
 def test_a_line_drawn_anywhere_in_any_font_reads_back_as_it_was_written(
     line: tuple[FontSize, int, int, str, bool],
 ) -> None:
