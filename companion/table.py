@@ -63,9 +63,11 @@ class Table:
                 if ended is None:
                     self.show(now)
                     return
-                # the power went between the action that ended it and its outcome: closed as it ended
+                # the power went between the action that ended it and its outcome: closed as it ended, and shown
+                # as it was (its last screen, until the players choose the next game), as if the power had stayed
                 self._close({"termination": ended.termination, "winner": ended.winner}, now)
-                self.referee.start(configured)
+                self.show(now)
+                return
             except (ValueError, KeyError, TypeError, IndexError, JournalError) as exc:
                 log.error(
                     "game %d in %s cannot be resumed: %s; it is closed as damaged", last.id, self.journal.path, exc

@@ -114,7 +114,7 @@ def test_an_undo_of_the_winning_play_reopens_the_game_everywhere_and_another_sea
     record = table.journal.game(game)
     assert record is not None and record.outcome == {"termination": "goal", "winner": 4}
     where = standing(record, table.journal)
-    assert where.winner is not None and where.winner.text("en") == "seat 4"
+    assert where.winner is not None and where.winner.text("en") == "seat 4, 52 points"
     club.hear(table.journal)
     assert club.winners() == ["t1 asiento 4"] and club.played() == 4, "counted once, for its last winner"
     assert club.league.tables()[0].over
