@@ -17,19 +17,36 @@ disk has room again.
 
 from __future__ import annotations
 
+import contextlib
+import fcntl
 import functools
 import json
+import os
+import shlex
 import sqlite3
+import sys
+import threading
 import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, ClassVar
 from urllib.parse import quote
 
 from companion.i18n import N_, Said, _, language
 
-__all__ = ["Cursor", "Entry", "GameRecord", "Journal", "JournalDamaged", "JournalError", "Numbered", "health"]
+__all__ = [
+    "Cursor",
+    "Entry",
+    "GameRecord",
+    "Journal",
+    "JournalDamaged",
+    "JournalError",
+    "JournalInUse",
+    "Lock",
+    "Numbered",
+    "health",
+]
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS games (
@@ -77,6 +94,64 @@ class JournalError(OSError):
 
 class JournalDamaged(JournalError):
     """The file is not a journal this table can read (a corrupt page or header, another program's tables)."""
+
+
+class JournalInUse(JournalError):
+    """Another process writes the journal (another service, a second ``companion run``): its lock is taken."""
+
+
+class Lock:
+    """The advisory lock (``flock``) on ``<journal>.lock`` that a process writing the journal holds while it is
+    open, with the holder's process id and command line in the file, so that the one refused can say who it is.
+
+    Two services on one journal would each resume its last game and interleave their plays in it. The lock is
+    the process's: journals of one process at one path share it (a test's, the soak's table dropped and another
+    started), and the last of them to close lets it go; the kernel lets it go when the process ends, however.
+    """
+
+    _held: ClassVar[dict[str, Lock]] = {}
+    _guard: ClassVar[threading.Lock] = threading.Lock()
+
+    def __init__(self, key: str, fd: int) -> None:
+        self.key, self.fd, self.users = key, fd, 1
+
+    @classmethod
+    def take(cls, journal: Path) -> Lock:
+        """The lock of ``journal``; JournalInUse, naming the holder, if another process holds it."""
+        path = journal.with_name(journal.name + ".lock")
+        key = os.path.realpath(path)
+        with cls._guard:
+            held = cls._held.get(key)
+            if held is not None:
+                held.users += 1
+                return held
+            try:
+                fd = os.open(path, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o644)
+            except OSError:
+                if not path.exists():
+                    raise
+                fd = os.open(path, os.O_RDONLY | os.O_CLOEXEC)  # a read-only disk: lockable, said later
+            try:
+                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            except BlockingIOError:
+                holder = os.pread(fd, 4096, 0).decode("utf-8", "replace").strip() or "?"
+                os.close(fd)
+                said = N_(
+                    "journal {path}: in use by another process ({holder}); stop it, or give this one another path"
+                )
+                raise JournalInUse(Said(said, path=journal, holder=holder)) from None
+            with contextlib.suppress(OSError):  # read-only: the holder is not written, the lock holds all the same
+                os.ftruncate(fd, 0)
+                os.pwrite(fd, f"pid {os.getpid()}: {shlex.join(sys.argv)}\n".encode(), 0)
+            lock = cls._held[key] = cls(key, fd)
+            return lock
+
+    def release(self) -> None:
+        with self._guard:
+            self.users -= 1
+            if self.users == 0:
+                del self._held[self.key]
+                os.close(self.fd)  # the lock goes with the descriptor; the file stays, naming the last holder
 
 
 @dataclass(frozen=True, slots=True)
@@ -131,6 +206,7 @@ class Journal:
         self._backlog: list[tuple[int, Entry, float]] = []
         self._seq: dict[int, int] = {}
         self._db: sqlite3.Connection | None = None
+        self._lock: Lock | None = None  # held while open for writing
         self._wall = True  # the tables have the wall column (a read-only old journal has not)
         if connect:
             self.connect()
@@ -165,10 +241,15 @@ class Journal:
         return mode, SYNC_LEVELS[level]
 
     def connect(self) -> None:
-        """Open the file for writing (made if missing, migrated if older); JournalDamaged if it is not a journal."""
+        """Open the file for writing (made if missing, migrated if older); JournalDamaged if it is not a journal,
+        JournalInUse if another process writes it (:class:`Lock`, held from here until :meth:`close`)."""
         try:
             self.path.parent.mkdir(parents=True, exist_ok=True)
+            if self._lock is None and str(self.path) != ":memory:":
+                self._lock = Lock.take(self.path)
             db = sqlite3.connect(self.path, isolation_level=None, check_same_thread=False)
+        except JournalError:
+            raise
         except (sqlite3.Error, OSError) as exc:
             raise _error(self.path, exc) from exc
         self._db = db
@@ -178,10 +259,10 @@ class Journal:
             db.execute("PRAGMA synchronous=FULL")
             self._migrate()
         except JournalError:
-            self.close()
+            self._disconnect()
             raise
         except (sqlite3.Error, OSError) as exc:
-            self.close()
+            self._disconnect()
             raise _error(self.path, exc) from exc
 
     def _check(self) -> None:
@@ -242,8 +323,9 @@ class Journal:
         return lacking
 
     def set_aside(self) -> Path:
-        """Move a damaged journal (and its WAL files) to ``<name>.damaged-<date>``: kept, never deleted."""
-        self.close()
+        """Move a damaged journal (and its WAL files) to ``<name>.damaged-<date>``: kept, never deleted. The lock
+        stays held: no other process starts a journal at the path meanwhile."""
+        self._disconnect()
         stamp = time.strftime("%Y%m%d-%H%M%S", time.localtime(self.wall_clock()))
         target = self.path.with_name(f"{self.path.name}.damaged-{stamp}")
         n = 1
@@ -257,6 +339,12 @@ class Journal:
         return target
 
     def close(self) -> None:
+        self._disconnect()
+        if self._lock is not None:
+            self._lock.release()
+            self._lock = None
+
+    def _disconnect(self) -> None:
         if self._db is not None:
             self._db.close()
             self._db = None
@@ -584,7 +672,7 @@ def _error(path: Path, exc: BaseException) -> JournalError:
     if "full" in text:
         said = N_("journal {path}: the disk is full ({error}); free some space: the game goes on in memory meanwhile")
         return JournalError(Said(said, path=path, error=text), disk_full=True)
-    if "readonly" in text or "read-only" in text:
+    if "readonly" in text or "read-only" in text.lower():  # SQLite's, or the kernel's "Read-only file system"
         said = N_(
             "journal {path}: the disk is read-only ({error}); remount it read-write or set journal to a writable path"
         )
