@@ -45,7 +45,10 @@ __all__ = [
     "JournalInUse",
     "Lock",
     "Numbered",
+    "Unwritten",
     "health",
+    "keep_unwritten",
+    "kept_unwritten",
 ]
 
 SCHEMA = """
@@ -416,6 +419,10 @@ class Journal:
         """Entries confirmed at the table but not yet on disk."""
         return len(self._backlog)
 
+    def pending(self) -> list[tuple[int, Entry]]:
+        """The backlog's entries, each with its game, in the order they wait to be written."""
+        return [(game, entry) for game, entry, _wall in self._backlog]
+
     def set_settings(self, game_id: int, settings: Mapping[str, Any]) -> None:
         """Replace the game's settings (its seats were renamed): resuming it rebuilds it with these."""
         with self._write():
@@ -551,6 +558,73 @@ def _shape() -> dict[str, dict[str, str]]:
         return {table: _columns(db, table) for table in tables}
     finally:
         db.close()
+
+
+@dataclass(frozen=True, slots=True)
+class Unwritten:
+    """Entries the table confirmed but could not write before it stopped (the disk read-only or full): those of
+    game ``game`` after all it has on disk, or (``game`` 0) of a game whose own row was never written, with its
+    ``settings``. The stop keeps them in a side file (:func:`keep_unwritten`) that the next start offers to
+    replay (:func:`kept_unwritten`)."""
+
+    game: int
+    entries: tuple[Entry, ...]
+    settings: dict[str, Any] | None = None
+
+
+UNWRITTEN = ".unwritten"  # the side file's suffix, after the journal's own name
+
+
+def keep_unwritten(journal: Path, kept: list[Unwritten], elsewhere: Path | None = None) -> Path:
+    """Write ``kept`` beside ``journal`` (``journal.db.unwritten``, JSON) or, when that folder cannot be written
+    (the disk that refused the entries), in ``elsewhere`` (the service's runtime folder, which outlives a
+    restart); where it went. OSError if neither can be written."""
+    rows = [
+        {
+            "game": u.game,
+            "settings": u.settings,
+            "entries": [{"kind": e.kind, "text": e.text, "t": e.t} for e in u.entries],
+        }
+        for u in kept
+    ]
+    failure: OSError | None = None
+    for folder in [journal.parent] + ([elsewhere] if elsewhere is not None else []):
+        target = folder / (journal.name + UNWRITTEN)
+        partial = target.with_name(target.name + ".partial")
+        try:
+            with partial.open("w", encoding="utf-8") as file:
+                json.dump(rows, file, indent=1)
+                file.flush()
+                os.fsync(file.fileno())
+            partial.replace(target)
+            return target
+        except OSError as exc:
+            failure = failure or exc
+    assert failure is not None
+    raise failure
+
+
+def kept_unwritten(journal: Path, elsewhere: Path | None = None) -> tuple[Path, list[Unwritten]] | None:
+    """The side file a stop left (:func:`keep_unwritten`) and what it holds, or None if there is none; ValueError
+    if it cannot be read as one."""
+    for folder in [journal.parent] + ([elsewhere] if elsewhere is not None else []):
+        path = folder / (journal.name + UNWRITTEN)
+        if not path.is_file():
+            continue
+        try:
+            rows = json.loads(path.read_text(encoding="utf-8"))
+            kept = [
+                Unwritten(
+                    int(row["game"]),
+                    tuple(Entry(str(e["kind"]), str(e["text"]), float(e["t"])) for e in row["entries"]),
+                    dict(row["settings"]) if row["settings"] is not None else None,
+                )
+                for row in rows
+            ]
+        except (OSError, ValueError, TypeError, KeyError) as exc:
+            raise ValueError(f"{path}: not a file of unwritten entries ({exc})") from exc
+        return path, kept
+    return None
 
 
 def _record(game_id: int, started: Any, settings: Any, outcome: Any, wall: Any, entries: int) -> GameRecord:
