@@ -134,20 +134,20 @@ def unsynced_at_each_confirmation(trace: list[str], wal: str) -> list[tuple[str,
     writes of the WAL were not yet synced when it did. ``trace`` is strace's, one system call a line, each after
     its thread's id; a call another thread interrupted comes as ``<unfinished ...>``, then ``<... resumed>``."""
     pending, syncing, said = 0, set(), []
-    for line in trace:
-        thread = line.split(" ", 1)[0]
-        if "resumed>" in line and thread in syncing:
+    for line in filter(str.strip, trace):
+        thread, call = line.split(None, 1)  # strace pads the thread's id to five columns
+        if "resumed>" in call and thread in syncing:
             syncing.discard(thread)
             pending = 0
-        elif f"<{wal}>" in line and line.split(" ", 1)[1].startswith(SYNCS):
-            if "<unfinished" in line:
+        elif call.startswith(SYNCS) and f"<{wal}>" in call:
+            if "<unfinished" in call:
                 syncing.add(thread)
             else:
                 pending = 0
-        elif line.split(" ", 1)[1].startswith("pwrite64(") and f"<{wal}>" in line:
+        elif call.startswith("pwrite64(") and f"<{wal}>" in call:
             pending += 1
-        elif ": action play " in line and line.split(" ", 1)[1].startswith("write("):
-            said.append((line.split(": action ")[1].split("\\n")[0], pending))
+        elif call.startswith("write(") and ": action play " in call:
+            said.append((call.split(": action ")[1].split("\\n")[0], pending))
     return said
 
 
