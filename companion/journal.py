@@ -656,14 +656,25 @@ def _json_object(text: Any) -> dict[str, Any] | None:
 def health(path: Path) -> tuple[bool, str, str]:
     """What ``companion doctor`` says of the journal at ``path`` (ok, what it found, what to do), read-only.
 
-    A damaged journal the service set aside is a finding until someone has looked at it and deleted it.
+    A damaged journal the service set aside is a finding until someone has looked at it and deleted it; so are
+    the plays a stop could not write (:func:`keep_unwritten`), until the service has replayed them or someone has
+    deleted them.
     """
     aside = sorted(p.name for p in path.parent.glob(f"{path.name}.damaged-*") if not p.name.endswith(("-wal", "-shm")))
-    kept, look = "", ""
+    unwritten = sorted(p.name for p in path.parent.glob(f"{path.name}{UNWRITTEN}*") if not p.name.endswith(".partial"))
+    kept, looks = "", []
     if aside:
         kept = _("; damaged journals set aside: {files}").format(files=", ".join(aside))
         look = _("look at {files} in {folder} (companion history --journal FILE), then delete it")
-        look = look.format(files=", ".join(aside), folder=path.parent)
+        looks.append(look.format(files=", ".join(aside), folder=path.parent))
+    if unwritten:
+        kept += _("; plays a stop could not write: {files}").format(files=", ".join(unwritten))
+        look = _(
+            "start the service and press OK at its offer to replay them, or read {files} in {folder} and delete it"
+        )
+        looks.append(look.format(files=", ".join(unwritten), folder=path.parent))
+    aside += unwritten
+    look = "; ".join(looks)
     if not path.exists():
         return not aside, _("{path}: not made yet (the service makes it at start)").format(path=path) + kept, look
     try:

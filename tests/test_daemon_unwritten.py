@@ -19,7 +19,7 @@ import companion.sim as sim
 from companion.config import GameConfig, parse_config
 from companion.daemon import Daemon
 from companion.events import Button, CardArrived, CardLeft, Press
-from companion.journal import Entry, Journal, Unwritten, keep_unwritten, kept_unwritten
+from companion.journal import Entry, Journal, Unwritten, health, keep_unwritten, kept_unwritten
 from companion.nfc.backends import SimBackend
 from companion.nfc.registry import Registry
 from companion.nfc.tracking import TableTracker
@@ -94,6 +94,8 @@ def test_plays_not_written_at_stop_are_logged_shown_kept_and_replayed_at_the_nex
     side = tmp_path / "journal.db.unwritten"
     assert [e["text"] for e in json.loads(side.read_text())[0]["entries"]] == ["play 7O", "play 5O"]
     assert [e.text for e in Journal.read_only(tmp_path / "journal.db").entries(1)] == ["play 6O"]
+    ok, found, fix = health(tmp_path / "journal.db")  # companion doctor
+    assert not ok and "journal.db.unwritten" in found and "replay" in fix
 
     second = service(tmp_path, mock_factory)
 
@@ -110,6 +112,7 @@ def test_plays_not_written_at_stop_are_logged_shown_kept_and_replayed_at_the_nex
     asyncio.run(answer())
     assert [e.text for e in Journal.read_only(tmp_path / "journal.db").entries(1)] == ["play 6O", "play 7O", "play 5O"]
     assert not side.exists(), "written to the journal: the side file has done its work"
+    assert health(tmp_path / "journal.db")[0]
 
 
 def test_undo_sets_the_kept_plays_aside_and_the_game_goes_on_without_them(
