@@ -118,15 +118,14 @@ class Table:
         assert self.offered is not None
         (path, kept), self.offered = self.offered, None
         if replay:
-            trial = copy.deepcopy(self.referee)  # replayed on a copy first: a refused entry leaves the game as it is
-            try:
-                if kept.settings is not None:
-                    trial.start(GameConfig.from_settings(kept.settings))
-                trial.replay(list(kept.entries))
+            try:  # on a copy first: a refused entry leaves the game as it is
+                for referee in (copy.deepcopy(self.referee), self.referee):
+                    if kept.settings is not None:
+                        referee.start(GameConfig.from_settings(kept.settings))
+                    referee.replay(list(kept.entries))
             except (ValueError, KeyError, TypeError, IndexError) as exc:
                 log.error("the unwritten entries of %s do not replay (%s): set aside", path, exc)
             else:
-                self.referee = trial
                 if kept.settings is not None:
                     self._rename(now)
                 for entry in kept.entries:

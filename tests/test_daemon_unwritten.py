@@ -196,3 +196,17 @@ def test_plays_of_a_game_never_written_are_offered_to_the_new_game_with_its_sett
     assert table.referee.config.players == 2 and len(table.referee.game.actions) == 1
     record = table.journal.game(table.game_id)
     assert record is not None and record.settings["players"] == 2 and record.entries == 1
+
+
+def test_kept_plays_that_do_not_replay_change_nothing_and_are_set_aside(tmp_path: Path) -> None:
+    table = a_table(tmp_path, ("6O",))
+    side = tmp_path / "journal.db.unwritten"
+    side.write_text("[]")
+    kept = Unwritten(table.game_id, (Entry("action", "play 7O", 3.0), Entry("action", "play 1B", 3.5)))
+    assert table.offer(side, [kept], 3.0)
+    table.press(Press(Button.CONFIRM, "short", 4.0), 4.0)
+    assert len(table.referee.game.actions) == 1, "not even the 7O that did replay"
+    assert [e.text for e in table.journal.entries(table.game_id)] == ["play 6O"]
+    view = table.referee.view()
+    assert view.message is not None and view.message.title == "Jugadas apartadas"
+    assert not side.exists() and len(list(tmp_path.glob("journal.db.unwritten.declined-*"))) == 1
