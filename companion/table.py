@@ -130,13 +130,19 @@ class Table:
                     self._rename(now)
                 for entry in kept.entries:
                     self._append(entry, now)
-                path.unlink()
                 log.warning("replayed the %d unwritten entries of %s", len(kept.entries), path)
+                try:
+                    path.unlink()
+                except OSError as exc:  # offered again at the next start, they would be played twice
+                    log.error("%s cannot be removed (%s): delete it, its entries are in the game now", path, exc)
                 self.referee.handle(JournalNotice("unwritten_replayed", self.game_id), now)
                 return
         aside = path.with_name(f"{path.name}.declined-{time.strftime('%Y%m%d-%H%M%S')}")
-        path.rename(aside)
-        log.warning("the unwritten entries of %s were not replayed; kept as %s", path, aside)
+        try:
+            path.rename(aside)
+            log.warning("the unwritten entries of %s were not replayed; kept as %s", path, aside)
+        except OSError as exc:
+            log.error("the unwritten entries of %s were not replayed; it cannot be renamed (%s): kept", path, exc)
         self.referee.handle(JournalNotice("unwritten_declined", self.game_id), now)
 
     def _withdraw(self) -> None:
