@@ -4,13 +4,14 @@ One asyncio loop owns the table (:class:`~companion.table.Table`). The parts sta
 reverse: journal, registry, table (which resumes the last unfinished game from the journal), screen, lights,
 buttons, readers, ticker. Readers poll in their own thread (or, for the hub, on the serial port's descriptor) and
 gpiozero calls back from its threads: both hand their events to the loop with ``call_soon_threadsafe``, so the
-table only ever runs on the loop. SIGTERM and SIGINT stop the service cleanly; the screen says so. Logs go to
+table only ever runs on the loop. SIGTERM and SIGINT stop the service cleanly; the screen says so, and what the
+journal could not write by then is logged, kept in a side file and offered to replay at the next start. Logs go to
 stderr, for journald.
 
-A part that cannot start is said plainly: a missing display or a journal that cannot be opened leave the table
-refereeing (the log and, for the journal, the screen and the status LED say so; the journal is tried again until
-it opens); a damaged journal is set aside and a new one started; a wrong config, registry or pin map stop the
-service at start with the key and what to do.
+A part that cannot start is said plainly: a missing display or a journal that cannot be opened (or that another
+process holds) leave the table refereeing (the log and, for the journal, the screen and the status LED say so; the
+journal is tried again until it opens); a damaged journal is set aside and a new one started; a wrong config,
+registry or pin map stop the service at start with the key and what to do.
 """
 
 from __future__ import annotations
