@@ -235,6 +235,11 @@ class Journal:
     def is_open(self) -> bool:
         return self._db is not None
 
+    @property
+    def on_disk(self) -> bool:
+        """A file, not SQLite's ``:memory:`` (a doctest's): it has a header to check and a lock to take."""
+        return str(self.path) != ":memory:"
+
     def durability(self) -> tuple[str, str]:
         """SQLite's journal mode and sync level on the open file: ``("wal", "full")`` between writes."""
         with self._read():
@@ -248,7 +253,7 @@ class Journal:
         JournalInUse if another process writes it (:class:`Lock`, held from here until :meth:`close`)."""
         try:
             self.path.parent.mkdir(parents=True, exist_ok=True)
-            if self._lock is None and str(self.path) != ":memory:":
+            if self._lock is None and self.on_disk:
                 self._lock = Lock.take(self.path)
             db = sqlite3.connect(self.path, isolation_level=None, check_same_thread=False)
         except JournalError:
@@ -275,8 +280,10 @@ class Journal:
         are no longer UTF-8 fails in Python's own decoding, not as SQLite's corrupt."""
         db = self._connection()
         try:
-            with self.path.open("rb") as file:
-                header = file.read(100)
+            header = b""
+            if self.on_disk:
+                with self.path.open("rb") as file:
+                    header = file.read(100)
             sqlite = header.startswith(b"SQLite format 3\x00") and len(header) == 100
             if sqlite and not {header[18], header[19]} <= {1, 2}:  # past 2: SQLite would take it for read-only
                 said = N_("journal {path}: damaged (its header's file format is {write}, {read}, not 1 or 2)")
