@@ -155,7 +155,7 @@ def unsynced_at_each_confirmation(trace: list[str], wal: str) -> list[tuple[str,
 def test_each_confirmed_play_is_synced_to_the_disk_before_the_service_says_it(tmp_path: Path) -> None:
     plays = a_legal_hand(8, seed=3)
     (tmp_path / "scenario.txt").write_text(
-        "\n".join(f"{0.3 + i * 0.15:.2f} on {card} z1\n{0.4 + i * 0.15:.2f} off {card}" for i, card in enumerate(plays))
+        "\n".join(f"{0.5 + i * 0.4:.2f} on {card} z1\n{0.75 + i * 0.4:.2f} off {card}" for i, card in enumerate(plays))
     )
     (tmp_path / "config.toml").write_text(
         "[game]\nconfirm_turns = false\n"
@@ -165,19 +165,22 @@ def test_each_confirmed_play_is_synced_to_the_disk_before_the_service_says_it(tm
     )
     trace = tmp_path / "strace.txt"
     command = [*STRACE, "-o", str(trace), str(COMPANION), "run", "--config", str(tmp_path / "config.toml")]
+    log = (tmp_path / "service.log").open("w")
     tracer = subprocess.Popen(
-        command, env={**os.environ, "GPIOZERO_PIN_FACTORY": "mock"}, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE
+        command, env={**os.environ, "GPIOZERO_PIN_FACTORY": "mock"}, stdout=log, stderr=subprocess.STDOUT
     )
     try:
-        end = time.monotonic() + 30
+        end = time.monotonic() + 60  # strace slows the service down, and a busy machine more
         while not trace.exists() or f"play {plays[-1]}\\n" not in trace.read_text(errors="replace"):
-            assert time.monotonic() < end and tracer.poll() is None, "the plays were never all confirmed"
+            said = (tmp_path / "service.log").read_text()
+            assert time.monotonic() < end and tracer.poll() is None, f"the plays were never all confirmed: {said}"
             time.sleep(0.1)
     finally:
         children = Path(f"/proc/{tracer.pid}/task/{tracer.pid}/children")
         for child in children.read_text().split() if children.exists() else ():
             os.kill(int(child), signal.SIGTERM)  # the service stops; strace ends with it
         tracer.wait(10)
+        log.close()
     lines = trace.read_text(errors="replace").splitlines()
     confirmed = unsynced_at_each_confirmation(lines, str(tmp_path / "journal.db-wal"))
     assert [play for play, _ in confirmed] == [f"play {card}" for card in plays]
