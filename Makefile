@@ -24,9 +24,9 @@ test: lint firmware-check debian
 	$(BIN)/pytest -q
 
 # The Debian packages the tests run, installed when missing (quiet when there): mosquitto, the club's broker;
-# chromium, the browser of the page's tests
+# chromium, the browser of the page's tests; strace, which watches the journal's syncs (tests/daemon/test_power_cut.py)
 debian:
-	@.ci/debian mosquitto chromium
+	@.ci/debian mosquitto chromium strace
 
 bench: $(BIN)/.installed
 	$(BIN)/python -m bench

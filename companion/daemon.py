@@ -4,13 +4,14 @@ One asyncio loop owns the table (:class:`~companion.table.Table`). The parts sta
 reverse: journal, registry, table (which resumes the last unfinished game from the journal), screen, lights,
 buttons, readers, ticker. Readers poll in their own thread (or, for the hub, on the serial port's descriptor) and
 gpiozero calls back from its threads: both hand their events to the loop with ``call_soon_threadsafe``, so the
-table only ever runs on the loop. SIGTERM and SIGINT stop the service cleanly; the screen says so. Logs go to
+table only ever runs on the loop. SIGTERM and SIGINT stop the service cleanly; the screen says so, and what the
+journal could not write by then is logged, kept in a side file and offered to replay at the next start. Logs go to
 stderr, for journald.
 
-A part that cannot start is said plainly: a missing display or a journal that cannot be opened leave the table
-refereeing (the log and, for the journal, the screen and the status LED say so; the journal is tried again until
-it opens); a damaged journal is set aside and a new one started; a wrong config, registry or pin map stop the
-service at start with the key and what to do.
+A part that cannot start is said plainly: a missing display or a journal that cannot be opened (or that another
+process holds) leave the table refereeing (the log and, for the journal, the screen and the status LED say so; the
+journal is tried again until it opens); a damaged journal is set aside and a new one started; a wrong config,
+registry or pin map stop the service at start with the key and what to do.
 """
 
 from __future__ import annotations
@@ -22,7 +23,7 @@ import os
 import signal
 import time
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -33,7 +34,7 @@ from companion.club.publisher import Publisher
 from companion.config import Config
 from companion.decks import load_deck
 from companion.hardware import load_pinmap, pinmap_path
-from companion.journal import Journal, JournalDamaged, JournalError
+from companion.journal import Journal, JournalDamaged, JournalError, keep_unwritten, kept_unwritten
 from companion.nfc.backends import Feed
 from companion.nfc.registry import Registry
 from companion.nfc.tracking import TableTracker
@@ -49,7 +50,7 @@ from companion.ui.frames import FrameFolder
 from companion.ui.lights import StatusLed, ZoneLights
 from companion.ui.presses import ENV as PRESSES
 from companion.ui.presses import PressPipe
-from companion.view import Output, TableView
+from companion.view import Message, MessageKind, Output, TableView
 
 if TYPE_CHECKING:
     from companion.events import Button
@@ -137,6 +138,7 @@ class Daemon:
         if set_aside is not None:
             referee.handle(JournalNotice("journal_aside"), self.clock())
         table.start(self.clock())
+        self._offer_unwritten(table)
         log.info("table ready: %s, zones %s", config.game.name, ", ".join(config.zones))
 
         screen = self._open_screen()
@@ -229,6 +231,45 @@ class Daemon:
             log.error("%s: the table is NOT recording; trying again every %.0f s", exc, JOURNAL_RETRY_S)
         return journal, set_aside
 
+    def _offer_unwritten(self, table: Table) -> None:
+        """Offer to replay what the last stop could not write (its side file), if it goes on from this game."""
+        try:
+            found = kept_unwritten(self.config.journal, _runtime_folder())
+        except ValueError as exc:
+            log.error("%s: left where it is", exc)
+            return
+        if found is None:
+            return
+        path, kept = found
+        count = sum(len(unwritten.entries) for unwritten in kept)
+        if table.offer(path, kept, self.clock()):
+            log.warning("%s: %d entries the last stop could not write: CONFIRM replays them, UNDO not", path, count)
+        else:
+            log.error("%s: %d entries the last stop could not write do not go on from this game: kept", path, count)
+
+    def _keep_unwritten(self, table: Table) -> Message | None:
+        """At stop, what the players confirmed that is not on disk: each entry logged, all kept in a side file that
+        the next start offers to replay; what the screen is left saying about them (None: nothing is unwritten)."""
+        table.retry_journal(self.clock())  # the disk may be back since the last try
+        kept = table.unwritten()
+        if not kept:
+            return None
+        for unwritten in kept:
+            game = unwritten.game or "new"
+            for entry in unwritten.entries:
+                log.error("not written: game %s: %s %s (t=%.3f)", game, entry.kind, entry.text, entry.t)
+        count = sum(len(unwritten.entries) for unwritten in kept)
+        try:
+            path = keep_unwritten(self.config.journal, kept, _runtime_folder())
+        except OSError as exc:
+            log.error("%d entries not written cannot be kept in a file (%s): the log above has them", count, exc)
+            todo = "stopped_lost_do"
+        else:
+            log.error("%d entries not written are kept in %s: the next start offers to replay them", count, path)
+            todo = "stopped_unwritten_do"
+        referee = table.referee
+        return Message(MessageKind.DISK_FULL, referee.text("stopped_unwritten", n=count), referee.text(todo))
+
     def _open_screen(self) -> Screen | None:
         try:
             device = self.display
@@ -288,7 +329,16 @@ class Daemon:
         if self.table is None:
             return
         self.stopped_view = self.table.referee.stopped_view()
+        if unwritten := self._keep_unwritten(self.table):
+            self.stopped_view = replace(self.stopped_view, message=unwritten)
         for output in self.table.outputs:
             output.show(self.stopped_view, self.clock())
         assert self.stopped_view.message is not None
         log.info("stopped: %s", self.stopped_view.message.title)
+
+
+def _runtime_folder() -> Path | None:
+    """systemd's runtime folder for the service (``RuntimeDirectory=``, kept across restarts), where the side file
+    of unwritten entries goes when the journal's own folder cannot be written."""
+    folder = os.environ.get("RUNTIME_DIRECTORY", "").split(":")[0]
+    return Path(folder) if folder else None

@@ -20,19 +20,39 @@ disk has room again.
 
 from __future__ import annotations
 
+import contextlib
+import fcntl
 import functools
 import json
+import os
+import shlex
 import sqlite3
+import sys
+import threading
 import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, ClassVar
 from urllib.parse import quote
 
 from companion.i18n import N_, Said, _, language
 
-__all__ = ["Cursor", "Entry", "GameRecord", "Journal", "JournalDamaged", "JournalError", "Numbered", "health"]
+__all__ = [
+    "Cursor",
+    "Entry",
+    "GameRecord",
+    "Journal",
+    "JournalDamaged",
+    "JournalError",
+    "JournalInUse",
+    "Lock",
+    "Numbered",
+    "Unwritten",
+    "health",
+    "keep_unwritten",
+    "kept_unwritten",
+]
 
 KINDS = ("action", "undo", "reopen", "zone")  # the kinds of entry
 ENTRIES = f"""
@@ -87,6 +107,64 @@ class JournalDamaged(JournalError):
     """The file is not a journal this table can read (a corrupt page or header, another program's tables)."""
 
 
+class JournalInUse(JournalError):
+    """Another process writes the journal (another service, a second ``companion run``): its lock is taken."""
+
+
+class Lock:
+    """The advisory lock (``flock``) on ``<journal>.lock`` that a process writing the journal holds while it is
+    open, with the holder's process id and command line in the file, so that the one refused can say who it is.
+
+    Two services on one journal would each resume its last game and interleave their plays in it. The lock is
+    the process's: journals of one process at one path share it (a test's, the soak's table dropped and another
+    started), and the last of them to close lets it go; the kernel lets it go when the process ends, however.
+    """
+
+    _held: ClassVar[dict[str, Lock]] = {}
+    _guard: ClassVar[threading.Lock] = threading.Lock()
+
+    def __init__(self, key: str, fd: int) -> None:
+        self.key, self.fd, self.users = key, fd, 1
+
+    @classmethod
+    def take(cls, journal: Path) -> Lock:
+        """The lock of ``journal``; JournalInUse, naming the holder, if another process holds it."""
+        path = journal.with_name(journal.name + ".lock")
+        key = os.path.realpath(path)
+        with cls._guard:
+            held = cls._held.get(key)
+            if held is not None:
+                held.users += 1
+                return held
+            try:
+                fd = os.open(path, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o644)
+            except OSError:
+                if not path.exists():
+                    raise
+                fd = os.open(path, os.O_RDONLY | os.O_CLOEXEC)  # a read-only disk: lockable, said later
+            try:
+                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            except BlockingIOError:
+                holder = os.pread(fd, 4096, 0).decode("utf-8", "replace").strip() or "?"
+                os.close(fd)
+                said = N_(
+                    "journal {path}: in use by another process ({holder}); stop it, or give this one another path"
+                )
+                raise JournalInUse(Said(said, path=journal, holder=holder)) from None
+            with contextlib.suppress(OSError):  # read-only: the holder is not written, the lock holds all the same
+                os.ftruncate(fd, 0)
+                os.pwrite(fd, f"pid {os.getpid()}: {shlex.join(sys.argv)}\n".encode(), 0)
+            lock = cls._held[key] = cls(key, fd)
+            return lock
+
+    def release(self) -> None:
+        with self._guard:
+            self.users -= 1
+            if self.users == 0:
+                del self._held[self.key]
+                os.close(self.fd)  # the lock goes with the descriptor; the file stays, naming the last holder
+
+
 @dataclass(frozen=True, slots=True)
 class Entry:
     kind: str  # one of KINDS
@@ -139,6 +217,7 @@ class Journal:
         self._backlog: list[tuple[int, Entry, float]] = []
         self._seq: dict[int, int] = {}
         self._db: sqlite3.Connection | None = None
+        self._lock: Lock | None = None  # held while open for writing
         self._wall = True  # the tables have the wall column (a read-only old journal has not)
         if connect:
             self.connect()
@@ -164,6 +243,11 @@ class Journal:
     def is_open(self) -> bool:
         return self._db is not None
 
+    @property
+    def on_disk(self) -> bool:
+        """A file, not SQLite's ``:memory:`` (a doctest's): it has a header to check and a lock to take."""
+        return str(self.path) != ":memory:"
+
     def durability(self) -> tuple[str, str]:
         """SQLite's journal mode and sync level on the open file: ``("wal", "full")`` between writes."""
         with self._read():
@@ -173,10 +257,15 @@ class Journal:
         return mode, SYNC_LEVELS[level]
 
     def connect(self) -> None:
-        """Open the file for writing (made if missing, migrated if older); JournalDamaged if it is not a journal."""
+        """Open the file for writing (made if missing, migrated if older); JournalDamaged if it is not a journal,
+        JournalInUse if another process writes it (:class:`Lock`, held from here until :meth:`close`)."""
         try:
             self.path.parent.mkdir(parents=True, exist_ok=True)
+            if self._lock is None and self.on_disk:
+                self._lock = Lock.take(self.path)
             db = sqlite3.connect(self.path, isolation_level=None, check_same_thread=False)
+        except JournalError:
+            raise
         except (sqlite3.Error, OSError) as exc:
             raise _error(self.path, exc) from exc
         self._db = db
@@ -186,10 +275,10 @@ class Journal:
             db.execute("PRAGMA synchronous=FULL")
             self._migrate()
         except JournalError:
-            self.close()
+            self._disconnect()
             raise
         except (sqlite3.Error, OSError) as exc:
-            self.close()
+            self._disconnect()
             raise _error(self.path, exc) from exc
 
     def _check(self) -> None:
@@ -199,8 +288,10 @@ class Journal:
         are no longer UTF-8 fails in Python's own decoding, not as SQLite's corrupt."""
         db = self._connection()
         try:
-            with self.path.open("rb") as file:
-                header = file.read(100)
+            header = b""
+            if self.on_disk:
+                with self.path.open("rb") as file:
+                    header = file.read(100)
             sqlite = header.startswith(b"SQLite format 3\x00") and len(header) == 100
             if sqlite and not {header[18], header[19]} <= {1, 2}:  # past 2: SQLite would take it for read-only
                 said = N_("journal {path}: damaged (its header's file format is {write}, {read}, not 1 or 2)")
@@ -254,8 +345,9 @@ class Journal:
         return lacking
 
     def set_aside(self) -> Path:
-        """Move a damaged journal (and its WAL files) to ``<name>.damaged-<date>``: kept, never deleted."""
-        self.close()
+        """Move a damaged journal (and its WAL files) to ``<name>.damaged-<date>``: kept, never deleted. The lock
+        stays held: no other process starts a journal at the path meanwhile."""
+        self._disconnect()
         stamp = time.strftime("%Y%m%d-%H%M%S", time.localtime(self.wall_clock()))
         target = self.path.with_name(f"{self.path.name}.damaged-{stamp}")
         n = 1
@@ -269,6 +361,12 @@ class Journal:
         return target
 
     def close(self) -> None:
+        self._disconnect()
+        if self._lock is not None:
+            self._lock.release()
+            self._lock = None
+
+    def _disconnect(self) -> None:
         if self._db is not None:
             self._db.close()
             self._db = None
@@ -341,6 +439,10 @@ class Journal:
     def backlog(self) -> int:
         """Entries confirmed at the table but not yet on disk."""
         return len(self._backlog)
+
+    def pending(self) -> list[tuple[int, Entry]]:
+        """The backlog's entries, each with its game, in the order they wait to be written."""
+        return [(game, entry) for game, entry, _wall in self._backlog]
 
     def set_settings(self, game_id: int, settings: Mapping[str, Any]) -> None:
         """Replace the game's settings (its seats were renamed): resuming it rebuilds it with these."""
@@ -492,6 +594,73 @@ def _take_every_kind(db: sqlite3.Connection) -> None:
     db.execute("DROP TABLE entries_before")
 
 
+@dataclass(frozen=True, slots=True)
+class Unwritten:
+    """Entries the table confirmed but could not write before it stopped (the disk read-only or full): those of
+    game ``game`` after all it has on disk, or (``game`` 0) of a game whose own row was never written, with its
+    ``settings``. The stop keeps them in a side file (:func:`keep_unwritten`) that the next start offers to
+    replay (:func:`kept_unwritten`)."""
+
+    game: int
+    entries: tuple[Entry, ...]
+    settings: dict[str, Any] | None = None
+
+
+UNWRITTEN = ".unwritten"  # the side file's suffix, after the journal's own name
+
+
+def keep_unwritten(journal: Path, kept: list[Unwritten], elsewhere: Path | None = None) -> Path:
+    """Write ``kept`` beside ``journal`` (``journal.db.unwritten``, JSON) or, when that folder cannot be written
+    (the disk that refused the entries), in ``elsewhere`` (the service's runtime folder, which outlives a
+    restart); where it went. OSError if neither can be written."""
+    rows = [
+        {
+            "game": u.game,
+            "settings": u.settings,
+            "entries": [{"kind": e.kind, "text": e.text, "t": e.t} for e in u.entries],
+        }
+        for u in kept
+    ]
+    failure: OSError | None = None
+    for folder in [journal.parent] + ([elsewhere] if elsewhere is not None else []):
+        target = folder / (journal.name + UNWRITTEN)
+        partial = target.with_name(target.name + ".partial")
+        try:
+            with partial.open("w", encoding="utf-8") as file:
+                json.dump(rows, file, indent=1)
+                file.flush()
+                os.fsync(file.fileno())
+            partial.replace(target)
+            return target
+        except OSError as exc:
+            failure = failure or exc
+    assert failure is not None
+    raise failure
+
+
+def kept_unwritten(journal: Path, elsewhere: Path | None = None) -> tuple[Path, list[Unwritten]] | None:
+    """The side file a stop left (:func:`keep_unwritten`) and what it holds, or None if there is none; ValueError
+    if it cannot be read as one."""
+    for folder in [journal.parent] + ([elsewhere] if elsewhere is not None else []):
+        path = folder / (journal.name + UNWRITTEN)
+        if not path.is_file():
+            continue
+        try:
+            rows = json.loads(path.read_text(encoding="utf-8"))
+            kept = [
+                Unwritten(
+                    int(row["game"]),
+                    tuple(Entry(str(e["kind"]), str(e["text"]), float(e["t"])) for e in row["entries"]),
+                    dict(row["settings"]) if row["settings"] is not None else None,
+                )
+                for row in rows
+            ]
+        except (OSError, ValueError, TypeError, KeyError) as exc:
+            raise ValueError(f"{path}: not a file of unwritten entries ({exc})") from exc
+        return path, kept
+    return None
+
+
 def _record(game_id: int, started: Any, settings: Any, outcome: Any, wall: Any, entries: int) -> GameRecord:
     """A game's row as a record; what cannot be read is named in ``damage`` instead of raising."""
     damage = []
@@ -521,14 +690,25 @@ def _json_object(text: Any) -> dict[str, Any] | None:
 def health(path: Path) -> tuple[bool, str, str]:
     """What ``companion doctor`` says of the journal at ``path`` (ok, what it found, what to do), read-only.
 
-    A damaged journal the service set aside is a finding until someone has looked at it and deleted it.
+    A damaged journal the service set aside is a finding until someone has looked at it and deleted it; so are
+    the plays a stop could not write (:func:`keep_unwritten`), until the service has replayed them or someone has
+    deleted them.
     """
     aside = sorted(p.name for p in path.parent.glob(f"{path.name}.damaged-*") if not p.name.endswith(("-wal", "-shm")))
-    kept, look = "", ""
+    unwritten = sorted(p.name for p in path.parent.glob(f"{path.name}{UNWRITTEN}*") if not p.name.endswith(".partial"))
+    kept, looks = "", []
     if aside:
         kept = _("; damaged journals set aside: {files}").format(files=", ".join(aside))
         look = _("look at {files} in {folder} (companion history --journal FILE), then delete it")
-        look = look.format(files=", ".join(aside), folder=path.parent)
+        looks.append(look.format(files=", ".join(aside), folder=path.parent))
+    if unwritten:
+        kept += _("; plays a stop could not write: {files}").format(files=", ".join(unwritten))
+        look = _(
+            "start the service and press OK at its offer to replay them, or read {files} in {folder} and delete it"
+        )
+        looks.append(look.format(files=", ".join(unwritten), folder=path.parent))
+    aside += unwritten
+    look = "; ".join(looks)
     if not path.exists():
         return not aside, _("{path}: not made yet (the service makes it at start)").format(path=path) + kept, look
     try:
@@ -611,7 +791,7 @@ def _error(path: Path, exc: BaseException) -> JournalError:
     if "full" in text:
         said = N_("journal {path}: the disk is full ({error}); free some space: the game goes on in memory meanwhile")
         return JournalError(Said(said, path=path, error=text), disk_full=True)
-    if "readonly" in text or "read-only" in text:
+    if "readonly" in text or "read-only" in text.lower():  # SQLite's, or the kernel's "Read-only file system"
         said = N_(
             "journal {path}: the disk is read-only ({error}); remount it read-write or set journal to a writable path"
         )

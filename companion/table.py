@@ -9,15 +9,18 @@ disk is full).
 
 from __future__ import annotations
 
+import copy
 import json
 import logging
+import time
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any, Protocol
 
 from companion.config import GameConfig
-from companion.events import Press, ZoneScan
-from companion.journal import Entry, GameRecord, Journal, JournalError
+from companion.events import Button, Press, ZoneScan
+from companion.journal import Entry, GameRecord, Journal, JournalError, Unwritten
 from companion.nfc.tracking import TableTracker
 from companion.referee import Event, JournalNotice, JournalStatus, ReaderStatus, Referee
 from companion.view import Output
@@ -46,7 +49,9 @@ class Table:
     _unsaved: dict[str, Any] | None = None  # a new game's settings, while the disk had no room for its row
     _held: list[Entry] = field(default_factory=list)  # that game's entries meanwhile
     _outcomes: dict[int, dict[str, Any]] = field(default_factory=dict)  # games closed while the disk had no room
+    started_new: bool = False  # start() began a new game rather than resuming one
     borrower: Borrower | None = None  # while set, the readers and the outputs serve it, not the game
+    offered: tuple[Path, Unwritten] | None = None  # entries a stop could not write, offered to replay until answered
 
     def start(self, now: float) -> None:
         """Resume the last unfinished game from the journal, or start the configured one.
@@ -77,6 +82,7 @@ class Table:
                 self.referee.start(configured)
                 self.referee.handle(JournalNotice("damaged_game", last.id), now)
         self._open_game(configured.settings(), now)
+        self.started_new = True
         log.info("new game %d (%s)", self.game_id, configured.name)
         self.show(now)
 
@@ -88,6 +94,68 @@ class Table:
         self.referee.replay(self.journal.entries(last.id))
         self.game_id = last.id
         log.info("resumed game %d (%s) after %d journal entries", last.id, config.name, last.entries)
+
+    def unwritten(self) -> list[Unwritten]:
+        """What the players confirmed that is not on disk, by game, in order (the stop keeps it in a side file)."""
+        kept: list[Unwritten] = []
+        for game, entry in self.journal.pending():
+            if kept and kept[-1].game == game:
+                kept[-1] = Unwritten(game, (*kept[-1].entries, entry))
+            else:
+                kept.append(Unwritten(game, (entry,)))
+        if self._unsaved is not None and self._held:  # a game whose row never reached the disk, and its entries
+            kept.append(Unwritten(0, tuple(self._held), self._unsaved))
+        return kept
+
+    def offer(self, path: Path, kept: list[Unwritten], now: float) -> bool:
+        """Offer to replay ``kept`` (the side file ``path`` of the last stop), said on the screen: CONFIRM replays,
+        UNDO sets the file aside, anything the table records first withdraws it. Only entries that go on from
+        where the table now is are offered: those of the game it resumed, or of a game never written when it starts
+        a new one; whether they were."""
+        if len(kept) != 1 or kept[0].game not in (0, self.game_id) or (kept[0].game == 0) != self.started_new:
+            return False
+        if kept[0].game == 0 and self.referee.game.actions:  # the new game has begun: they no longer fit
+            return False
+        self.offered = (path, kept[0])
+        self.referee.handle(JournalNotice("unwritten_offer", self.game_id), now)
+        self.show(now)
+        return True
+
+    def _answer(self, replay: bool, now: float) -> None:
+        assert self.offered is not None
+        (path, kept), self.offered = self.offered, None
+        if replay:
+            try:  # on a copy first: a refused entry leaves the game as it is
+                for referee in (copy.deepcopy(self.referee), self.referee):
+                    if kept.settings is not None:
+                        referee.start(GameConfig.from_settings(kept.settings))
+                    referee.replay(list(kept.entries))
+            except (ValueError, KeyError, TypeError, IndexError) as exc:
+                log.error("the unwritten entries of %s do not replay (%s): set aside", path, exc)
+            else:
+                if kept.settings is not None:
+                    self._rename(now)
+                for entry in kept.entries:
+                    self._append(entry, now)
+                log.warning("replayed the %d unwritten entries of %s", len(kept.entries), path)
+                try:
+                    path.unlink()
+                except OSError as exc:  # offered again at the next start, they would be played twice
+                    log.error("%s cannot be removed (%s): delete it, its entries are in the game now", path, exc)
+                self.referee.handle(JournalNotice("unwritten_replayed", self.game_id), now)
+                return
+        aside = path.with_name(f"{path.name}.declined-{time.strftime('%Y%m%d-%H%M%S')}")
+        try:
+            path.rename(aside)
+            log.warning("the unwritten entries of %s were not replayed; kept as %s", path, aside)
+        except OSError as exc:
+            log.error("the unwritten entries of %s were not replayed; it cannot be renamed (%s): kept", path, exc)
+        self.referee.handle(JournalNotice("unwritten_declined", self.game_id), now)
+
+    def _withdraw(self) -> None:
+        assert self.offered is not None
+        path, self.offered = self.offered[0], None
+        log.warning("the table went on before the unwritten entries of %s were replayed: kept there", path)
 
     def retry_journal(self, now: float) -> None:
         """While the journal is not recording: try again to write what waits (the daemon calls it now and then)."""
@@ -112,6 +180,12 @@ class Table:
             self._handle(events, now)
 
     def press(self, press: Press, now: float) -> None:
+        if self.offered is not None and self.referee.pending is not None:  # a play waits: the buttons are its
+            self._withdraw()
+        if self.offered is not None and press.kind == "short" and press.button in (Button.CONFIRM, Button.UNDO):
+            self._answer(press.button is Button.CONFIRM, now)
+            self.show(now)
+            return
         if self.borrower is not None:  # any button takes the table back, as it closes the menu's pairing code
             self.lend(None, now)
             return
@@ -129,6 +203,8 @@ class Table:
         self.show(now)
 
     def _record(self, entries: list[Entry], now: float) -> None:
+        if entries and self.offered is not None:  # the game went on: the entries kept no longer follow it
+            self._withdraw()
         for entry in entries:
             if entry.kind == "new_game":
                 if not self._finished:

@@ -30,7 +30,9 @@ class JournalStatus:
 
 @dataclass(frozen=True, slots=True)
 class JournalNotice:
-    """What the table did at start about a journal it could not read: damaged_game (closed) | journal_aside."""
+    """What the table did about a journal it could not read or write: damaged_game (closed) | journal_aside at
+    start; unwritten_offer (what the last stop could not write) and its answer, unwritten_replayed |
+    unwritten_declined."""
 
     key: str
     game: int = 0

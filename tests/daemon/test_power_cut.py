@@ -1,12 +1,15 @@
 """Power cuts: the service is killed with SIGKILL at random moments of a game and started again. What it had
 confirmed (logged after the journal's commit) is never lost, the resumed game is exactly the journal's, and
-SQLite's integrity check passes every time."""
+SQLite's integrity check passes every time. And, since SIGKILL leaves the page cache to the disk, what a real power
+cut would lose: a play confirmed before its write of the WAL was synced, seen in the service's system calls."""
 
 from __future__ import annotations
 
+import os
 import random
 import signal
 import subprocess
+import sys
 import threading
 import time
 from collections.abc import Callable
@@ -20,6 +23,7 @@ from companion.referee import Referee
 from companion.rules import Play, Seises
 
 Service = Callable[..., subprocess.Popen[str]]
+COMPANION = Path(sys.executable).parent / "companion"  # the installed command, as the unit runs it
 
 KILLS = 20
 SPACING_S = 0.1  # one card every 100 ms: laid for 70 ms (read, committed), lifted
@@ -116,3 +120,68 @@ def test_sigkill_at_random_moments_loses_nothing_that_was_confirmed(tmp_path: Pa
         sizes.add(previous)
     assert previous == len(plays), "after the last restart the whole game was played"
     assert len(sizes) >= 10, f"the kills fell at too few moments of the game: {sorted(sizes)}"
+
+
+# SIGKILL never loses the page cache, so the test above passes with the journal's syncs taken out. This one watches
+# the service's system calls (strace) and fails when a play is confirmed while a write of the journal's WAL has not
+# been synced to the disk: what a power cut at that moment would lose.
+STRACE = ("strace", "--seccomp-bpf", "-f", "-qq", "-y", "-s", "200", "-e", "trace=pwrite64,write,fsync,fdatasync")
+SYNCS = ("fsync(", "fdatasync(")
+
+
+def unsynced_at_each_confirmation(trace: list[str], wal: str) -> list[tuple[str, int]]:
+    """Each play the service confirmed (logged as written: ``game 1: action play 6O``), in order, with how many
+    writes of the WAL were not yet synced when it did. ``trace`` is strace's, one system call a line, each after
+    its thread's id; a call another thread interrupted comes as ``<unfinished ...>``, then ``<... resumed>``."""
+    pending, syncing, said = 0, set(), []
+    for line in filter(str.strip, trace):
+        thread, call = line.split(None, 1)  # strace pads the thread's id to five columns
+        if "resumed>" in call and thread in syncing:
+            syncing.discard(thread)
+            pending = 0
+        elif call.startswith(SYNCS) and f"<{wal}>" in call:
+            if "<unfinished" in call:
+                syncing.add(thread)
+            else:
+                pending = 0
+        elif call.startswith("pwrite64(") and f"<{wal}>" in call:
+            pending += 1
+        elif call.startswith("write(") and ": action play " in call:
+            said.append((call.split(": action ")[1].split("\\n")[0], pending))
+    return said
+
+
+@pytest.mark.slow
+def test_each_confirmed_play_is_synced_to_the_disk_before_the_service_says_it(tmp_path: Path) -> None:
+    plays = a_legal_hand(8, seed=3)
+    (tmp_path / "scenario.txt").write_text(
+        "\n".join(f"{0.5 + i * 0.4:.2f} on {card} z1\n{0.75 + i * 0.4:.2f} off {card}" for i, card in enumerate(plays))
+    )
+    (tmp_path / "config.toml").write_text(
+        "[game]\nconfirm_turns = false\n"
+        f'[readers]\nbackend = "sim"\npoll_interval_ms = 5\nscenario = "{tmp_path / "scenario.txt"}"\n'
+        f'registry = "{tmp_path / "registry.toml"}"\n'
+        f'[journal]\npath = "{tmp_path / "journal.db"}"\n'
+    )
+    trace = tmp_path / "strace.txt"
+    command = [*STRACE, "-o", str(trace), str(COMPANION), "run", "--config", str(tmp_path / "config.toml")]
+    log = (tmp_path / "service.log").open("w")
+    tracer = subprocess.Popen(
+        command, env={**os.environ, "GPIOZERO_PIN_FACTORY": "mock"}, stdout=log, stderr=subprocess.STDOUT
+    )
+    try:
+        end = time.monotonic() + 60  # strace slows the service down, and a busy machine more
+        while not trace.exists() or f"play {plays[-1]}\\n" not in trace.read_text(errors="replace"):
+            said = (tmp_path / "service.log").read_text()
+            assert time.monotonic() < end and tracer.poll() is None, f"the plays were never all confirmed: {said}"
+            time.sleep(0.1)
+    finally:
+        children = Path(f"/proc/{tracer.pid}/task/{tracer.pid}/children")
+        for child in children.read_text().split() if children.exists() else ():
+            os.kill(int(child), signal.SIGTERM)  # the service stops; strace ends with it
+        tracer.wait(10)
+        log.close()
+    lines = trace.read_text(errors="replace").splitlines()
+    confirmed = unsynced_at_each_confirmation(lines, str(tmp_path / "journal.db-wal"))
+    assert [play for play, _ in confirmed] == [f"play {card}" for card in plays]
+    assert all(pending == 0 for _, pending in confirmed), f"confirmed before the WAL was synced: {confirmed}"
