@@ -70,9 +70,11 @@ def _load_builtin() -> None:
 
 
 def names() -> tuple[str, ...]:
-    """Every registered kind's name, companion's own first."""
+    """Every registered kind's name, companion's own first, in :data:`BUILTIN`'s order whichever module was
+    imported first (each module's kinds as it registers them), then the others as they registered."""
     _load_builtin()
-    return tuple(KINDS)
+    order = {module: index for index, module in enumerate(BUILTIN)}
+    return tuple(sorted(KINDS, key=lambda name: order.get(type(KINDS[name]).__module__, len(order))))
 
 
 def registered(name: str) -> Registered:

@@ -4,6 +4,8 @@
 from __future__ import annotations
 
 import ast
+import subprocess
+import sys
 from collections import Counter
 from pathlib import Path
 
@@ -57,3 +59,11 @@ def test_every_kind_is_known_by_its_name_and_a_name_is_taken_once() -> None:
     with pytest.raises(ValueError, match="a reader kind named 'hub' is registered already"):
         register(Another())
     assert register(kind("hub")) is kind("hub")  # registering the same kind again changes nothing
+
+
+def test_the_kinds_are_listed_in_the_same_order_whichever_module_was_imported_first() -> None:
+    """``pytest --doctest-modules companion`` imports the hub's module before the registry lists the kinds: the
+    list (enroll's --help, the registry's doctest) was then in import order."""
+    code = "import companion.readers.hub\nfrom companion.readers.registry import names\nprint(names())"
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, timeout=60)
+    assert done.stdout.strip() == "('spi', 'mfrc522', 'hub', 'sim')"
