@@ -9,12 +9,12 @@ TOML block for its layout: a test holds them equal), the hub flashed with the la
 hub's firmware on simulated readers at the far end of a pty, as in ``tests/hub``, booted from that file: its own
 check runs, and its CHIP_SELECTS say how many readers there are), ``companion run --check`` on it, a whole deck
 enrolled through the hub while the enroll command asks for each card, each laid on the pad the layout's mat names
-for it, the service started from the installed unit's own
+for it (a Seises card on its suit's, 6º SET's on the first), the service started from the installed unit's own
 ``ExecStart=`` (read from the unit, never retyped, with its ``WorkingDirectory=``, ``Environment=`` and
-``StateDirectory=``, and ``READY=1`` awaited on ``NOTIFY_SOCKET``, as systemd does), a hand of Seises played by
-laying cards on the hub's zones and pressing the buttons, the service stopped with the unit's ``KillSignal=``, and
-the hand read back from ``companion history``. A command in that section that this test cannot run fails it, so the
-README and the test cannot drift apart.
+``StateDirectory=``, and ``READY=1`` awaited on ``NOTIFY_SOCKET``, as systemd does), a hand of Seises (or a set
+of 6º SET, each card on its line's pad) played by laying cards on the hub's zones and pressing the buttons, the
+service stopped with the unit's ``KillSignal=``, and the game read back from ``companion history``. A command in
+that section that this test cannot run fails it, so the README and the test cannot drift apart.
 
 What the temporary root changes, and nothing else: an absolute path in a command, the unit or the config is taken
 inside the root (as a chroot would), ``sudo`` and ``sudo -u companion`` run as this user, and what simulated
@@ -45,11 +45,12 @@ import pytest
 from systemd_units import unit_settings
 
 from companion.decks import load_deck
+from companion.games import find_kind
 from companion.hardware import HARDWARE_DIR, Layout, load_layouts
 from companion.hub.protocol import COLOURS, MODES
 from companion.hub.simulated import HubStatus, SimulatedHub
 from companion.nfc.ndef import card_id_from_ndef
-from companion.rules import Pay, Play, Seises
+from companion.rules import Pass, Pay, Play, Seises, SextoSet
 
 ROOT = Path(__file__).resolve().parents[2]
 README_LAYOUT = "seises-hub-4"  # the layout the README's "At the table" walks through
@@ -148,7 +149,10 @@ class Journey:
         self.kill_signal = signal.SIGTERM
         self.log: list[str] = []  # the service's stderr: what journalctl -u companion shows
         self.tags: dict[str, bytes] = {}  # each card's tag UID, as enrolled
-        self.game = Seises(players=self.keys["game"]["players"])  # what the players did, through the engine
+        self.deck = load_deck(find_kind(layout.game).default_deck)
+        self.game: Any = (  # what the players did, through the engine
+            Seises(players=self.keys["game"]["players"]) if layout.game == "seises" else SextoSet(deck=self.deck)
+        )
         self.entries: list[str] = []  # what the journal should hold, as the service logs it: "action play 6O"
         self.printed: dict[str, str] = {}
 
@@ -176,7 +180,10 @@ class Journey:
             elif words == ["systemctl", "stop", "companion"]:
                 self.stop()
             elif words == ["journalctl", "-u", "companion", "-f"]:
-                self.play_a_hand()  # while the log is followed, the players play
+                if self.layout.game == "seises":  # while the log is followed, the players play
+                    self.play_a_hand()
+                else:
+                    self.play_a_set()
             elif words[0] == "companion":
                 self.companion(words[1:])
             else:
@@ -203,7 +210,9 @@ class Journey:
         self.hub.start()
 
     def zone_of(self, card: str) -> int:
-        """The hub zone of the pad the layout's mat names for ``card``."""
+        """The hub zone of the pad the layout's mat names for a Seises ``card``; 6º SET enrolls on its first."""
+        if self.layout.game != "seises":
+            return 0
         return self.layout.zones.index(self.layout.pad_for(card[-1], int(card[:-1])).zone)
 
     def configure(self, path: Path) -> None:
@@ -226,7 +235,7 @@ class Journey:
     def enroll(self, argv: list[str]) -> str:
         """The enroll command on a terminal (a pty, as a person runs it): each card it names is laid on its suit's
         zone, and the card before taken off."""
-        names = {card.name("es"): card.id for card in load_deck("spanish-40")}
+        names = {card.name("es"): card.id for card in self.deck}
         master, terminal = pty.openpty()
         process = subprocess.Popen(argv, stdin=terminal, stdout=terminal, stderr=terminal, cwd=self.root)
         os.close(terminal)
@@ -340,9 +349,32 @@ class Journey:
                 self.await_entry("undo")
                 game.pop()
 
+    def play_a_set(self) -> None:
+        """A set of 6º SET: each turn places the first legal card on the pad of its line (the layout's zone whose
+        role is that line's master card), waits for the green LED, presses CONFIRM and lifts the card once the
+        service has logged the play; a pair with no card to place passes (PASS, CONFIRM), which ends the set."""
+        game = self.game
+        pads = {pad.role: index for index, pad in enumerate(self.layout.pads)}
+        while game.result is None:
+            play = next((action for action in game.legal_actions() if isinstance(action, Play)), None)
+            if play is None:
+                self.press("pass", "confirm")
+                self.await_entry(f"action {Pass()}")
+                game.push(Pass())
+                continue
+            zone = pads[play.line]
+            self.hub.put(zone, self.tags[play.card])
+            self.await_zone(zone, lambda hub, zone=zone: hub.leds[zone] == GREEN, f"{play} laid, no green LED")
+            self.press("confirm")
+            self.await_entry(f"action {play}")
+            self.hub.take(zone, self.tags[play.card])
+            self.await_zone(zone, lambda hub, zone=zone: not hub.zones[zone], f"{play.card} taken off, still seen")
+            game.push(play)
+
 
 LAYOUTS = load_layouts()
 SEISES_HUB_LAYOUTS = [name for name, layout in LAYOUTS.items() if layout.game == "seises" and layout.build == "hub"]
+OTHER_HUB_LAYOUTS = [name for name, layout in LAYOUTS.items() if layout.game != "seises" and layout.build == "hub"]
 
 
 @pytest.fixture
@@ -415,6 +447,27 @@ def test_a_hub_flashed_for_another_layout_is_named_so_in_the_log(journey: Journe
     )
     assert not any("USB cable" in line for line in journey.log)
     journey.stop()
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("journey", OTHER_HUB_LAYOUTS, indirect=True)
+def test_the_readme_journey_of_a_6o_set_table(journey: Journey) -> None:
+    """The same commands for the 6º SET layout: its hub flashed with 8 zones, its Squadratik deck enrolled, a set
+    played line by line on the pads its mat names, and the game in the history."""
+    for command in commands_for(journey.layout.name):
+        journey.run(command)
+    assert len(journey.hub.status().leds) == len(journey.layout.pads)
+    printed = journey.printed
+    assert "sexto-set" in printed["run --check"] and "squadratik" in printed["run --check"]
+    deck = journey.deck
+    enrolled = printed["enroll --write-tags"].splitlines()[-1]
+    assert enrolled.endswith(f"hecho: {len(deck)} cartas de {deck.name} inscritas"), enrolled
+    game = journey.game
+    assert game.result is not None and game.set_number == 1
+    assert journey.logged() == [f"action {action}" for action in game.actions]
+    (line,) = printed["history"].splitlines()
+    assert re.search(rf"sexto-set\s+{len(game.actions)} entradas", line), line
+    assert f"sets A {game.sets_won['A']} B {game.sets_won['B']}" in line and sum(game.sets_won.values()) == 1
 
 
 def test_the_config_is_edited_as_a_person_edits_it() -> None:
