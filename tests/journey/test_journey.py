@@ -44,6 +44,7 @@ from typing import Any
 import pytest
 from systemd_units import unit_settings
 
+from companion.config import parse_config
 from companion.decks import load_deck
 from companion.games import find_kind
 from companion.hardware import HARDWARE_DIR, Layout, load_layouts
@@ -483,6 +484,17 @@ def test_the_config_is_edited_as_a_person_edits_it() -> None:
                 assert after[table][key] == value, f"{table}.{key} changed"
     comments = [line[line.index(" #") :] if " #" in line else line for line in installed.splitlines() if "#" in line]
     assert all(comment in edited for comment in comments)
+
+
+@pytest.mark.parametrize("name", list(LAYOUTS))
+def test_the_config_sample_takes_every_layouts_keys(name: str) -> None:
+    """systemd/config.toml, edited with a layout's keys as a person edits it, is a config of that layout's table."""
+    installed = (ROOT / "systemd" / "config.toml").read_text()
+    assert "hardware/layouts/NAME/config.toml" in installed
+    config = parse_config(set_keys(installed, layout_keys(name)), "config.toml")
+    layout = LAYOUTS[name]
+    assert tuple(config.zones) == layout.zones and config.zones == layout.config_keys()["zones"]
+    assert config.game.name == layout.game and config.game.players == layout.players
 
 
 def test_a_readme_command_the_journey_cannot_run_fails_it(tmp_path: Path) -> None:
