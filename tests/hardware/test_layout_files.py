@@ -1,6 +1,6 @@
 """Every table layout's own files are a table the service starts with: its config.toml's keys, naming its
 pinmap.toml, pass ``companion run --check`` (the Pi-alone layout's zones wired by the pin map's [zones], a hub
-layout's by its [hub]); the hub layouts' journeys (tests/journey) walk the rest on simulated hardware."""
+layout's by its [hub]); each layout's journey (tests/journey) walks the rest on simulated hardware."""
 
 from __future__ import annotations
 

@@ -1,6 +1,6 @@
 """The builder's journey, as the README's "At the table" tells it, walked on simulated hardware, for each table
-layout of hardware/zones.toml with a hub (the README's own, and the others by putting their name where it says
-``seises-hub-4``, as it tells a builder to).
+layout of hardware/zones.toml (the README's own, and the others by putting their name where it says
+``seises-hub-4``, as it tells a builder to; on the Pi alone, skipping the hub's flash as it says).
 
 Every command of that section's shell block is run, in its order, as a real process: ``sudo make install`` into a
 temporary root (``DESTDIR``: the real ``systemd/install.sh`` and a real virtual environment that pip fills, as on
@@ -21,6 +21,9 @@ inside the root (as a chroot would), ``sudo`` and ``sudo -u companion`` run as t
 hardware needs is added as a systemd drop-in or the config would add it: ``hub_port`` names the simulated hub's pty
 (by the name the udev rule gives a real hub), and the unit's environment gets ``GPIOZERO_PIN_FACTORY=mock`` and
 ``COMPANION_PRESSES``, the named pipe through which this process presses the buttons (``companion/ui/presses.py``).
+On the Pi alone the service and the enroll command also get a ``spidev`` drop-in on their ``PYTHONPATH`` whose
+transfers reach this process's simulated readers, at the bus and device the layout's pin map wires
+(``spi_table.py``).
 """
 
 from __future__ import annotations
@@ -42,12 +45,13 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from spi_table import SpiTable
 from systemd_units import unit_settings
 
 from companion.config import parse_config
 from companion.decks import load_deck
 from companion.games import find_kind
-from companion.hardware import HARDWARE_DIR, Layout, load_layouts
+from companion.hardware import HARDWARE_DIR, Layout, load_layouts, load_pinmap
 from companion.hub.protocol import COLOURS, MODES
 from companion.hub.simulated import HubStatus, SimulatedHub
 from companion.nfc.ndef import card_id_from_ndef
@@ -142,6 +146,11 @@ class Journey:
         self.layout = layout
         self.keys = layout_keys(layout.name)
         self.hub = SimulatedHub(self.inside("/dev/companion-hub"))  # plugged in when flashed
+        self.table: SpiTable | None = None  # the Pi alone's readers, wired as the layout's pin map says
+        if layout.build == "pi":
+            pins = load_pinmap(HARDWARE_DIR / "layouts" / layout.name / "pinmap.toml").zones
+            wired = [pins[zone].reader for zone in layout.zones]
+            self.table = SpiTable(root / "spi", [(r.spi_port, r.spi_device) for r in wired if r is not None])
         self.presses = root / "presses"
         self.notify = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
         self.notify.bind(str(root / "notify"))
@@ -171,7 +180,8 @@ class Journey:
             if words == ["make", "install"]:
                 self.install()
             elif words[:2] == ["make", "firmware-deploy"] and words[2].startswith("HUB_CONFIG="):
-                self.flash(ROOT / words[2].split("=", 1)[1])
+                if self.table is None:  # on the Pi alone there is no hub: the README says to skip it
+                    self.flash(ROOT / words[2].split("=", 1)[1])
             elif words[0] == "cp":
                 self.inside(words[2]).write_bytes((ROOT / words[1]).read_bytes())
             elif words[0] == "nano":
@@ -202,6 +212,16 @@ class Journey:
         assert done.returncode == 0, done.stdout + done.stderr
         self.printed["make install"] = done.stdout
         self.inside("/dev").mkdir()
+        if self.table is not None:
+            self.table.start()  # the readers under the pads, wired to the Pi
+
+    def readers(self) -> Any:
+        """Where the cards are laid: the hub, or the Pi alone's readers."""
+        return self.hub if self.table is None else self.table
+
+    def sim_environment(self) -> dict[str, str]:
+        """What the simulation's drop-in adds to a process on the Pi alone: its readers, and mock pins."""
+        return {} if self.table is None else {**self.table.environment(), "GPIOZERO_PIN_FACTORY": "mock"}
 
     def flash(self, hub_config: Path) -> None:
         """``make firmware-deploy HUB_CONFIG=...``: the hub's board gets the firmware and that file, and boots (its
@@ -238,7 +258,8 @@ class Journey:
         zone, and the card before taken off."""
         names = {card.name("es"): card.id for card in self.deck}
         master, terminal = pty.openpty()
-        process = subprocess.Popen(argv, stdin=terminal, stdout=terminal, stderr=terminal, cwd=self.root)
+        env = {**os.environ, **self.sim_environment()}
+        process = subprocess.Popen(argv, stdin=terminal, stdout=terminal, stderr=terminal, cwd=self.root, env=env)
         os.close(terminal)
         seen: list[str] = []
         laid: tuple[int, bytes] | None = None
@@ -248,15 +269,15 @@ class Journey:
                 if " pon " in line:  # the config's game.language is Spanish: so is the command line
                     card = names[line.split(" pon ", 1)[1].rsplit(" (", 1)[0]]
                     if laid is not None:
-                        self.hub.take(*laid)
+                        self.readers().take(*laid)
                     self.tags[card] = bytes((0x04, 0xE0, len(self.tags), 0x10, 0x20, 0x30, 0x40))
                     laid = (self.zone_of(card), self.tags[card])
-                    self.hub.put(*laid)
+                    self.readers().put(*laid)
         finally:
             os.close(master)
         assert process.wait(10) == 0, "\n".join(seen)
         if laid is not None:
-            self.hub.take(*laid)
+            self.readers().take(*laid)
         return "\n".join(seen)
 
     def start(self) -> None:
@@ -277,6 +298,7 @@ class Journey:
                 "NOTIFY_SOCKET": str(self.root / "notify"),
                 "GPIOZERO_PIN_FACTORY": "mock",  # the simulation's drop-in: no GPIO chip here
                 "COMPANION_PRESSES": str(self.presses),
+                **self.sim_environment(),
             },
             stdin=subprocess.DEVNULL,
             stdout=subprocess.DEVNULL,
@@ -324,6 +346,39 @@ class Journey:
     def await_zone(self, zone: int, check: Callable[[HubStatus], bool], what: str) -> None:
         await_true(lambda: check(self.hub.status()), lambda: f"zone z{zone + 1}: {what}")
 
+    def play_card(self, zone: int, card: str, play: Play) -> None:
+        """``card`` laid on ``zone``, CONFIRM once the zone says it waits for it, lifted once the play is logged.
+        On the hub its LED shows it; the Pi alone's LEDs are mock pins in the service, so there the card is left
+        for some polls of its reader and CONFIRM pressed again while the play is not logged."""
+        uid = self.tags[card]
+        if self.table is None:
+            self.hub.put(zone, uid)
+            self.await_zone(zone, lambda hub: hub.leds[zone] == GREEN, f"{card} laid, no green LED")
+            self.press("confirm")
+            self.await_entry(f"action {play}")
+            self.hub.take(zone, uid)
+            self.await_zone(zone, lambda hub: not hub.zones[zone], f"{card} taken off, still seen")
+            return
+        self.table.put(zone, uid)
+        self.await_polls(zone)
+        self.entries.append(f"action {play}")
+        for _ in range(10):
+            self.press("confirm")
+            end = time.monotonic() + 1.0
+            while self.logged() != self.entries and time.monotonic() < end:
+                time.sleep(0.01)
+            if self.logged() == self.entries:
+                break
+        assert self.logged() == self.entries, f"no {play}:\n{''.join(self.log[-20:])}"
+        self.table.take(zone, uid)
+        self.await_polls(zone)
+
+    def await_polls(self, zone: int, transactions: int = 300) -> None:
+        """Until the service's reader of ``zone`` has been polled for a while (``transactions`` more on SPI)."""
+        assert self.table is not None
+        table, start = self.table, self.table.transactions(zone)
+        await_true(lambda: table.transactions(zone) >= start + transactions, lambda: f"z{zone + 1} not polled")
+
     def play_a_hand(self) -> None:
         """The first hand of Seises: the seat of turn ``PAYS_AT`` pays (PASS, CONFIRM); every other turn lays the
         lowest legal card on its suit's zone, waits for the zone's LED to turn green, presses CONFIRM and takes the
@@ -337,13 +392,7 @@ class Journey:
                 game.push(Pay())
                 continue
             card = min(game.legal_cards(), key=lambda card: (card[-1], int(card[:-1])))
-            zone = self.zone_of(card)
-            self.hub.put(zone, self.tags[card])
-            self.await_zone(zone, lambda hub, zone=zone: hub.leds[zone] == GREEN, f"{card} laid, no green LED")
-            self.press("confirm")
-            self.await_entry(f"action {Play(card)}")
-            self.hub.take(zone, self.tags[card])
-            self.await_zone(zone, lambda hub, zone=zone: not hub.zones[zone], f"{card} taken off, still seen")
+            self.play_card(self.zone_of(card), card, Play(card))
             game.push(Play(card))
             if len(game.actions) == UNDONE_AT and "undo" not in self.entries:
                 self.press("undo long")
@@ -363,18 +412,13 @@ class Journey:
                 self.await_entry(f"action {Pass()}")
                 game.push(Pass())
                 continue
-            zone = pads[play.line]
-            self.hub.put(zone, self.tags[play.card])
-            self.await_zone(zone, lambda hub, zone=zone: hub.leds[zone] == GREEN, f"{play} laid, no green LED")
-            self.press("confirm")
-            self.await_entry(f"action {play}")
-            self.hub.take(zone, self.tags[play.card])
-            self.await_zone(zone, lambda hub, zone=zone: not hub.zones[zone], f"{play.card} taken off, still seen")
+            self.play_card(pads[play.line], play.card, play)
             game.push(play)
 
 
 LAYOUTS = load_layouts()
 SEISES_HUB_LAYOUTS = [name for name, layout in LAYOUTS.items() if layout.game == "seises" and layout.build == "hub"]
+SEISES_LAYOUTS = [name for name, layout in LAYOUTS.items() if layout.game == "seises"]
 OTHER_HUB_LAYOUTS = [name for name, layout in LAYOUTS.items() if layout.game != "seises" and layout.build == "hub"]
 
 
@@ -388,6 +432,8 @@ def journey(tmp_path: Path, request: pytest.FixtureRequest) -> Iterator[Journey]
         if walk.service is not None:
             walk.service.kill()
         walk.hub.stop()
+        if walk.table is not None:
+            walk.table.stop()
         walk.notify.close()
 
 
@@ -405,11 +451,12 @@ def test_the_readme_walks_a_layout_of_its_own_files() -> None:
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("journey", SEISES_HUB_LAYOUTS, indirect=True)
+@pytest.mark.parametrize("journey", SEISES_LAYOUTS, indirect=True)
 def test_the_readme_journey_from_install_to_history(journey: Journey) -> None:
     for command in commands_for(journey.layout.name):
         journey.run(command)
-    assert len(journey.hub.status().leds) == len(journey.layout.pads)  # one zone a reader, as the layout flashed it
+    if journey.table is None:
+        assert len(journey.hub.status().leds) == len(journey.layout.pads)  # one zone a reader, as flashed
     printed = journey.printed
     assert "installing companion and its libraries into /opt/companion/venv" in printed["make install"]
     # the config says game.language = "es": the commands that read it speak Spanish
@@ -418,9 +465,9 @@ def test_the_readme_journey_from_install_to_history(journey: Journey) -> None:
     assert printed["enroll --write-tags"].splitlines()[-1].endswith("hecho: 40 cartas de spanish-40 inscritas")
     assert len(journey.tags) == 40
     for card, uid in journey.tags.items():
-        journey.hub.put(0, uid)
-        assert card_id_from_ndef(journey.hub.memory(uid)[16:160]) == card
-        journey.hub.take(0, uid)
+        journey.readers().put(0, uid)
+        assert card_id_from_ndef(journey.readers().memory(uid)[16:160]) == card
+        journey.readers().take(0, uid)
     # the hand: every action committed once, in order, the undo too; the first seat to lay its last card took the pot
     game = journey.game
     assert game.hand == 2 and len(game.actions) == 37
