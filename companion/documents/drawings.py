@@ -450,7 +450,7 @@ def mats(layout_path: Path, lang: str = DEFAULT_LANGUAGE) -> dict[str, Drawing]:
 
 def wiring_name(layout: Layout, pinmap: PinMap) -> str:
     """The wiring picture of ``layout``'s build: the Pi's, the hub's of the pin map, or a hub of its own size."""
-    if layout.build == "pi":
+    if not layout.on_hub:
         return "wiring-pi"
     hub = pinmap.hub
     if hub is not None and (hub.zones, hub.chip_selects) == (layout.zones, layout.chip_selects):

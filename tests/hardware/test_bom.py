@@ -54,7 +54,7 @@ def row(word: str) -> dict[str, str]:
 def wires_and_rail_pins(layout: Layout) -> tuple[int, int]:
     """The Pi side's Dupont wires and rail pins: a header pin that feeds one part takes one wire; one that feeds
     several goes to a rail on the proto board by one wire, and a wire runs from the rail to each part."""
-    _, _, nets = _pi_side(PINMAP, zones=layout.build == "pi")
+    _, _, nets = _pi_side(PINMAP, zones=not layout.on_hub)
     feeds = Counter[str]()
     for net in nets:
         feeds[net.board] += len(PINMAP.buttons) if net.terminal == "other legs" else 1
@@ -70,7 +70,7 @@ def test_the_columns_are_the_layouts() -> None:
 @pytest.mark.parametrize("name", list(LAYOUTS))
 def test_the_counts_are_the_layouts(name: str) -> None:
     layout = LAYOUTS[name]
-    pads, hub = len(layout.pads), layout.build == "hub"
+    pads, hub = len(layout.pads), layout.on_hub
     pi_zones = 0 if hub else len(PINMAP.zones)
     assert row("MFRC522")[name] == str(pads)
     assert row("WS2812B")[name] == str(pads if hub else 0)
@@ -113,7 +113,7 @@ def test_the_cable_and_the_spi_speed_agree() -> None:
     assert f"`SPI_BAUDRATE = {shipped:_}` in `firmware/hub_config.py`" in words
     assert "Dupont ribbon, female-female, 40 cm" in README and "Keep each pad's cable at 50 cm or less" in words
     for name, layout in LAYOUTS.items():
-        if layout.build == "hub":
+        if layout.on_hub:
             settings = runpy.run_path(str(HARDWARE_DIR / "layouts" / name / "hub_config.py"))
             assert settings["SPI_BAUDRATE"] == shipped, name
     assert "4 MHz is safe" not in (FIRMWARE / "hub_config.py").read_text("utf-8")
@@ -133,7 +133,7 @@ def test_the_3v3_budget_of_each_layout() -> None:
         cells = rows[name]
         assert cells[1] == str(readers)
         assert cells[2].startswith(f"{low} to {high} / {readers * READER_MAX_MA} mA"), cells
-        if layout.build == "hub":
+        if layout.on_hub:
             # beyond the Pico's 3V3(OUT), within the regulator the bill buys
             assert PICO_3V3_OUT_MA < readers * READER_MAX_MA <= REGULATOR_MA
             assert "1 A 3.3 V regulator" in cells[3]
@@ -148,8 +148,6 @@ def test_the_hubs_parts_say_why_they_are_required() -> None:
     assert set(row("Proto board").values()) - {row("Proto board")["notes"]} == {"1"}
     assert row("Female pin headers")["seises-pi"] != "0"
     assert all(
-        "Zero 2 W" in count
-        for name, count in row("OTG").items()
-        if LAYOUTS.get(name, None) and LAYOUTS[name].build == "hub"
+        "Zero 2 W" in count for name, count in row("OTG").items() if LAYOUTS.get(name, None) and LAYOUTS[name].on_hub
     )
     assert "sit within the Pico's 3V3(OUT)" not in README

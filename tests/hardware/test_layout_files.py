@@ -34,4 +34,4 @@ def test_each_layouts_files_pass_run_check(name: str, tmp_path: Path) -> None:
     layout = LAYOUTS[name]
     said = done.stdout.split(": ok: ", 1)[1]
     assert said.startswith(f"{layout.game}, {layout.players} players")
-    assert f"zones {', '.join(layout.zones)}, readers {'hub' if layout.build == 'hub' else 'spi'}" in said
+    assert f"zones {', '.join(layout.zones)}, readers {'hub' if layout.on_hub else 'spi'}" in said

@@ -45,6 +45,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from seises_pads import seises_pad
 from spi_table import SpiTable
 from systemd_units import unit_settings
 
@@ -147,7 +148,7 @@ class Journey:
         self.keys = layout_keys(layout.name)
         self.hub = SimulatedHub(self.inside("/dev/companion-hub"))  # plugged in when flashed
         self.table: SpiTable | None = None  # the Pi alone's readers, wired as the layout's pin map says
-        if layout.build == "pi":
+        if not layout.on_hub:
             pins = load_pinmap(HARDWARE_DIR / "layouts" / layout.name / "pinmap.toml").zones
             wired = [pins[zone].reader for zone in layout.zones]
             self.table = SpiTable(root / "spi", [(r.spi_port, r.spi_device) for r in wired if r is not None])
@@ -234,7 +235,7 @@ class Journey:
         """The hub zone of the pad the layout's mat names for a Seises ``card``; 6º SET enrolls on its first."""
         if self.layout.game != "seises":
             return 0
-        return self.layout.zones.index(self.layout.pad_for(card[-1], int(card[:-1])).zone)
+        return self.layout.zones.index(seises_pad(self.layout, card[-1], int(card[:-1])).zone)
 
     def configure(self, path: Path) -> None:
         # The one key the simulation adds: the hub by the name the udev rule gives it ("auto" looks there too).
@@ -417,9 +418,9 @@ class Journey:
 
 
 LAYOUTS = load_layouts()
-SEISES_HUB_LAYOUTS = [name for name, layout in LAYOUTS.items() if layout.game == "seises" and layout.build == "hub"]
+SEISES_HUB_LAYOUTS = [name for name, layout in LAYOUTS.items() if layout.game == "seises" and layout.on_hub]
 SEISES_LAYOUTS = [name for name, layout in LAYOUTS.items() if layout.game == "seises"]
-OTHER_HUB_LAYOUTS = [name for name, layout in LAYOUTS.items() if layout.game != "seises" and layout.build == "hub"]
+OTHER_HUB_LAYOUTS = [name for name, layout in LAYOUTS.items() if layout.game != "seises" and layout.on_hub]
 
 
 @pytest.fixture

@@ -110,8 +110,8 @@ def fields(lang: str) -> dict[str, object]:
         "penalty": translate(TEXT["penalty"], lang).format(points=50),
         "leads": "B",
         "name": "Maximiliano",
-        "hub": 16,
-        "config": 16,
+        "scanned": 16,
+        "named": 16,
     }
 
 
