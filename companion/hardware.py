@@ -412,7 +412,7 @@ def hub_pins(hub: HubPins) -> Iterator[tuple[str, int]]:
 
 @dataclass(frozen=True, slots=True)
 class Pad:
-    """One reader zone of a layout: its config role, its Pico chip select (hub builds), and its pad on the mat."""
+    """One reader zone of a layout: its config role, its Pico chip select (on the hub), and its pad on the mat."""
 
     zone: str
     role: str
@@ -421,18 +421,19 @@ class Pad:
     label: str  # what goes on the pad, an English msgid; "{card}" is ``card``
     card: str = ""
     chip_select: int | None = None
-    ranks: tuple[int, int] | None = None  # Seises with two pads a suit: the lowest and highest rank it takes
+    ranks: tuple[int, int] | None = None  # two pads of one role: the lowest and highest rank each takes
 
 
 @dataclass(frozen=True, slots=True)
 class Layout:
-    """A table as built: the game, its build ("pi" or "hub") and its pads (hardware/zones.toml)."""
+    """A table as built: the game, its readers (the config's ``readers.backend``) and its pads
+    (hardware/zones.toml). Its readers are on the Pico hub when its pads give chip selects, else on the Pi."""
 
     name: str
     title: str  # the mat's title, an English msgid
     game: str
     players: int
-    build: str
+    readers: str
     note: str
     pad: tuple[float, float]
     pads: tuple[Pad, ...]
@@ -440,6 +441,11 @@ class Layout:
     @property
     def zones(self) -> tuple[str, ...]:
         return tuple(pad.zone for pad in self.pads)
+
+    @property
+    def on_hub(self) -> bool:
+        """Whether the readers are the Pico hub's (its pads give chip selects) rather than the Pi's."""
+        return bool(self.chip_selects)
 
     @property
     def chip_selects(self) -> tuple[int, ...]:
@@ -451,15 +457,8 @@ class Layout:
         return {
             "game": {"name": self.game, "players": self.players},
             "zones": {pad.zone: pad.role for pad in self.pads},
-            "readers": {"backend": "hub" if self.build == "hub" else "spi"},
+            "readers": {"backend": self.readers},
         }
-
-    def pad_for(self, suit: str, rank: int) -> Pad:
-        """The pad a Seises card goes on, as the mat says it."""
-        for pad in self.pads:
-            if pad.role in ("table", suit) and (pad.ranks is None or pad.ranks[0] <= rank <= pad.ranks[1]):
-                return pad
-        raise ValueError(f"{self.name}: no pad takes a card of suit {suit} and rank {rank}")
 
 
 def load_layouts(path: Path = LAYOUTS) -> dict[str, Layout]:
@@ -487,14 +486,12 @@ def load_layouts(path: Path = LAYOUTS) -> dict[str, Layout]:
             title=entry["title"],
             game=entry["game"],
             players=entry["players"],
-            build=entry["build"],
+            readers=entry["readers"],
             note=entry["note"],
             pad=(width, height),
             pads=pads,
         )
-        if layout.build not in ("pi", "hub"):
-            raise ValueError(f'{path}: layout {name}: build = {layout.build!r}; give "pi" or "hub"')
-        if layout.build == "hub" and len(layout.chip_selects) != len(pads):
-            raise ValueError(f"{path}: layout {name}: every pad of a hub layout gives its chip_select")
+        if layout.chip_selects and len(layout.chip_selects) != len(pads):
+            raise ValueError(f"{path}: layout {name}: every pad of a hub layout gives its chip_select, or none does")
         layouts[name] = layout
     return layouts

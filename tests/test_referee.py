@@ -359,7 +359,7 @@ def test_a_hub_refused_for_its_zone_count_says_so_not_the_usb_cable() -> None:
     said = Message(MessageKind.HUB_LOST, "Hub has 8 zones, config names 4", "Flash the layout's hub_config.py")
     view = referee.view()
     assert view.message == said and view.status is StatusLight.HUB_LOST
-    assert referee.health.problem() == ("hub_zones", {"hub": "8", "config": "4"})
+    assert referee.health.problem() == ("hub_zones", {"scanned": "8", "named": "4"})
     referee.handle(HubStatus(True), 0.0)
     assert referee.view().message is None
     referee.handle(HubStatus(False), 0.0)

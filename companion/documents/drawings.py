@@ -25,7 +25,18 @@ from companion.hardware import (
 from companion.i18n import DEFAULT_LANGUAGE, languages, translate
 from companion.ui.screens import font, text_width, wrap
 
-__all__ = ["Drawing", "draw_all", "mat", "mat_texts", "mats", "wiring_hub", "wiring_name", "wiring_pi"]
+__all__ = [
+    "Drawing",
+    "Label",
+    "draw_all",
+    "label_width",
+    "mat",
+    "mat_texts",
+    "mats",
+    "wiring_hub",
+    "wiring_name",
+    "wiring_pi",
+]
 
 # Wire colours by what the wire carries, as makers colour jumper wires.
 COLOURS = {
@@ -374,6 +385,7 @@ def _stack(upper: Drawing, lower: Drawing) -> Drawing:
 # --- play mats -----------------------------------------------------------------------------------------------
 
 _SHEET = (420, 297)  # A3 landscape, mm
+_MAT_PX_PER_MM = 3
 
 
 def mat_texts(layout_path: Path) -> dict[str, list[str]]:
@@ -385,14 +397,38 @@ def mat_texts(layout_path: Path) -> dict[str, list[str]]:
     return texts
 
 
+MAT_MARGIN = 15  # mm between the sheet's edge and its note
+PAD_MARGIN = 4  # mm between a pad's edge and its words
+
+
+def _text_px(mm: float, text_unit: float) -> int:
+    """How many of the font's pixels fit ``mm`` at ``text_unit`` mm a line, in the SVG and in the PNG, whose
+    bitmap font is scaled by a whole factor (:func:`_font_px`)."""
+    return int(mm / _font_px(text_unit, _MAT_PX_PER_MM))
+
+
+def _font_px(text_unit: float, px_per_unit: int, size: int = 1) -> float:
+    """The width of one of the 6x10 font's pixels in units: the SVG's (a line is ``text_unit``) or the PNG's
+    (scaled by a whole factor, :func:`_bitmap_text`), whichever is wider."""
+    return max(text_unit * size / 10, max(1, round(text_unit * size * px_per_unit / 10)) / px_per_unit)
+
+
+def label_width(drawing: Drawing, label: Label) -> float:
+    """How wide ``label`` is drawn, in the drawing's units (the wider of its SVG and its PNG)."""
+    return text_width(label.text, "body") * _font_px(drawing.text_unit, drawing.px_per_unit, label.size)
+
+
 def mat(layout: Layout, lang: str) -> Drawing:
     """The layout's play mat in ``lang``: each pad where a reader sits, what goes on it, and its zone."""
+    text_unit = 6.0
     shapes: list[Rect | Wire | Label] = [
         Rect(5, 5, _SHEET[0] - 10, _SHEET[1] - 10, COLOURS["pad"]),
         Label(_SHEET[0] / 2, 8, f"{translate(layout.title, lang)} - companion", size=2, centred=True),
-        Label(_SHEET[0] / 2, _SHEET[1] - 16, translate(layout.note, lang), centred=True, colour=COLOURS["pad"]),
     ]
-    text_unit = 6.0
+    note = wrap(translate(layout.note, lang), "body", _text_px(_SHEET[0] - 2 * MAT_MARGIN, text_unit))
+    for row, line in enumerate(note):
+        y = _SHEET[1] - 16 - (len(note) - 1 - row) * text_unit
+        shapes.append(Label(_SHEET[0] / 2, y, line, centred=True, colour=COLOURS["pad"]))
     width, height = layout.pad
     for pad in layout.pads:
         x, y = pad.x - width / 2, pad.y - height / 2
@@ -401,10 +437,10 @@ def mat(layout: Layout, lang: str) -> Drawing:
         side = min(40, height - 56)
         shapes.append(Rect(pad.x - side / 2, pad.y - side / 2 + 8, side, side, COLOURS["pad"], dashed=True))
         words = translate(pad.label, lang).format(card=pad.card)
-        for row, line in enumerate(wrap(words, "body", int((width - 4) * 10 / text_unit))):
+        for row, line in enumerate(wrap(words, "body", _text_px(width - 2 * PAD_MARGIN, text_unit))):
             shapes.append(Label(pad.x, y + 3 + row * text_unit, line, size=1, centred=True))
         shapes.append(Label(pad.x, y + height - 9, pad.zone, size=1, centred=True, colour=COLOURS["pad"]))
-    return Drawing(*_SHEET, unit="mm", px_per_unit=3, text_unit=text_unit, shapes=shapes)
+    return Drawing(*_SHEET, unit="mm", px_per_unit=_MAT_PX_PER_MM, text_unit=text_unit, shapes=shapes)
 
 
 def mats(layout_path: Path, lang: str = DEFAULT_LANGUAGE) -> dict[str, Drawing]:
@@ -414,7 +450,7 @@ def mats(layout_path: Path, lang: str = DEFAULT_LANGUAGE) -> dict[str, Drawing]:
 
 def wiring_name(layout: Layout, pinmap: PinMap) -> str:
     """The wiring picture of ``layout``'s build: the Pi's, the hub's of the pin map, or a hub of its own size."""
-    if layout.build == "pi":
+    if not layout.on_hub:
         return "wiring-pi"
     hub = pinmap.hub
     if hub is not None and (hub.zones, hub.chip_selects) == (layout.zones, layout.chip_selects):

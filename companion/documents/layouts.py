@@ -45,7 +45,7 @@ def config_text(layout: Layout) -> str:
 def layout_pinmap_text(layout: Layout, pinmap_text: str) -> str:
     """The pin map ``pinmap_text`` wired for ``layout``: its ``[hub]`` zones and chip selects are the layout's."""
     text = pinmap_text
-    if layout.build == "hub":
+    if layout.on_hub:
         zones = ", ".join(json.dumps(zone) for zone in layout.zones)
         hub = text.index("\n[hub]\n")
         head, tail = text[:hub], text[hub:]
@@ -61,7 +61,7 @@ def layout_pinmap(layout: Layout, pinmap: PinMap) -> PinMap:
     """``pinmap`` (read from its file) wired for ``layout``; its checks refuse a layout it cannot wire."""
     text = layout_pinmap_text(layout, Path(pinmap.source).read_text("utf-8"))
     wired = parse_pinmap(text, f"hardware/layouts/{layout.name}/pinmap.toml")
-    zones = tuple(wired.hub.zones) if layout.build == "hub" and wired.hub else tuple(wired.zones)
+    zones = tuple(wired.hub.zones) if layout.on_hub and wired.hub else tuple(wired.zones)
     if zones != layout.zones:
         raise ValueError(f"layout {layout.name}: its pads are zones {layout.zones}, the pin map wires {zones}")
     return wired
@@ -83,6 +83,6 @@ def layout_files(layout: Layout, pinmap: PinMap, firmware_text: str) -> dict[str
         "config.toml": config_text(layout),
         "pinmap.toml": layout_pinmap_text(layout, Path(pinmap.source).read_text("utf-8")),
     }
-    if layout.build == "hub":
+    if layout.on_hub:
         files["hub_config.py"] = hub_config_text(layout, firmware_text)
     return files

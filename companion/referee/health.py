@@ -71,7 +71,7 @@ class Health:
     def hub_problem(self) -> tuple[str, dict[str, str]]:
         """What the screen says of a hub that is not online: lost, or refused for its zone count."""
         if self.hub_zones is not None:
-            return "hub_zones", {"hub": str(self.hub_zones[0]), "config": str(self.hub_zones[1])}
+            return "hub_zones", {"scanned": str(self.hub_zones[0]), "named": str(self.hub_zones[1])}
         return "hub_lost", {}
 
     def problem(self) -> tuple[str, dict[str, str]] | None:

@@ -29,7 +29,7 @@ TEXT: dict[str, str] = {
     "new_game_do": N_("Long OK: menu"),
     "hub_lost": N_("Hub lost"),
     "hub_lost_do": N_("Check the USB cable"),
-    "hub_zones": N_("Hub has {hub} zones, config names {config}"),
+    "hub_zones": N_("Hub has {scanned} zones, config names {named}"),
     "hub_zones_do": N_("Flash the layout's hub_config.py"),
     "reader_down": N_("Reader {zone} not answering"),
     "reader_down_do": N_("Check its cable"),

@@ -85,6 +85,8 @@ class SPI:
             raise ValueError("bad SPI ID")
         self.id = id
         self.baudrate = baudrate
+        if _spi_target is not None and hasattr(_spi_target, "init"):
+            _spi_target.init(baudrate=baudrate)  # the bus runs at the speed the firmware asks for, as on the Pico
 
     def write_readinto(self, write_buf, read_buf):
         if _spi_target is None:

@@ -8,11 +8,22 @@ from pathlib import Path
 
 import pytest
 from PIL import Image, ImageChops
+from seises_pads import seises_pad
 
 from companion.config import parse_config
 from companion.decks import load_deck
 from companion.documents.__main__ import main as documents_main
-from companion.documents.drawings import COLOURS, draw_all, mats, wiring_hub, wiring_name, wiring_pi
+from companion.documents.drawings import (
+    COLOURS,
+    Label,
+    Rect,
+    draw_all,
+    label_width,
+    mats,
+    wiring_hub,
+    wiring_name,
+    wiring_pi,
+)
 from companion.documents.layouts import layout_pinmap
 from companion.hardware import DEFAULT_PINMAP, HARDWARE_DIR, LAYOUTS, PICO_PINS, load_layouts, load_pinmap, parse_pinmap
 from companion.i18n import languages
@@ -101,9 +112,9 @@ def test_every_pad_is_a_zone_its_layouts_pin_map_wires() -> None:
     pinmap = load_pinmap()
     for layout in load_layouts().values():
         wired = layout_pinmap(layout, pinmap)
-        zones = tuple(wired.zones) if layout.build == "pi" else wired.hub.zones if wired.hub else ()
+        zones = tuple(wired.zones) if not layout.on_hub else wired.hub.zones if wired.hub else ()
         assert zones == layout.zones, layout.name
-        if layout.build == "hub":
+        if layout.on_hub:
             assert wired.hub is not None and wired.hub.chip_selects == layout.chip_selects
             assert wiring_hub(wired).svg() == (HARDWARE / f"{wiring_name(layout, pinmap)}.svg").read_text("utf-8")
 
@@ -128,7 +139,7 @@ def test_every_seises_card_has_one_pad_and_its_pad_says_so(name: str) -> None:
             for pad in layout.pads
             if pad.role in ("table", card.suit) and (pad.ranks is None or pad.ranks[0] <= card.rank <= pad.ranks[1])
         ]
-        assert takers and takers[0] == layout.pad_for(card.suit, card.rank), (name, card.id)
+        assert takers and takers[0] == seises_pad(layout, card.suit, card.rank), (name, card.id)
         if takers[0].role == "table":
             continue  # any pad takes any card: the mat says so
         assert len(takers) == 1, (name, card.id)
@@ -150,3 +161,22 @@ def test_the_mats_print_their_words_in_the_language_asked_for() -> None:
     assert ">Oros: el 6,<" in spanish and "Dos lectores por palo" in spanish and "Coins" not in spanish
     sexto = mats(LAYOUTS, "en")["sexto-set-hub-8"].svg()
     assert "line M1R" in sexto and "{card}" not in sexto  # a card id is printed as it is
+
+
+@pytest.mark.parametrize("lang", languages())
+def test_every_word_of_a_mat_lies_inside_its_pad_or_the_sheet(lang: str) -> None:
+    """A label is as wide as its font draws it (6 px a letter, at the mat's scale, the PNG's whole-factor scale
+    included): none crosses its pad's edge or the sheet's border, and a pad's words end above its antenna's
+    square, in any language."""
+    for name, layout in load_layouts().items():
+        drawing = mats(LAYOUTS, lang)[name]
+        antennas = [shape for shape in drawing.shapes if isinstance(shape, Rect) and shape.dashed]  # a pad's each
+        for label in (shape for shape in drawing.shapes if isinstance(shape, Label)):
+            half = label_width(drawing, label) / 2
+            left, right = label.x - half, label.x + half
+            assert left > 5 and right < 415, (name, lang, label.text)
+            for pad, antenna in zip(layout.pads, antennas, strict=True):
+                top, width = pad.y - layout.pad[1] / 2, layout.pad[0]
+                if label.x == pad.x and top < label.y < antenna.y:  # the words of what goes on the pad
+                    assert pad.x - width / 2 < left and right < pad.x + width / 2, (name, lang, label.text)
+                    assert label.y + drawing.text_unit <= antenna.y, (name, lang, label.text)

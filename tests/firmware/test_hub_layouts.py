@@ -17,7 +17,7 @@ from companion.hardware import HARDWARE_DIR, load_layouts
 from companion.hub.session import HubOffline, HubOnline, HubSession
 from companion.hub.simulated import FIRMWARE
 
-HUB_LAYOUTS = [layout for layout in load_layouts().values() if layout.build == "hub"]
+HUB_LAYOUTS = [layout for layout in load_layouts().values() if layout.on_hub]
 
 
 def settings(path: Path) -> types.SimpleNamespace:

@@ -59,7 +59,7 @@ def test_a_pin_changed_on_one_side_only_is_named(name: str, value: Any, said: st
     assert [m for m in mismatches(hub_config, hub) if said in m]
 
 
-HUB_LAYOUTS = [name for name, layout in load_layouts().items() if layout.build == "hub"]
+HUB_LAYOUTS = [name for name, layout in load_layouts().items() if layout.on_hub]
 
 
 @pytest.mark.parametrize("name", HUB_LAYOUTS)
@@ -77,6 +77,6 @@ def test_each_hub_layout_wires_its_pin_map_and_its_firmware_alike(name: str) -> 
 def test_the_shipped_hub_is_the_8_reader_layouts_hub() -> None:
     """firmware/hub_config.py and hardware/pinmap.toml as shipped are the hub of the 8-reader layouts."""
     hub_config, hub = shipped()
-    eight = [layout for layout in load_layouts().values() if layout.build == "hub" and len(layout.pads) == 8]
+    eight = [layout for layout in load_layouts().values() if layout.on_hub and len(layout.pads) == 8]
     assert eight and all(layout.chip_selects == hub_config["CHIP_SELECTS"] for layout in eight)
     assert all(list(layout.zones) == hub["zones"] for layout in eight)

@@ -1,6 +1,6 @@
 """hardware/README.md, hardware/hub/README.md, the mats and the pin map agree: what the READMEs promise (reader
-spacing, reset lines, the maintenance jumper, the bill of materials for each build) is read from them and checked
-against pinmap.toml and zones.toml."""
+spacing, reset lines, the maintenance jumper) is read from them and checked against pinmap.toml and zones.toml
+(the bill of materials: test_bom.py)."""
 
 from __future__ import annotations
 
@@ -9,6 +9,7 @@ import math
 import re
 
 import pytest
+from test_bom import row
 
 from companion.hardware import (
     HARDWARE_DIR,
@@ -24,21 +25,6 @@ README = (HARDWARE_DIR / "README.md").read_text("utf-8")
 HUB_README = (HARDWARE_DIR / "hub" / "README.md").read_text("utf-8")
 PINMAP = load_pinmap()
 LAYOUTS = load_layouts()
-READER_MAX_MA = 100  # MFRC522 datasheet, transmitter supply current ITVDD (max)
-PICO_3V3_OUT_MA = 300  # Raspberry Pi Pico datasheet: 3V3(OUT) for external circuits
-
-
-def bill() -> dict[str, tuple[str, str, str]]:
-    """The bill of materials: part -> (Pi alone, with the hub, notes)."""
-    section = README.split("## Bill of materials", 1)[1].split("\n## ", 1)[0]
-    rows = [line.strip("|").split("|") for line in section.splitlines() if line.startswith("| ")]
-    return {cells[0].strip(): (cells[1].strip(), cells[2].strip(), cells[3].strip()) for cells in rows[1:]}
-
-
-def row(word: str) -> tuple[str, str, str]:
-    found = [counts for part, counts in bill().items() if word in part]
-    assert len(found) == 1, f"the bill of materials has {len(found)} rows with {word!r}"
-    return found[0]
 
 
 def test_every_pair_of_pads_is_as_far_apart_as_the_readme_says() -> None:
@@ -62,31 +48,6 @@ def test_the_readme_says_the_reset_lines_the_pin_map_has() -> None:
     assert f"on the hub one reset line (GP{PINMAP.hub.reset}) serves all eight readers" in " ".join(README.split())
 
 
-def test_the_bill_of_materials_counts_what_the_pin_map_wires() -> None:
-    assert PINMAP.hub is not None
-    pi_readers = sum(1 for pins in PINMAP.zones.values() if pins.reader is not None)
-    assert row("MFRC522")[:2] == (str(pi_readers), str(len(PINMAP.hub.zones)))
-    assert row("WS2812B RGB LED")[:2] == ("0", str(len(PINMAP.hub.zones)))
-    assert row("LED, red")[:2] == (str(len(PINMAP.zones)), "0")
-    assert row("LED, green")[:2] == (str(len(PINMAP.zones)), "0")
-    leds = sum(3 if pins.blue is not None else 2 for pins in PINMAP.zones.values()) + 1  # and the status LED
-    assert row("Resistor 330 ohm, 1/4 W")[:2] == (str(leds), "1")
-
-
-def test_the_hub_build_has_what_its_parts_need() -> None:
-    assert PINMAP.hub is not None
-    assert "3.5 V for a high" in row("74AHCT125")[2] and row("74AHCT125")[1] == "1"
-    # 8 readers at up to 100 mA each are beyond the Pico's 3V3(OUT): the regulator is required.
-    assert len(PINMAP.hub.zones) * READER_MAX_MA > PICO_3V3_OUT_MA
-    (name,) = [part for part in bill() if "3.3 V" in part and "regulator" in part]
-    assert "1 A" in name and len(PINMAP.hub.zones) * READER_MAX_MA <= 1000
-    assert bill()[name][1] == "1" and "required" in bill()[name][2]
-    assert row("Proto board")[:2] == ("1", "1")
-    assert row("pin headers")[0] != "0"
-    assert "Zero 2 W" in row("OTG")[1]
-    assert "sit within the Pico's 3V3(OUT)" not in README
-
-
 def words(text: str) -> str:
     return " ".join(text.split())
 
@@ -99,8 +60,7 @@ def test_the_documents_wire_the_maintenance_jumper_as_the_pin_map_does() -> None
     assert f"2-pin male header on the proto board beside the Pico's socket, wired {jumper}" in words(section)
     assert "When to fit the cap:" in section and "Never leave the cap on" in section
     assert f"maintenance jumper: a 2-pin header from {jumper}" in words(README)
-    counts = row("jumper cap")
-    assert counts[:2] == ("0", "1") and f"maintenance jumper: {jumper}" in counts[2]
+    assert f"maintenance jumper: {jumper}" in row("Jumper cap")["notes"]
 
 
 def test_the_16_zone_wiring_is_a_pin_map_that_loads() -> None:

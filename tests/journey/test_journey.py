@@ -1,6 +1,6 @@
 """The builder's journey, as the README's "At the table" tells it, walked on simulated hardware, for each table
-layout of hardware/zones.toml with a hub (the README's own, and the others by putting their name where it says
-``seises-hub-4``, as it tells a builder to).
+layout of hardware/zones.toml (the README's own, and the others by putting their name where it says
+``seises-hub-4``, as it tells a builder to; on the Pi alone, skipping the hub's flash as it says).
 
 Every command of that section's shell block is run, in its order, as a real process: ``sudo make install`` into a
 temporary root (``DESTDIR``: the real ``systemd/install.sh`` and a real virtual environment that pip fills, as on
@@ -9,18 +9,21 @@ TOML block for its layout: a test holds them equal), the hub flashed with the la
 hub's firmware on simulated readers at the far end of a pty, as in ``tests/hub``, booted from that file: its own
 check runs, and its CHIP_SELECTS say how many readers there are), ``companion run --check`` on it, a whole deck
 enrolled through the hub while the enroll command asks for each card, each laid on the pad the layout's mat names
-for it, the service started from the installed unit's own
+for it (a Seises card on its suit's, 6º SET's on the first), the service started from the installed unit's own
 ``ExecStart=`` (read from the unit, never retyped, with its ``WorkingDirectory=``, ``Environment=`` and
-``StateDirectory=``, and ``READY=1`` awaited on ``NOTIFY_SOCKET``, as systemd does), a hand of Seises played by
-laying cards on the hub's zones and pressing the buttons, the service stopped with the unit's ``KillSignal=``, and
-the hand read back from ``companion history``. A command in that section that this test cannot run fails it, so the
-README and the test cannot drift apart.
+``StateDirectory=``, and ``READY=1`` awaited on ``NOTIFY_SOCKET``, as systemd does), a hand of Seises (or a set
+of 6º SET, each card on its line's pad) played by laying cards on the hub's zones and pressing the buttons, the
+service stopped with the unit's ``KillSignal=``, and the game read back from ``companion history``. A command in
+that section that this test cannot run fails it, so the README and the test cannot drift apart.
 
 What the temporary root changes, and nothing else: an absolute path in a command, the unit or the config is taken
 inside the root (as a chroot would), ``sudo`` and ``sudo -u companion`` run as this user, and what simulated
 hardware needs is added as a systemd drop-in or the config would add it: ``hub_port`` names the simulated hub's pty
 (by the name the udev rule gives a real hub), and the unit's environment gets ``GPIOZERO_PIN_FACTORY=mock`` and
 ``COMPANION_PRESSES``, the named pipe through which this process presses the buttons (``companion/ui/presses.py``).
+On the Pi alone the service and the enroll command also get a ``spidev`` drop-in on their ``PYTHONPATH`` whose
+transfers reach this process's simulated readers, at the bus and device the layout's pin map wires
+(``spi_table.py``).
 """
 
 from __future__ import annotations
@@ -42,14 +45,18 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from seises_pads import seises_pad
+from spi_table import SpiTable
 from systemd_units import unit_settings
 
+from companion.config import parse_config
 from companion.decks import load_deck
-from companion.hardware import HARDWARE_DIR, Layout, load_layouts
+from companion.games import find_kind
+from companion.hardware import HARDWARE_DIR, Layout, load_layouts, load_pinmap
 from companion.hub.protocol import COLOURS, MODES
 from companion.hub.simulated import HubStatus, SimulatedHub
 from companion.nfc.ndef import card_id_from_ndef
-from companion.rules import Pay, Play, Seises
+from companion.rules import Pass, Pay, Play, Seises, SextoSet
 
 ROOT = Path(__file__).resolve().parents[2]
 README_LAYOUT = "seises-hub-4"  # the layout the README's "At the table" walks through
@@ -140,6 +147,11 @@ class Journey:
         self.layout = layout
         self.keys = layout_keys(layout.name)
         self.hub = SimulatedHub(self.inside("/dev/companion-hub"))  # plugged in when flashed
+        self.table: SpiTable | None = None  # the Pi alone's readers, wired as the layout's pin map says
+        if not layout.on_hub:
+            pins = load_pinmap(HARDWARE_DIR / "layouts" / layout.name / "pinmap.toml").zones
+            wired = [pins[zone].reader for zone in layout.zones]
+            self.table = SpiTable(root / "spi", [(r.spi_port, r.spi_device) for r in wired if r is not None])
         self.presses = root / "presses"
         self.notify = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
         self.notify.bind(str(root / "notify"))
@@ -148,7 +160,10 @@ class Journey:
         self.kill_signal = signal.SIGTERM
         self.log: list[str] = []  # the service's stderr: what journalctl -u companion shows
         self.tags: dict[str, bytes] = {}  # each card's tag UID, as enrolled
-        self.game = Seises(players=self.keys["game"]["players"])  # what the players did, through the engine
+        self.deck = load_deck(find_kind(layout.game).default_deck)
+        self.game: Any = (  # what the players did, through the engine
+            Seises(players=self.keys["game"]["players"]) if layout.game == "seises" else SextoSet(deck=self.deck)
+        )
         self.entries: list[str] = []  # what the journal should hold, as the service logs it: "action play 6O"
         self.printed: dict[str, str] = {}
 
@@ -166,7 +181,8 @@ class Journey:
             if words == ["make", "install"]:
                 self.install()
             elif words[:2] == ["make", "firmware-deploy"] and words[2].startswith("HUB_CONFIG="):
-                self.flash(ROOT / words[2].split("=", 1)[1])
+                if self.table is None:  # on the Pi alone there is no hub: the README says to skip it
+                    self.flash(ROOT / words[2].split("=", 1)[1])
             elif words[0] == "cp":
                 self.inside(words[2]).write_bytes((ROOT / words[1]).read_bytes())
             elif words[0] == "nano":
@@ -176,7 +192,10 @@ class Journey:
             elif words == ["systemctl", "stop", "companion"]:
                 self.stop()
             elif words == ["journalctl", "-u", "companion", "-f"]:
-                self.play_a_hand()  # while the log is followed, the players play
+                if self.layout.game == "seises":  # while the log is followed, the players play
+                    self.play_a_hand()
+                else:
+                    self.play_a_set()
             elif words[0] == "companion":
                 self.companion(words[1:])
             else:
@@ -194,6 +213,16 @@ class Journey:
         assert done.returncode == 0, done.stdout + done.stderr
         self.printed["make install"] = done.stdout
         self.inside("/dev").mkdir()
+        if self.table is not None:
+            self.table.start()  # the readers under the pads, wired to the Pi
+
+    def readers(self) -> Any:
+        """Where the cards are laid: the hub, or the Pi alone's readers."""
+        return self.hub if self.table is None else self.table
+
+    def sim_environment(self) -> dict[str, str]:
+        """What the simulation's drop-in adds to a process on the Pi alone: its readers, and mock pins."""
+        return {} if self.table is None else {**self.table.environment(), "GPIOZERO_PIN_FACTORY": "mock"}
 
     def flash(self, hub_config: Path) -> None:
         """``make firmware-deploy HUB_CONFIG=...``: the hub's board gets the firmware and that file, and boots (its
@@ -203,8 +232,10 @@ class Journey:
         self.hub.start()
 
     def zone_of(self, card: str) -> int:
-        """The hub zone of the pad the layout's mat names for ``card``."""
-        return self.layout.zones.index(self.layout.pad_for(card[-1], int(card[:-1])).zone)
+        """The hub zone of the pad the layout's mat names for a Seises ``card``; 6º SET enrolls on its first."""
+        if self.layout.game != "seises":
+            return 0
+        return self.layout.zones.index(seises_pad(self.layout, card[-1], int(card[:-1])).zone)
 
     def configure(self, path: Path) -> None:
         # The one key the simulation adds: the hub by the name the udev rule gives it ("auto" looks there too).
@@ -226,9 +257,10 @@ class Journey:
     def enroll(self, argv: list[str]) -> str:
         """The enroll command on a terminal (a pty, as a person runs it): each card it names is laid on its suit's
         zone, and the card before taken off."""
-        names = {card.name("es"): card.id for card in load_deck("spanish-40")}
+        names = {card.name("es"): card.id for card in self.deck}
         master, terminal = pty.openpty()
-        process = subprocess.Popen(argv, stdin=terminal, stdout=terminal, stderr=terminal, cwd=self.root)
+        env = {**os.environ, **self.sim_environment()}
+        process = subprocess.Popen(argv, stdin=terminal, stdout=terminal, stderr=terminal, cwd=self.root, env=env)
         os.close(terminal)
         seen: list[str] = []
         laid: tuple[int, bytes] | None = None
@@ -238,15 +270,15 @@ class Journey:
                 if " pon " in line:  # the config's game.language is Spanish: so is the command line
                     card = names[line.split(" pon ", 1)[1].rsplit(" (", 1)[0]]
                     if laid is not None:
-                        self.hub.take(*laid)
+                        self.readers().take(*laid)
                     self.tags[card] = bytes((0x04, 0xE0, len(self.tags), 0x10, 0x20, 0x30, 0x40))
                     laid = (self.zone_of(card), self.tags[card])
-                    self.hub.put(*laid)
+                    self.readers().put(*laid)
         finally:
             os.close(master)
         assert process.wait(10) == 0, "\n".join(seen)
         if laid is not None:
-            self.hub.take(*laid)
+            self.readers().take(*laid)
         return "\n".join(seen)
 
     def start(self) -> None:
@@ -267,6 +299,7 @@ class Journey:
                 "NOTIFY_SOCKET": str(self.root / "notify"),
                 "GPIOZERO_PIN_FACTORY": "mock",  # the simulation's drop-in: no GPIO chip here
                 "COMPANION_PRESSES": str(self.presses),
+                **self.sim_environment(),
             },
             stdin=subprocess.DEVNULL,
             stdout=subprocess.DEVNULL,
@@ -314,6 +347,39 @@ class Journey:
     def await_zone(self, zone: int, check: Callable[[HubStatus], bool], what: str) -> None:
         await_true(lambda: check(self.hub.status()), lambda: f"zone z{zone + 1}: {what}")
 
+    def play_card(self, zone: int, card: str, play: Play) -> None:
+        """``card`` laid on ``zone``, CONFIRM once the zone says it waits for it, lifted once the play is logged.
+        On the hub its LED shows it; the Pi alone's LEDs are mock pins in the service, so there the card is left
+        for some polls of its reader and CONFIRM pressed again while the play is not logged."""
+        uid = self.tags[card]
+        if self.table is None:
+            self.hub.put(zone, uid)
+            self.await_zone(zone, lambda hub: hub.leds[zone] == GREEN, f"{card} laid, no green LED")
+            self.press("confirm")
+            self.await_entry(f"action {play}")
+            self.hub.take(zone, uid)
+            self.await_zone(zone, lambda hub: not hub.zones[zone], f"{card} taken off, still seen")
+            return
+        self.table.put(zone, uid)
+        self.await_polls(zone)
+        self.entries.append(f"action {play}")
+        for _ in range(10):
+            self.press("confirm")
+            end = time.monotonic() + 1.0
+            while self.logged() != self.entries and time.monotonic() < end:
+                time.sleep(0.01)
+            if self.logged() == self.entries:
+                break
+        assert self.logged() == self.entries, f"no {play}:\n{''.join(self.log[-20:])}"
+        self.table.take(zone, uid)
+        self.await_polls(zone)
+
+    def await_polls(self, zone: int, transactions: int = 300) -> None:
+        """Until the service's reader of ``zone`` has been polled for a while (``transactions`` more on SPI)."""
+        assert self.table is not None
+        table, start = self.table, self.table.transactions(zone)
+        await_true(lambda: table.transactions(zone) >= start + transactions, lambda: f"z{zone + 1} not polled")
+
     def play_a_hand(self) -> None:
         """The first hand of Seises: the seat of turn ``PAYS_AT`` pays (PASS, CONFIRM); every other turn lays the
         lowest legal card on its suit's zone, waits for the zone's LED to turn green, presses CONFIRM and takes the
@@ -327,22 +393,34 @@ class Journey:
                 game.push(Pay())
                 continue
             card = min(game.legal_cards(), key=lambda card: (card[-1], int(card[:-1])))
-            zone = self.zone_of(card)
-            self.hub.put(zone, self.tags[card])
-            self.await_zone(zone, lambda hub, zone=zone: hub.leds[zone] == GREEN, f"{card} laid, no green LED")
-            self.press("confirm")
-            self.await_entry(f"action {Play(card)}")
-            self.hub.take(zone, self.tags[card])
-            self.await_zone(zone, lambda hub, zone=zone: not hub.zones[zone], f"{card} taken off, still seen")
+            self.play_card(self.zone_of(card), card, Play(card))
             game.push(Play(card))
             if len(game.actions) == UNDONE_AT and "undo" not in self.entries:
                 self.press("undo long")
                 self.await_entry("undo")
                 game.pop()
 
+    def play_a_set(self) -> None:
+        """A set of 6º SET: each turn places the first legal card on the pad of its line (the layout's zone whose
+        role is that line's master card), waits for the green LED, presses CONFIRM and lifts the card once the
+        service has logged the play; a pair with no card to place passes (PASS, CONFIRM), which ends the set."""
+        game = self.game
+        pads = {pad.role: index for index, pad in enumerate(self.layout.pads)}
+        while game.result is None:
+            play = next((action for action in game.legal_actions() if isinstance(action, Play)), None)
+            if play is None:
+                self.press("pass", "confirm")
+                self.await_entry(f"action {Pass()}")
+                game.push(Pass())
+                continue
+            self.play_card(pads[play.line], play.card, play)
+            game.push(play)
+
 
 LAYOUTS = load_layouts()
-SEISES_HUB_LAYOUTS = [name for name, layout in LAYOUTS.items() if layout.game == "seises" and layout.build == "hub"]
+SEISES_HUB_LAYOUTS = [name for name, layout in LAYOUTS.items() if layout.game == "seises" and layout.on_hub]
+SEISES_LAYOUTS = [name for name, layout in LAYOUTS.items() if layout.game == "seises"]
+OTHER_HUB_LAYOUTS = [name for name, layout in LAYOUTS.items() if layout.game != "seises" and layout.on_hub]
 
 
 @pytest.fixture
@@ -355,6 +433,8 @@ def journey(tmp_path: Path, request: pytest.FixtureRequest) -> Iterator[Journey]
         if walk.service is not None:
             walk.service.kill()
         walk.hub.stop()
+        if walk.table is not None:
+            walk.table.stop()
         walk.notify.close()
 
 
@@ -372,11 +452,12 @@ def test_the_readme_walks_a_layout_of_its_own_files() -> None:
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("journey", SEISES_HUB_LAYOUTS, indirect=True)
+@pytest.mark.parametrize("journey", SEISES_LAYOUTS, indirect=True)
 def test_the_readme_journey_from_install_to_history(journey: Journey) -> None:
     for command in commands_for(journey.layout.name):
         journey.run(command)
-    assert len(journey.hub.status().leds) == len(journey.layout.pads)  # one zone a reader, as the layout flashed it
+    if journey.table is None:
+        assert len(journey.hub.status().leds) == len(journey.layout.pads)  # one zone a reader, as flashed
     printed = journey.printed
     assert "installing companion and its libraries into /opt/companion/venv" in printed["make install"]
     # the config says game.language = "es": the commands that read it speak Spanish
@@ -385,9 +466,9 @@ def test_the_readme_journey_from_install_to_history(journey: Journey) -> None:
     assert printed["enroll --write-tags"].splitlines()[-1].endswith("hecho: 40 cartas de spanish-40 inscritas")
     assert len(journey.tags) == 40
     for card, uid in journey.tags.items():
-        journey.hub.put(0, uid)
-        assert card_id_from_ndef(journey.hub.memory(uid)[16:160]) == card
-        journey.hub.take(0, uid)
+        journey.readers().put(0, uid)
+        assert card_id_from_ndef(journey.readers().memory(uid)[16:160]) == card
+        journey.readers().take(0, uid)
     # the hand: every action committed once, in order, the undo too; the first seat to lay its last card took the pot
     game = journey.game
     assert game.hand == 2 and len(game.actions) == 37
@@ -417,6 +498,27 @@ def test_a_hub_flashed_for_another_layout_is_named_so_in_the_log(journey: Journe
     journey.stop()
 
 
+@pytest.mark.slow
+@pytest.mark.parametrize("journey", OTHER_HUB_LAYOUTS, indirect=True)
+def test_the_readme_journey_of_a_6o_set_table(journey: Journey) -> None:
+    """The same commands for the 6º SET layout: its hub flashed with 8 zones, its Squadratik deck enrolled, a set
+    played line by line on the pads its mat names, and the game in the history."""
+    for command in commands_for(journey.layout.name):
+        journey.run(command)
+    assert len(journey.hub.status().leds) == len(journey.layout.pads)
+    printed = journey.printed
+    assert "sexto-set" in printed["run --check"] and "squadratik" in printed["run --check"]
+    deck = journey.deck
+    enrolled = printed["enroll --write-tags"].splitlines()[-1]
+    assert enrolled.endswith(f"hecho: {len(deck)} cartas de {deck.name} inscritas"), enrolled
+    game = journey.game
+    assert game.result is not None and game.set_number == 1
+    assert journey.logged() == [f"action {action}" for action in game.actions]
+    (line,) = printed["history"].splitlines()
+    assert re.search(rf"sexto-set\s+{len(game.actions)} entradas", line), line
+    assert f"sets A {game.sets_won['A']} B {game.sets_won['B']}" in line and sum(game.sets_won.values()) == 1
+
+
 def test_the_config_is_edited_as_a_person_edits_it() -> None:
     """The README's keys change their lines where they are; every other key and every comment stays."""
     _, keys = at_the_table((ROOT / "README.md").read_text("utf-8"))
@@ -430,6 +532,17 @@ def test_the_config_is_edited_as_a_person_edits_it() -> None:
                 assert after[table][key] == value, f"{table}.{key} changed"
     comments = [line[line.index(" #") :] if " #" in line else line for line in installed.splitlines() if "#" in line]
     assert all(comment in edited for comment in comments)
+
+
+@pytest.mark.parametrize("name", list(LAYOUTS))
+def test_the_config_sample_takes_every_layouts_keys(name: str) -> None:
+    """systemd/config.toml, edited with a layout's keys as a person edits it, is a config of that layout's table."""
+    installed = (ROOT / "systemd" / "config.toml").read_text()
+    assert "hardware/layouts/NAME/config.toml" in installed
+    config = parse_config(set_keys(installed, layout_keys(name)), "config.toml")
+    layout = LAYOUTS[name]
+    assert tuple(config.zones) == layout.zones and config.zones == layout.config_keys()["zones"]
+    assert config.game.name == layout.game and config.game.players == layout.players
 
 
 def test_a_readme_command_the_journey_cannot_run_fails_it(tmp_path: Path) -> None:

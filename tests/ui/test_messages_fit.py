@@ -110,11 +110,11 @@ def fields(lang: str) -> dict[str, object]:
         "penalty": translate(TEXT["penalty"], lang).format(points=50),
         "leads": "B",
         "name": "Maximiliano",
-        "hub": 16,
-        "config": 16,
         "low": 4,
         "high": 8,
         "players": 8,
+        "scanned": 16,
+        "named": 16,
     }
 
 

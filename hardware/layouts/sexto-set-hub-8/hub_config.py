@@ -16,12 +16,16 @@ SPI_ID = 0
 SCK = 18
 MOSI = 19
 MISO = 16
-SPI_BAUDRATE = 4_000_000  # the MFRC522 takes up to 10 MHz; 4 MHz is safe on 20 cm ribbon cables
+# 1 MHz on 8 readers' 40 cm flat cables (the bill of materials), with the Pico's pads at their 4 mA default: every
+# line of the shared bus carries 200 to 400 pF, which a 4 mA driver (the Pico's on SCK and MOSI, the MFRC522's on
+# MISO) takes about 200 ns to lift to a logic high; at 4 MHz a half period is 125 ns. hardware/hub/README.md,
+# "Cables and SPI speed", has the figures; the MFRC522 itself takes up to 10 MHz on short leads.
+SPI_BAUDRATE = 1_000_000
 
 READER_RESET = 8  # NRSTPD of every reader, wired together
-READER_TIMEOUT_MS = 1.0  # how long an empty zone is listened to; 8 empty zones then scan in about 10 ms
+READER_TIMEOUT_MS = 1.0  # how long an empty zone is listened to; 8 empty zones then scan in about 15 ms
 LIFT_SCANS = 3  # scans of a zone in a row without a card before it counts as lifted (a tag at the edge of range
-# misses some); 3 rounds of 8 zones take about 30 ms
+# misses some); 3 rounds of 8 zones take about 45 ms
 LED_DATA = 9  # WS2812B chain, zone 0 first
 MAINTENANCE_PIN = 22  # held to GND at power-up: maintenance mode (the REPL, no scanning, no watchdog)
 
