@@ -134,7 +134,7 @@ def test_a_sexto_set_demo_ends_its_match_and_all_name_the_same_winner_by_the_sam
     # the OLED's last screen: the match's end, naming its winner by the rule, as the driver sent it
     view = demo.referee.view()
     assert view.message is not None and view.message.kind is MessageKind.END_OF_GAME
-    assert view.message.title == f"Pareja {end.winner} gana la partida"
+    assert view.message.title == f"Gana la pareja {end.winner}"
     assert view.message.todo.startswith(verdict[:1].upper() + verdict[1:])
     assert demo.bus.last_image().tobytes() == render(view).convert("1").tobytes()
     # the journal closed the match with its result, as a Seises game at 50
