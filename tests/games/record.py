@@ -34,16 +34,38 @@ Cheat = Callable[[Game], Action | None]  # a refused action a robot tries before
 
 
 def seises_game(
-    seed: int, players: int, deck: str, renege: float, options: dict[str, str], cheat: Cheat | None = None
+    seed: int,
+    players: int,
+    deck: str,
+    renege: float,
+    options: dict[str, str],
+    cheat: Cheat | None = None,
+    undo: int = 0,
 ) -> tuple[Game, History]:
+    """A game to 50. ``undo``: at its end the robots take back that many actions, all of its last hand, and play
+    on otherwise (paying more often) until a seat reaches 50 again."""
     game = Seises(players=players, deck=load_deck(deck), options=options)
     table = SeisesRobots(game, random.Random(seed), renege=renege)
     history: History = []
+    moves: list[tuple[Action, list[str] | None]] = []
     while game.outcome() is None:
         _try(game, cheat, history)
         before = game.snapshot()
-        action = table.step()
+        action, hand = table.choose()
+        game.push(action)
+        table.played(action, hand)
+        moves.append((action, hand))
         history.append((action, before, game.snapshot()))
+        if undo and game.outcome() is not None:
+            last_hand = game.hand
+            for _ in range(undo):
+                before = game.snapshot()
+                game.pop()
+                table.unplayed(*moves.pop())
+                history.append((UNDO, before, game.snapshot()))
+            if game.hand != last_hand:
+                return game, []  # the undos left the last hand: not this game
+            table.rng, table.renege, undo = random.Random(seed + 1), 0.5, 0
     return game, history
 
 
@@ -133,6 +155,13 @@ def renege_on_the_last_card(h: History) -> bool:
         after is not None and len(after["reneges"]) > len(before["reneges"]) and after["hand"] != before["hand"]
         for _, before, after in h
     )
+
+
+def seat_undone_winner(h: History) -> bool:
+    """The play that reached 50 was taken back with the plays before it, and another seat reached 50."""
+    ends = [after["winner"] for _, _, after in h if after and after["winner"] is not None]
+    undone = any(action == UNDO and before["winner"] is not None for action, before, _ in h)
+    return undone and len(ends) >= 2 and ends[0] != ends[-1] and h[-1][2] is not None and h[-1][2]["winner"] is not None
 
 
 def final_score(check: Callable[[int], bool]) -> Callable[[History], bool]:
@@ -281,6 +310,12 @@ SEISES: list[tuple[str, str, dict[str, Any], Callable[[History], bool]]] = [
         dict(players=4, deck="spanish-40"),
         final_score(lambda s: s > 55),
     ),
+    (
+        "seises-undo-the-winning-play",
+        "the play that reached 50 is taken back with the 11 before it; another seat reaches 50",
+        dict(players=4, deck="spanish-40", undo=12),
+        seat_undone_winner,
+    ),
 ]
 
 SEXTO: list[tuple[str, str, dict[str, Any], Callable[[History], bool]]] = [
@@ -364,9 +399,10 @@ def main() -> None:
         options = params.pop("options", {})
         renege = params.pop("renege", 0.0)
         cheat = params.pop("cheat", None)
+        undo = params.pop("undo", 0)
         for seed in range(index * 1000, index * 1000 + 2000):
-            game, history = seises_game(seed, params["players"], params["deck"], renege, options, cheat)
-            if wanted(history):
+            game, history = seises_game(seed, params["players"], params["deck"], renege, options, cheat, undo)
+            if history and wanted(history):
                 break
         else:
             raise SystemExit(f"no seed shows {name}")

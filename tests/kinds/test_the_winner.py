@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 from PIL import Image, ImageDraw
 
+from companion.cli import main
 from companion.config import GameConfig
 from companion.games import Ending, ending, find_kind
 from companion.games.sexto_set import SextoSetView
@@ -116,3 +117,14 @@ def test_the_end_of_the_longest_match_fits_the_screen(
     message, _ = kind.said(before, after, referee)
     assert message is not None and message.kind is MessageKind.END_OF_GAME
     draw_message(ImageDraw.Draw(Image.new("1", (128, 64))), Message(message.kind, message.title, message.todo))
+
+
+@pytest.mark.parametrize("name", ["sexto-set-won-on-sets-against-masters", "sexto-set-drawn-match"])
+def test_companion_play_says_the_match_is_over_with_its_winner(name: str, capsys: pytest.CaptureFixture[str]) -> None:
+    _, game, end = finished(name)
+    transcript = GAMES / f"{name}.txt"
+    args = transcript.read_text("utf-8").splitlines()[0][2:].split()
+    assert main(["play", *args, "--lang", "en", str(transcript)]) == 0
+    last = capsys.readouterr().out.splitlines()[-1]
+    verdict = str(find_kind("sexto-set").verdict(game, end))
+    assert last.endswith(f"; the match is over: {verdict}") and "leads the next one" not in last
