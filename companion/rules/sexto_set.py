@@ -399,7 +399,7 @@ class SextoSet(Game):
             "options": dict(self.options),
             "set": self.set_number,
             "starter": self.starter,
-            "turn": self.turn,
+            "turn": None if self._match_over() else self.turn,  # once the match is over, nobody's
             "draw_pile": self.draw_pile,
             "lines": {m: [{"card": c, "pair": p} for c, p in cards] for m, cards in self.lines.items()},
             "open_ends": {m: sorted(ends) for m, ends in self.open_ends.items()},
@@ -440,7 +440,7 @@ class SextoSet(Game):
             for entry in cards:
                 self.turn = entry["pair"]
                 self._place(Play(entry["card"], line))
-        self.turn = data["turn"]
+        self.turn = data["turn"] or PAIRS[self.set_number % 2]  # a match over: the pair a next set would have
         self.result = None if data["result"] is None else dict(data["result"])
         self.sets_won = dict(data["sets_won"])
         self.match_masters = dict(data["match_masters"])
