@@ -52,7 +52,7 @@ from companion.club.standings import League
 from companion.config import GameConfig, MqttConfig, read_mqtt
 from companion.daemon import Daemon
 from companion.decks import load_deck
-from companion.games import find_kind
+from companion.games import ending, find_kind
 from companion.journal import Cursor, Entry, Journal
 from companion.rules.transcript import UNDO, parse_line
 from companion.view import TableView
@@ -107,14 +107,13 @@ def recorded_games() -> list[Recorded]:
             elif action is not None:
                 game.push(action)
                 entries.append(("action", line.split("#", 1)[0].strip()))
+        # a recorded game that stops before its end (a match's first set) is left for a new game, as it stands
         outcome = game.outcome()
-        assert outcome is not None, f"{path.name}: a recorded game that does not end"
+        end = ending(game, ended=True)
+        termination = "replaced" if outcome is None else outcome.termination
         settings = GameConfig(name, players, deck, options).settings()
-        found.append(
-            Recorded(
-                path.stem, settings, tuple(entries), {"termination": outcome.termination, "winner": outcome.winner}
-            )
-        )
+        winner = None if end is None else end.winner
+        found.append(Recorded(path.stem, settings, tuple(entries), {"termination": termination, "winner": winner}))
     return found
 
 

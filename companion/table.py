@@ -20,9 +20,11 @@ from typing import Any, Protocol
 
 from companion.config import GameConfig
 from companion.events import Button, Press, ZoneScan
+from companion.games import ending
 from companion.journal import Entry, GameRecord, Journal, JournalError, Unwritten
 from companion.nfc.tracking import TableTracker
 from companion.referee import Event, JournalNotice, JournalStatus, ReaderStatus, Referee
+from companion.rules import Game
 from companion.view import Output
 
 __all__ = ["Borrower", "Table"]
@@ -198,17 +200,19 @@ class Table:
         for event in events:
             if self.on_event is not None:
                 self.on_event(event, now)
+            game = self.referee.game  # the game the event may replace
             entries = self.referee.handle(event, now)
-            self._record(entries, now)
+            self._record(entries, now, game)
         self.show(now)
 
-    def _record(self, entries: list[Entry], now: float) -> None:
+    def _record(self, entries: list[Entry], now: float, before: Game) -> None:
         if entries and self.offered is not None:  # the game went on: the entries kept no longer follow it
             self._withdraw()
         for entry in entries:
             if entry.kind == "new_game":
-                if not self._finished:
-                    self._close({"termination": "replaced", "winner": None}, now)  # a new game was chosen mid-game
+                if not self._finished:  # a new game was chosen mid-game: the old one ends as it stands
+                    end = ending(before, ended=True)
+                    self._close({"termination": "replaced", "winner": None if end is None else end.winner}, now)
                 self._open_game(json.loads(entry.text), now)
             elif entry.kind == "settings":
                 self._rename(now)

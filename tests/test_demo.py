@@ -16,12 +16,16 @@ from gpiozero.pins.mock import MockFactory
 from PIL import Image
 
 from companion.cli import main
+from companion.club.feed import pending
+from companion.club.standings import League
 from companion.demo import Demo
+from companion.games import ending
 from companion.hardware import load_pinmap
-from companion.journal import Journal
+from companion.journal import Cursor, Journal
 from companion.rules import Play
 from companion.ui.display import frame_to_text
 from companion.ui.screens import render
+from companion.view import MessageKind
 
 
 def run_demo(
@@ -102,13 +106,58 @@ def test_a_sexto_set_match_is_the_same_for_the_same_seed(tmp_path: Path) -> None
     _, lines_again = run_demo("sexto-set", 5, tmp_path / "b")
     assert lines[2:] == lines_again[2:]  # the second line names the journal's path
     game = first.referee.game
-    assert max(game.sets_won.values()) == 2 or game.set_number > 5
+    assert game.outcome() is not None and game.set_number == 3, "the match of 3 sets was played to its end"
     assert first.counts["led commands"] >= 2 * sum(isinstance(a, Play) for a in game.actions)
     assert "Listo: empieza la pareja A" in "\n".join(lines)
     pngs = sorted((tmp_path / "frames").glob("sexto-set-*.png"))
     assert len(pngs) == first.counts["frames"], "--frames writes every frame the display was sent"
     with Image.open(pngs[-1]) as last:
         assert last.convert("1").tobytes() == render(first.referee.view()).convert("1").tobytes()
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize(
+    ("seed", "rule"),
+    [(1, "sets"), (6, "master_cards")],  # 1: pair B wins 2 sets to 1 with 10 master cards to 12; 6: sets 1-1
+)
+def test_a_sexto_set_demo_ends_its_match_and_all_name_the_same_winner_by_the_same_rule(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], seed: int, rule: str
+) -> None:
+    demo, lines = run_demo("sexto-set", seed, tmp_path, verbose=False)
+    game, kind = demo.referee.game, demo.referee.kind
+    end = ending(game)
+    assert end is not None and end.rule == rule and game.set_number == 3, "the match of 3 sets ended"
+    verdict = kind.verdict(game, end).text("es")  # "pareja B, sets 2-1": the winner, the rule, its figures
+    # the demo's standings: the winner first, and the result
+    standings = lines.index("Clasificación:")
+    assert lines[standings + 3].split()[0] == end.winner
+    assert f"Resultado: {verdict}" in lines[standings:]
+    # the OLED's last screen: the match's end, naming its winner by the rule, as the driver sent it
+    view = demo.referee.view()
+    assert view.message is not None and view.message.kind is MessageKind.END_OF_GAME
+    assert view.message.title == f"Gana la pareja {end.winner}"
+    assert view.message.todo.startswith(verdict[:1].upper() + verdict[1:])
+    assert demo.bus.last_image().tobytes() == render(view).convert("1").tobytes()
+    # the journal closed the match with its result, as a Seises game at 50
+    journal = Journal(tmp_path / "journal.db")
+    record = journal.game(demo.table.game_id)
+    assert record is not None and record.outcome == {"termination": rule, "winner": end.winner}
+    # history
+    capsys.readouterr()
+    assert main(["history", "--journal", str(tmp_path / "journal.db"), "--lang", "es"]) == 0
+    assert capsys.readouterr().out.splitlines()[-1].endswith(f"  gana {verdict}")
+    # the club's board and standings, fed the events the table publishes
+    league = League(":memory:")
+    for _, event in pending(journal, Cursor()):
+        league.receive("t1", json.dumps(event))
+    league.commit()
+    journal.close()
+    [table] = league.tables()
+    assert (table.over, table.turn, table.result) == (True, None, verdict)
+    assert [side.player for side in table.sides if side.won] == [f"t1 pareja {end.winner}"]
+    won = {row.player: row.won for row in league.standings() if row.game == "sexto-set"}
+    assert won == {"t1 pareja A": int(end.winner == "A"), "t1 pareja B": int(end.winner == "B")}
+    assert "\nsexto-set,t1 pareja " in league.csv(), "the CSV has the match's lines"
 
 
 def test_frames_or_a_journal_that_cannot_be_written_are_said_without_a_traceback(

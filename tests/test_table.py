@@ -8,15 +8,18 @@ from typing import TYPE_CHECKING
 
 from companion.config import GameConfig
 from companion.events import Button, CardArrived, CardLeft, Press
-from companion.journal import Journal
+from companion.journal import Entry, Journal
+from companion.menu import Settings
 from companion.nfc.registry import Registry
 from companion.nfc.tracking import TableTracker
-from companion.referee import Referee
+from companion.referee import NewGame, Referee
 from companion.table import Table
 from companion.view import MessageKind, StatusLight
 
 if TYPE_CHECKING:
     from disks import Disk
+
+GAMES = Path(__file__).parent / "games"
 
 
 def table_at(tmp_path: Path, **config: object) -> Table:
@@ -117,3 +120,27 @@ def test_a_new_game_goes_to_the_journal_with_its_first_card(tmp_path: Path) -> N
     games = table.journal.games()
     assert [g.outcome for g in games] == [{"termination": "replaced", "winner": None}, None]
     assert [e.text for e in table.journal.entries(games[1].id)] == ["play 6O"]
+
+
+def test_a_match_left_for_a_new_game_is_closed_as_it_stood(tmp_path: Path) -> None:
+    """GAMES.md: a 6º SET match ends early when the players start a new game, as it stands; the journal keeps
+    that result, as history and the club name it. A Seises game left so has no winner."""
+    path = tmp_path / "journal.db"
+    journal = Journal(path)
+    match = journal.new_game(GameConfig("sexto-set").settings(), 0.0)
+    for line in (GAMES / "sexto-set-pass.txt").read_text("utf-8").splitlines():  # pair A won its first set
+        if not line.startswith("#"):
+            journal.append(match, Entry("action", line, 1.0))
+    journal.close()
+    zones = {f"z{n}": "auto" for n in range(1, 9)}
+    table = Table(
+        Referee(GameConfig("sexto-set"), zones), TableTracker(Registry.load(tmp_path / "r.toml")), Journal(path)
+    )
+    table.start(2.0)
+    assert table.game_id == match, "the match is resumed"
+    table.status(NewGame(Settings(game="seises")), 3.0)
+    seises = table.game_id
+    table.status(NewGame(Settings(game="seises")), 4.0)
+    outcomes = {record.id: record.outcome for record in table.journal.games()}
+    assert outcomes[match] == {"termination": "replaced", "winner": "A"}
+    assert outcomes[seises] == {"termination": "replaced", "winner": None}

@@ -358,6 +358,12 @@ def kinds() -> Mapping[str, GameKind]:
         _loaded = True
         for module in BUILTIN:
             importlib.import_module(module)
+        # a built-in module imported on its own registers its kind when imported, maybe before the others: the
+        # built-in kinds come first all the same, in BUILTIN's order (the menu's, the page's)
+        rank = {module: index for index, module in enumerate(BUILTIN)}
+        ordered = sorted(_KINDS.values(), key=lambda kind: rank.get(type(kind).__module__, len(rank)))
+        _KINDS.clear()
+        _KINDS.update((kind.name, kind) for kind in ordered)
     return _KINDS
 
 

@@ -45,17 +45,7 @@ from companion.rules.base import (
     check_options,
 )
 
-__all__ = [
-    "ANY",
-    "DEALT",
-    "DECK",
-    "MATCH_ENDS",
-    "OPTIONS",
-    "PAIRS",
-    "REMOVED_EMPTIES",
-    "SextoSet",
-    "SextoSetReason",
-]
+__all__ = ["ANY", "DEALT", "DECK", "OPTIONS", "PAIRS", "REMOVED_EMPTIES", "SextoSet", "SextoSetReason"]
 
 DECK = "squadratik"  # its built-in deck (a user's copy may differ: see docs/RULES.md)
 PAIRS = ("A", "B")
@@ -72,8 +62,6 @@ OPTIONS: dict[str, tuple[tuple[str, ...], str]] = {
     # the sheet describes one set: a match is this many sets (GAMES.md, "The match")
     "match_sets": (tuple(str(n) for n in range(1, 16)), "3"),
 }
-# How a match ended (its outcome's termination): won on sets, won on master cards with sets equal, or drawn.
-MATCH_ENDS = ("sets", "master_cards", "drawn")
 
 
 class SextoSetReason(StrEnum):
@@ -187,7 +175,7 @@ class SextoSet(Game):
     # ---- legality -------------------------------------------------------------------------------------
 
     def reason(self, action: Action) -> StrEnum | None:
-        if self.result is not None and self.set_number >= self.match_sets:
+        if self._match_over():
             return Reason.GAME_OVER
         if type(action) is Play:
             return self._placement_reason(action)
@@ -387,9 +375,10 @@ class SextoSet(Game):
 
     def outcome(self) -> Outcome | None:
         """The match's end, once its last set has ended (a set's own end is :attr:`result`)."""
-        if self.result is None or self.set_number < self.match_sets:
-            return None
-        return self.as_it_stands()
+        return self.as_it_stands() if self._match_over() else None
+
+    def _match_over(self) -> bool:
+        return self.result is not None and self.set_number >= self.match_sets
 
     def as_it_stands(self) -> Outcome:
         """The match as it stands (GAMES.md, "The match"): the pair that won more sets; on equal sets, the pair
@@ -410,7 +399,7 @@ class SextoSet(Game):
             "options": dict(self.options),
             "set": self.set_number,
             "starter": self.starter,
-            "turn": self.turn,
+            "turn": None if self._match_over() else self.turn,  # once the match is over, nobody's
             "draw_pile": self.draw_pile,
             "lines": {m: [{"card": c, "pair": p} for c, p in cards] for m, cards in self.lines.items()},
             "open_ends": {m: sorted(ends) for m, ends in self.open_ends.items()},
@@ -451,7 +440,7 @@ class SextoSet(Game):
             for entry in cards:
                 self.turn = entry["pair"]
                 self._place(Play(entry["card"], line))
-        self.turn = data["turn"]
+        self.turn = data["turn"] or PAIRS[self.set_number % 2]  # a match over: the pair a next set would have
         self.result = None if data["result"] is None else dict(data["result"])
         self.sets_won = dict(data["sets_won"])
         self.match_masters = dict(data["match_masters"])

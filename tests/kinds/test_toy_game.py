@@ -6,6 +6,8 @@ from __future__ import annotations
 
 import random
 import re
+import subprocess
+import sys
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -116,6 +118,14 @@ def test_companion_play_reads_the_toy_games_transcripts(
     assert main(["play", "escalera", str(transcript), "--lang", "en"]) == 0
     assert capsys.readouterr().out.splitlines()[-1] == "4: seat 1 plays the king of clubs; seat 1 wins"
     assert main(["play", "escalera", str(transcript), "--players", "3"]) == 2
+
+
+def test_the_built_in_games_come_first_whichever_module_was_imported_first() -> None:
+    """A module that imports a built-in kind's module on its own (a test's) registers it before the registry has
+    loaded the others: the menu, the page and the errors list them in their order all the same."""
+    code = "import companion.games.sexto_set\nfrom companion.games import kinds\nprint(' '.join(kinds()))"
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60, check=True)
+    assert done.stdout.split() == ["seises", "sexto-set"]
 
 
 def test_the_menu_and_the_config_offer_the_registered_games(toy: EscaleraKind) -> None:

@@ -104,6 +104,19 @@ def check_sexto_set(game: SextoSet, before: dict[str, Any]) -> None:
     for pair in "AB":
         assert snapshot["sets_won"][pair] >= before["sets_won"][pair], "sets won never fall"
     assert sum(snapshot["masters_won"].values()) <= 8
+    match, ended = snapshot["match"], snapshot["result"] is not None and before["result"] is None
+    if ended:  # a set's master cards count in the match whatever ended it, a pass too
+        for pair in "AB":
+            assert match["master_cards"][pair] == before["match"]["master_cards"][pair] + snapshot["masters_won"][pair]
+    assert match["over"] == (snapshot["result"] is not None and snapshot["set"] == game.match_sets)
+    assert match["over"] == (game.outcome() is not None)
+    if match["over"]:  # more sets, then more master cards, else a draw
+        sets, masters = match["sets"], match["master_cards"]
+        rule = "sets" if sets["A"] != sets["B"] else "master_cards" if masters["A"] != masters["B"] else "drawn"
+        counts = sets if rule == "sets" else masters
+        winner = None if rule == "drawn" else max("AB", key=lambda pair: counts[pair])
+        assert (match["decided_by"], match["winner"]) == (rule, winner)
+        assert not list(game.legal_actions()), "a match over takes no action"
 
 
 @settings(max_examples=40)
@@ -126,10 +139,11 @@ def test_random_seises_games_keep_every_invariant(setup: tuple[int, Any], data: 
 
 
 @settings(max_examples=40)
-@given(st.booleans(), st.data())
-def test_random_sexto_set_games_keep_every_invariant(first_on_master: bool, data: st.DataObject) -> None:
-    game = SextoSet(SQUADRATIK, options={"first_turn_on_master": str(first_on_master).lower()})
-    for _ in range(data.draw(st.integers(1, 120))):
+@given(st.booleans(), st.integers(1, 3), st.data())
+def test_random_sexto_set_games_keep_every_invariant(first_on_master: bool, sets: int, data: st.DataObject) -> None:
+    options = {"first_turn_on_master": str(first_on_master).lower(), "match_sets": str(sets)}
+    game = SextoSet(SQUADRATIK, options=options)
+    for _ in range(data.draw(st.integers(1, 150))):
         before = game.snapshot()
         if not step(game, data):
             break

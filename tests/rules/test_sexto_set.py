@@ -296,3 +296,103 @@ def test_the_set_ends_when_every_card_is_placed() -> None:
     won = game.masters_won()
     expected = None if won["A"] == won["B"] else max(won, key=lambda pair: won[pair])
     assert game.result["winner"] == expected
+
+
+# the match (GAMES.md, "The match") -------------------------------------------------------------------------------
+
+
+def play_sets(game: SextoSet, seed: int, sets: int) -> SextoSetRobots:
+    """Robots play ``sets`` sets of ``game`` from where it stands."""
+    table = SextoSetRobots(game, random.Random(seed))
+    for _ in range(sets):
+        table.step()  # the set's first card (after a set has ended, it starts the next)
+        while game.result is None:
+            table.step()
+    return table
+
+
+def test_match_sets_is_a_whole_number_from_1_to_15() -> None:
+    assert SextoSet().match_sets == 3
+    assert SextoSet(options={"match_sets": "15"}).match_sets == 15
+    for wrong in ("0", "16", "three"):
+        with pytest.raises(SetupError) as info:
+            SextoSet(options={"match_sets": wrong})
+        assert info.value.text("en") == f"Option match_sets takes a whole number from 1 to 15, not '{wrong}'."
+
+
+def test_a_match_ends_after_its_last_set_and_refuses_every_action_after_it() -> None:
+    game = SextoSet(options={"match_sets": "2"})
+    play_sets(game, 3, 1)
+    assert game.result is not None and game.outcome() is None, "one set of two: the match goes on"
+    assert game.snapshot()["match"]["over"] is False and game.snapshot()["match"]["winner"] is None
+    play_sets(game, 4, 1)
+    outcome = game.outcome()
+    assert outcome is not None and game.set_number == 2
+    assert game.snapshot()["match"] == {
+        "sets": game.sets_won,
+        "master_cards": game.match_masters,
+        "sets_to_play": 2,
+        "over": True,
+        "winner": outcome.winner,
+        "decided_by": outcome.termination,
+    }
+    assert refused(game, f"M1R {R12}") is Reason.GAME_OVER  # no third set
+    assert refused(game, "pass") is Reason.GAME_OVER
+    assert list(game.legal_actions()) == []
+
+
+def test_the_match_goes_to_more_sets_then_more_master_cards_else_it_is_drawn() -> None:
+    game = SextoSet(options={"match_sets": "1"})
+    play_sets(game, 0, 1)
+    for sets, masters, expected in (
+        ({"A": 2, "B": 1}, {"A": 10, "B": 12}, ("sets", "A")),  # sets first, whatever the master cards
+        ({"A": 0, "B": 1}, {"A": 12, "B": 3}, ("sets", "B")),
+        ({"A": 1, "B": 1}, {"A": 10, "B": 12}, ("master_cards", "B")),  # equal sets: master cards
+        ({"A": 1, "B": 1}, {"A": 11, "B": 11}, ("drawn", None)),
+    ):
+        game.sets_won, game.match_masters = sets, masters
+        outcome = game.outcome()
+        assert outcome is not None and (outcome.termination, outcome.winner) == expected
+        assert game.as_it_stands() == outcome
+
+
+def test_a_match_ended_early_ends_as_it_stands() -> None:
+    game = SextoSet()
+    play_sets(game, 5, 1)
+    winner = game.result["winner"]  # type: ignore[index]
+    assert game.outcome() is None
+    stands = game.as_it_stands()
+    # one set played: its winner leads on sets; a drawn set had equal master cards, so the match is drawn
+    assert (stands.termination, stands.winner) == (("sets", winner) if winner is not None else ("drawn", None))
+
+
+def test_a_set_lost_by_a_pass_still_counts_the_master_cards_each_pair_led() -> None:
+    """§13 decides the set (the pair that passes loses it, even leading more lines); the lines each pair led
+    when it ended count in the match's master cards, as in a set played out."""
+    for seed in range(100):
+        game = robots_until_they_pass(seed)
+        loser = game.turn
+        if game.masters_won()[loser] > game.masters_won()["B" if loser == "A" else "A"]:
+            break
+    else:
+        pytest.fail("no robot pair passed while leading more lines")
+    led = game.masters_won()
+    place(game, "pass")
+    winner = "B" if loser == "A" else "A"
+    assert game.result == {"winner": winner, "reason": "pass"} and game.sets_won[winner] == 1
+    assert game.masters_won() == led == game.match_masters, "the lines led at the pass count"
+    snapshot = game.snapshot()
+    assert snapshot["match"]["master_cards"] == snapshot["match_masters"] == led
+
+
+def test_undoing_the_last_sets_end_reopens_the_match_and_another_end_may_follow() -> None:
+    game = SextoSet(options={"match_sets": "1"})
+    table = SextoSetRobots(game, random.Random(2))
+    while game.outcome() is None:
+        table.step()
+    ended = game.snapshot()
+    last = game.pop()
+    assert game.outcome() is None and game.snapshot()["match"]["over"] is False, "the match is in play again"
+    game.push(last)
+    assert game.snapshot() == ended, "and the same play ends it the same way"
+    assert type(game).from_snapshot(ended).outcome() == game.outcome(), "the end is read from the state"

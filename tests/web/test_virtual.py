@@ -318,5 +318,5 @@ def test_a_whole_game_is_played_from_the_page_by_a_person_and_the_robots() -> No
         turns = asyncio.run(play())
         game = demo.referee.game
         assert isinstance(game, SextoSet)
-        assert max(game.sets_won.values()) >= 2 or game.set_number > 5, "the match was played to its end"
+        assert game.outcome() is not None and game.set_number == 3, "the match was played to its end"
         assert turns >= 10, turns
