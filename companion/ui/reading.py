@@ -18,7 +18,8 @@ word was cut, hidden or left out, in any language::
 Text drawn dark on a lit box (a menu's chosen line) is read too, with ``inverted`` set. Where two readings of the same
 pixels disagree (a stroke of a letter is also a whole '|' or '.' glyph in a smaller font), the longer line wins: a
 frame is read as its longest texts first, as a person does; a line of strokes alone ('_', '-', '|', '.') is a rule
-or an icon's edge, not text. The fonts' ellipsis (slot 0x85) reads as '…'.
+or an icon's edge, not text. A lone mark ('¨', '¸') is the same few pixels in two fonts, so which font it was in
+cannot be told; words can. The fonts' ellipsis (slot 0x85) reads as '…'.
 """
 
 from __future__ import annotations

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections import Counter
 
-from hypothesis import example, given
+from hypothesis import assume, example, given
 from hypothesis import strategies as st
 from PIL import Image, ImageDraw
 
@@ -31,6 +31,8 @@ def drawn_lines(draw: st.DrawFn) -> tuple[FontSize, int, int, str, bool]:
     size: FontSize = draw(st.sampled_from(list(LINE_HEIGHT)))
     word = st.text(st.sampled_from(unique_glyphs(size)), min_size=1, max_size=6)
     text = " ".join(draw(st.lists(word, min_size=1, max_size=4)))
+    # A lone mark ('¨', '¸') is the same few pixels in two fonts, one row apart: a text has a letter or a digit.
+    assume(any(char.isalnum() for char in text))
     width = text_width(text, size)
     if width > WIDTH:
         text = text[: WIDTH // text_width("M", size)].strip()
