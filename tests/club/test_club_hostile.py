@@ -8,7 +8,6 @@ import asyncio
 import contextlib
 import json
 import logging
-import random
 import sqlite3
 from collections.abc import Iterator
 from pathlib import Path
@@ -18,12 +17,10 @@ import pytest
 from brokers import Broker, sample_lines
 from clubs import Watch, mqtt, until
 from hostile import START, Hostile, a_fifo, payloads
+from nights import replaced
 
 from companion.club.publisher import CURSOR, publish_journal
-from companion.config import GameConfig
-from companion.games import find_kind
-from companion.journal import Cursor, Entry, Journal
-from companion.referee import Referee
+from companion.journal import Cursor, Journal
 
 pytestmark = pytest.mark.slow
 
@@ -50,21 +47,6 @@ async def send(broker: Broker, hostile: Hostile) -> None:
             await client.publish(hostile.full_topic, hostile.payload, qos=1)
 
 
-def a_short_game(journal: Journal) -> Journal:
-    """A Seises game as a table writes it, replaced by a new game after twelve plays: it counts."""
-    config = GameConfig("seises")
-    engine = Referee(config, {}).game
-    robots = find_kind("seises").robots(engine, random.Random(1))
-    number = journal.new_game(config.settings(), 0.0)
-    for t in range(1, 13):
-        action, hand = robots.choose()
-        engine.push(action)
-        robots.played(action, hand)
-        journal.append(number, Entry("action", str(action), float(t)))
-    journal.finish(number, {"termination": "replaced", "winner": None})
-    return journal
-
-
 def set_aside(path: Path) -> list[tuple[str, str, str, int, bytes]]:
     with contextlib.closing(sqlite3.connect(path)) as db:
         return db.execute("SELECT tbl, topic, why, size, head FROM set_aside ORDER BY rowid").fetchall()
@@ -75,7 +57,8 @@ def test_every_hostile_message_is_set_aside_and_the_game_after_it_counts(
 ) -> None:
     caplog.set_level(logging.WARNING, "companion.club")
     hostiles = payloads(a_fifo(tmp_path))
-    legit = a_short_game(Journal(tmp_path / "legit.db"))
+    legit = Journal(tmp_path / "legit.db")
+    replaced(legit)
     path = tmp_path / "club.db"
 
     def counted(table: str) -> bool:
