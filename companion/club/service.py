@@ -34,8 +34,9 @@ __all__ = ["CLIENT_ID", "Club", "Update", "games", "stop"]
 
 log = logging.getLogger(__name__)
 
-# The club's session on the broker. A table's client id is companion-<table>, and a table's name has no dot, so
-# no table can take the club's session.
+# The club's session on the broker. A table's client id is companion-<table>, and a table's name has no dot, so no
+# table takes it by mistake; a broker that binds client ids to usernames (the sample's use_username_as_clientid)
+# gives the club its login's name instead, so that no other login can take it on purpose.
 CLIENT_ID = "companion.club"
 TOPICS = ("companion/+/events", "companion/+/status")
 RETRY_S = (1.0, 30.0)  # after a failed connection: the first wait, doubled up to the last
