@@ -32,6 +32,7 @@ from companion.decks import BUILTIN_DECKS, Deck, DeckError, load_deck
 from companion.files import read_text
 from companion.games import DEFAULT_GAME, find_kind, kinds
 from companion.i18n import DEFAULT_LANGUAGE, _, language, languages
+from companion.names import refused
 from companion.readers.registry import DEFAULT as DEFAULT_READERS
 from companion.readers.registry import names, registered
 from companion.rules.base import SetupError
@@ -316,7 +317,11 @@ def parse_listen(text: str) -> tuple[str, int]:
 
 def _check_game(read: _Keys, game: GameConfig) -> Deck | None:
     """The game must be playable as configured: its deck loads and can play it, the players fit it, its options
-    exist, each seat's name is its own. Returns the deck, None when it cannot be read."""
+    exist, each seat's name is its own and in plain letters. Returns the deck, None when it cannot be read."""
+    for name in game.seat_names:
+        if (char := refused(name)) is not None:
+            said = _("{name} holds {char}, a control or direction character: write the name in plain letters")
+            read.fail("game.seat_names", said.format(name=ascii(name), char=char))
     kind = find_kind(game.name)
     try:
         deck = load_deck(game.deck_name)

@@ -8,7 +8,8 @@ import asyncio
 import contextlib
 import json
 import signal
-from collections.abc import AsyncIterator
+import subprocess
+from collections.abc import AsyncIterator, Mapping
 from pathlib import Path
 from typing import Any
 
@@ -17,7 +18,9 @@ from processes import free_port
 
 from companion.club.broker import LocalBroker
 
-__all__ = ["Board", "Broker"]
+__all__ = ["SAMPLE", "Board", "Broker", "sample_broker", "sample_lines"]
+
+SAMPLE = Path(__file__).resolve().parents[1] / "systemd"  # the broker's sample config and ACL
 
 
 class Broker(LocalBroker):
@@ -39,6 +42,30 @@ class Broker(LocalBroker):
         self.process.send_signal(signal.SIGKILL)
         self.process.wait()
         self.process = None
+
+
+def sample_lines(*keys: str) -> str:
+    """The sample config's lines that set ``keys``, each once (the tests' broker takes them, not its listener nor
+    its files in /etc)."""
+    lines = (SAMPLE / "mosquitto-companion.conf").read_text().splitlines()
+    found = [line for line in lines if line.split(" ")[0] in keys]
+    assert sorted(line.split(" ")[0] for line in found) == sorted(keys), f"the sample config sets each of {keys}"
+    return "".join(f"{line}\n" for line in found)
+
+
+def sample_broker(folder: Path, accounts: Mapping[str, str], *, leave_out: tuple[str, ...] = ()) -> Broker:
+    """mosquitto (not started) as the sample sets it up: its logins (``accounts``, user: password, in a password
+    file), its ACL, the client ids bound to the logins, its largest message and its queue, its files in ``folder``
+    instead of /etc/mosquitto; ``leave_out`` some of those lines (a test of what they prevent)."""
+    folder.mkdir(parents=True, exist_ok=True)
+    (folder / "companion.acl").write_text((SAMPLE / "mosquitto-companion.acl").read_text())
+    passwords = folder / "companion.passwd"
+    for user, password in accounts.items():
+        create = ["-c"] if not passwords.exists() else []
+        subprocess.run(["mosquitto_passwd", *create, "-b", str(passwords), user, password], check=True)
+    keys = ("allow_anonymous", "password_file", "acl_file", "use_username_as_clientid", "message_size_limit")
+    lines = sample_lines(*(key for key in (*keys, "max_queued_messages") if key not in leave_out))
+    return Broker(folder, lines.replace("/etc/mosquitto/", f"{folder}/"))
 
 
 class Board:

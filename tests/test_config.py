@@ -41,6 +41,15 @@ def test_sexto_set_defaults_to_eight_zones_registered_at_start() -> None:
         ('[game.options]\nrenege_penalty = "chip"', "game.options", "flag or points"),
         ("[game.options]\nrenege_points = 60", "game.options", "renege_points takes a whole number from 1 to 50"),
         ('[game]\nseat_names = ["Ana", "Luis"]', "game.seat_names", "2 names for 4 players"),
+        *(
+            (f'[game]\nseat_names = ["Ana", "Luis", "Eva", "Ju{char}an"]', "game.seat_names", f"holds {code}, a")
+            for char, code in (
+                ("\\u001b[2J", "U+001B"),
+                ("\u202e", "U+202E"),
+                ("\\u0000", "U+0000"),
+                ("\\u0007", "U+0007"),
+            )
+        ),
         ('[game]\nname = "sexto-set"\n[zones]\nz1 = "auto"', "zones", "8 zones, not 1"),
         ('[display]\noptions = "ssd1306"', "display.options", "list of texts"),
         ("[game\n", "", "not valid TOML"),

@@ -1,10 +1,11 @@
 """The room's scoreboard: every table live and the league's standings, one small page for the screens of the room.
 
 Routes: ``/`` the page (``companion/club/static/``: its HTML, script and style, nothing from elsewhere),
-``/api/room`` what it draws (:func:`room_json`), ``/api/events`` the same pushed as server-sent events at each
-change, ``/standings.csv`` the standings as CSV (:meth:`League.csv`). The page is drawn from the league, never from
-the tables' own pages: it names no game, each table's sides (seats or pairs) and their points are its kind's
-results (:meth:`GameKind.results`) for the game as the club rebuilt it.
+``/api/room`` what it draws (:func:`room_json`; a table's games that never came too, so that a game lost on the
+way is said), ``/api/events`` the same pushed as server-sent events at each change, ``/standings.csv`` the
+standings as CSV (:meth:`League.csv`). The page is drawn from the league, never from the tables' own pages: it
+names no game, each table's sides (seats or pairs) and their points are its kind's results
+(:meth:`GameKind.results`) for the game as the club rebuilt it.
 """
 
 from __future__ import annotations
@@ -18,7 +19,7 @@ from typing import Any
 
 from aiohttp import web
 
-from companion.club.service import Update
+from companion.club.service import Update, games
 from companion.club.standings import League
 from companion.games import kinds
 from companion.i18n import N_, translate
@@ -49,7 +50,9 @@ ROOM_STRINGS: dict[str, str] = {
     "no_tables": N_("No table has published yet"),
     "csv": N_("Standings as CSV"),
     "lost": N_("Lost the club: trying again"),
+    "missing": N_("games {games} never came: not counted"),
 }
+SHOWN_RUNS = 5  # a table's runs of missing games on the board; more end in "…"
 
 
 def room_json(league: League, language: str) -> dict[str, Any]:
@@ -61,9 +64,20 @@ def room_json(league: League, language: str) -> dict[str, Any]:
     return {
         "language": language,
         "texts": {key: translate(text, language) for key, text in ROOM_STRINGS.items()},
-        "tables": [asdict(table) | {"title": titles.get(table.game or "", table.game)} for table in league.tables()],
+        "tables": [
+            asdict(table)
+            | {"title": titles.get(table.game or "", table.game), "missing": _missing(league, table.table)}
+            for table in league.tables()
+        ],
         "standings": [{"game": name, "title": titles.get(name, name), "rows": rows} for name, rows in by_game.items()],
     }
+
+
+def _missing(league: League, table: str) -> str:
+    """The table's games that never came, for the board: ``3, 5-7``; "" when none is missing."""
+    runs = league.missing(table)
+    said = ", ".join(map(games, runs[:SHOWN_RUNS]))
+    return f"{said}, …" if len(runs) > SHOWN_RUNS else said
 
 
 class Room:

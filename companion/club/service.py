@@ -25,15 +25,18 @@ from typing import Any
 import aiomqtt
 import paho.mqtt.client as paho
 
+from companion.club import schema
+from companion.club.schema import BadMessage
 from companion.club.standings import BadEvent, League
 from companion.config import MqttConfig
 
-__all__ = ["CLIENT_ID", "Club", "Update", "stop"]
+__all__ = ["CLIENT_ID", "Club", "Update", "games", "stop"]
 
 log = logging.getLogger(__name__)
 
-# The club's session on the broker. A table's client id is companion-<table>, and a table's name has no dot, so
-# no table can take the club's session.
+# The club's session on the broker. A table's client id is companion-<table>, and a table's name has no dot, so no
+# table takes it by mistake; a broker that binds client ids to usernames (the sample's use_username_as_clientid)
+# gives the club its login's name instead, so that no other login can take it on purpose.
 CLIENT_ID = "companion.club"
 TOPICS = ("companion/+/events", "companion/+/status")
 RETRY_S = (1.0, 30.0)  # after a failed connection: the first wait, doubled up to the last
@@ -64,6 +67,7 @@ class Club:
     ) -> None:
         self.broker, self.league, self.on_update, self.identifier = broker, league, on_update, identifier
         self.connected = asyncio.Event()  # set while subscribed
+        self._missing: dict[str, list[tuple[int, int]]] = {}  # each table's games that never came, as last said
 
     async def run(self) -> None:
         """Connect, subscribe and take every message; on a lost broker, try again (never raises)."""
@@ -101,6 +105,7 @@ class Club:
                     for done in taken:
                         if done.qos:
                             _paho(client).ack(done.mid, done.qos)
+                    self._look_for_gaps({table for table, _ in new})
                     if new and self.on_update is not None:
                         self.on_update([Update(table, event, at) for table, event in new])
                     taken, new = [], []
@@ -108,19 +113,34 @@ class Club:
             self.league.rollback()  # what was taken and not committed comes again: the broker has no ack for it
 
     def _receive(self, message: aiomqtt.Message) -> list[tuple[str, str]]:
-        """The message into the league: the new event's (table, id), if it was one."""
+        """The message into the league once :mod:`companion.club.schema` has checked it: the new event's (table,
+        id), if it was one. A message that is no table's is logged, set aside in the league and taken (its
+        acknowledgement goes with the others'): left unacknowledged, the broker would give it again at every start."""
         parts = message.topic.value.split("/")
-        table, topic = parts[1], parts[2]
-        payload = message.payload if isinstance(message.payload, bytes | str) else str(message.payload)
-        if topic == "status":
-            self.league.status(table, payload.decode(errors="replace") if isinstance(payload, bytes) else payload)
-            return []
+        name, topic = parts[1], parts[2]
+        payload = bytes(message.payload)  # what paho received, as it received it
         try:
+            table = schema.table(name)
+            if topic == "status":
+                self.league.status(table, schema.status(payload))
+                return []
+            schema.event(payload)
             event = self.league.receive(table, payload)
-        except BadEvent as exc:
-            log.warning("club: table %s sent something that is not an event, left out: %s", table, exc)
+        except (BadMessage, BadEvent) as exc:
+            shown = schema.shown(name)
+            log.warning("club: table %s sent on %s what no table sends, set aside: %s", shown, topic, exc)
+            self.league.set_aside(shown, topic, payload, str(exc))
             return []
         return [] if event is None else [(table, event)]
+
+    def _look_for_gaps(self, tables: set[str]) -> None:
+        """Say once each run of a table's games that never came (the board shows them: :meth:`League.missing`)."""
+        for table in tables:
+            missing = self.league.missing(table)
+            if missing != self._missing.get(table, []):
+                lost = ", ".join(map(games, missing))
+                log.warning("club: table %s: no event came of its games %s; they are not in the standings", table, lost)
+            self._missing[table] = missing
 
     def _client(self) -> aiomqtt.Client:
         broker = self.broker
@@ -148,6 +168,12 @@ async def stop(*tasks: asyncio.Task[Any]) -> None:
         for task in running:
             task.cancel()
         _, running = await asyncio.wait(running, timeout=STOP_S)
+
+
+def games(run: tuple[int, int]) -> str:
+    """A run of game numbers as the log and the board say it: ``3``, ``5-7``."""
+    first, last = run
+    return str(first) if first == last else f"{first}-{last}"
 
 
 def _paho(client: aiomqtt.Client) -> paho.Client:

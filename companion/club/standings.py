@@ -66,7 +66,17 @@ CREATE TABLE IF NOT EXISTS tables (
     status TEXT NOT NULL,
     changed REAL NOT NULL
 );
+CREATE TABLE IF NOT EXISTS set_aside (  -- messages that were no table's (companion.club.schema), never used
+    tbl TEXT NOT NULL,
+    topic TEXT NOT NULL,
+    why TEXT NOT NULL,
+    size INTEGER NOT NULL,
+    head BLOB NOT NULL,  -- the payload's first SET_ASIDE_BYTES
+    received REAL NOT NULL
+);
 """
+SET_ASIDE_BYTES = 1024  # what is kept of a message set aside: enough to see what it was
+SET_ASIDE_ROWS = 10_000  # the newest kept: a flood of them cannot fill the club's disk
 END = -1  # the end's place in the events table
 ENTRIES = ("action", "undo", "reopen", "zone")  # the events that are journal entries
 CSV_HEAD = ("game", "player", "played", "won", "points", "renuncios")
@@ -211,6 +221,18 @@ class League:
             "INSERT OR REPLACE INTO tables (tbl, status, changed) VALUES (?, ?, ?)", (table, text, self.clock())
         )
 
+    def set_aside(self, table: str, topic: str, payload: bytes, why: str) -> None:
+        """Keep a message that is not a table's (its first bytes, its size and why), committed with the events taken
+        beside it; only the newest SET_ASIDE_ROWS are kept."""
+        self._begin()
+        self._db.execute(
+            "INSERT INTO set_aside (tbl, topic, why, size, head, received) VALUES (?, ?, ?, ?, ?, ?)",
+            (table, topic, why, len(payload), payload[:SET_ASIDE_BYTES], self.clock()),
+        )
+        self._db.execute(
+            "DELETE FROM set_aside WHERE rowid <= (SELECT MAX(rowid) FROM set_aside) - ?", (SET_ASIDE_ROWS,)
+        )
+
     def commit(self) -> None:
         """Make every event taken since the last commit durable; on failure nothing of them is kept, and the
         games are rebuilt from what is."""
@@ -317,6 +339,17 @@ class League:
         """Every table the club has heard of, by name, with its latest game."""
         statuses = dict(self._db.execute("SELECT tbl, status FROM tables").fetchall())
         return [self._now(table, statuses.get(table, "")) for table in sorted(set(statuses) | set(self._latest))]
+
+    def missing(self, table: str) -> list[tuple[int, int]]:
+        """The games before ``table``'s latest of which the league has no event at all, as (first, last) runs: a
+        table numbers its games from 1 without a gap, so these were lost on the way (a broker that dropped them, a
+        session another client took) and are not in the standings."""
+        rows = self._db.execute(
+            "SELECT before + 1, game - 1 FROM (SELECT game, LAG(game, 1, 0) OVER (ORDER BY game) AS before "
+            "FROM (SELECT DISTINCT game FROM events WHERE tbl = ?)) WHERE game > before + 1",
+            (table,),
+        )
+        return [(first, last) for first, last in rows]
 
     def _now(self, table: str, status: str) -> TableNow:
         number = self._latest.get(table)

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import logging
 import signal
 import sqlite3
 import sys
@@ -21,6 +22,8 @@ from companion.i18n import _
 from companion.systemd import Notifier, log_to
 
 LOOPBACK = ("127.0.0.1", "localhost", "::1")
+
+log = logging.getLogger("companion.club")
 
 
 def register(subparsers: Any) -> None:
@@ -126,9 +129,17 @@ async def _serve(mqtt: MqttConfig, db: Path, listen: tuple[str, int], language: 
         tables = _("the tables from {url} (its own mosquitto)") if own_broker else _("the tables from {url}")
         print(f"companion club: {tables.format(url=mqtt.url)}", flush=True)
         systemd.send("READY=1")
+        tasks = {"the board": serving, "the league's reader": reading}
         while not stopping.done():
             systemd.tick(time.monotonic())
-            await asyncio.wait({stopping}, timeout=min(1.0, systemd.watchdog_s or 1.0))
+            await asyncio.wait(
+                {stopping, *tasks.values()}, timeout=min(1.0, systemd.watchdog_s or 1.0), return_when="FIRST_COMPLETED"
+            )
+            for name, task in tasks.items():
+                if task.done():  # a fault of ours: the process stops (no more watchdog), and systemd starts it again
+                    error = None if task.cancelled() else task.exception()
+                    log.critical("club: %s stopped (%r); the club stops", name, error, exc_info=error)
+                    return 1
         systemd.send("STOPPING=1")
         return 0
     finally:

@@ -39,6 +39,7 @@ LAYERS = (
         (
             "files.py",
             "i18n.py",
+            "names.py",
             "decks/",
             "rules/",
             "games/",

@@ -45,6 +45,21 @@ def play(journal: Journal, game: str, seed: int, *, names: tuple[str, ...] = (),
     return number
 
 
+def replaced(journal: Journal, seed: int = 1) -> int:
+    """A Seises game as a table writes it, replaced by a new game after twelve plays (it counts); its number."""
+    config = GameConfig("seises")
+    engine = Referee(config, {}).game
+    robots = find_kind("seises").robots(engine, random.Random(seed))
+    number = journal.new_game(config.settings(), 0.0)
+    for t in range(1, 13):
+        action, hand = robots.choose()
+        engine.push(action)
+        robots.played(action, hand)
+        journal.append(number, Entry("action", str(action), float(t)))
+    journal.finish(number, {"termination": "replaced", "winner": None})
+    return number
+
+
 def expected(journals: dict[str, Journal]) -> list[Standing]:
     """The standings as the journals have them: each ended game replayed as the table resumes one, each side's
     result from its kind; summed per game and player."""

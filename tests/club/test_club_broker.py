@@ -7,23 +7,20 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import json
-import time
-from collections.abc import AsyncIterator, Callable, Iterator
+from collections.abc import Iterator
 from pathlib import Path
 
 import aiomqtt
 import pytest
-from brokers import Broker
+from brokers import Broker, sample_lines
+from clubs import Watch, mqtt, until
 from nights import NAMES, Night, a_night, expected, play
 
 from companion.club.feed import pending
 from companion.club.publisher import CURSOR, publish_journal
-from companion.club.service import Club, Update, stop
+from companion.club.service import Club
 from companion.club.standings import League
-from companion.config import MqttConfig, read_mqtt
 from companion.journal import Cursor
-
-SAMPLE = Path(__file__).resolve().parents[2] / "systemd" / "mosquitto-companion.conf"
 
 
 @pytest.fixture
@@ -32,42 +29,12 @@ def broker(tmp_path: Path) -> Iterator[Broker]:
     club away, or busy with a backlog, has not taken (the tests below fail with it)."""
     folder = tmp_path / "broker"
     folder.mkdir()
-    queue = [line for line in SAMPLE.read_text().splitlines() if line.startswith("max_queued_messages")]
-    assert len(queue) == 1, "the sample config sets the broker's queue a client"
-    broker = Broker(folder, f"allow_anonymous true\n{queue[0]}\n")
+    broker = Broker(folder, f"allow_anonymous true\n{sample_lines('max_queued_messages')}")
     broker.start()
     try:
         yield broker
     finally:
         broker.stop()
-
-
-def mqtt(broker: Broker, table: str) -> MqttConfig:
-    config = read_mqtt({"url": broker.url, "table": table}, "test")
-    assert config is not None
-    return config
-
-
-class Watch:
-    """A club on the test's loop, with what its ``on_update`` heard."""
-
-    def __init__(self, broker: Broker, path: Path, league: League | None = None) -> None:
-        self.league = league or League(path)
-        self.updates: list[Update] = []
-        self.club = Club(mqtt(broker, "club"), self.league, on_update=self.updates.extend)
-
-    @contextlib.asynccontextmanager
-    async def running(self) -> AsyncIterator[Watch]:
-        task = asyncio.create_task(self.club.run())
-        await asyncio.wait_for(self.club.connected.wait(), 10)
-        try:
-            yield self
-        finally:
-            await stop(task)
-            self.league.close()
-
-    def ids(self) -> list[tuple[str, str]]:
-        return [(update.table, update.event) for update in self.updates]
 
 
 async def publish(broker: Broker, night: Night, table: str, *, again: bool = False) -> None:
@@ -77,13 +44,6 @@ async def publish(broker: Broker, night: Night, table: str, *, again: bool = Fal
     if again:
         journal.move_cursor(CURSOR, Cursor())
     await publish_journal(mqtt(broker, table), journal)
-
-
-async def until(check: Callable[[], bool], seconds: float = 20.0) -> None:
-    end = time.monotonic() + seconds
-    while not check():
-        assert time.monotonic() < end, "timed out"
-        await asyncio.sleep(0.02)
 
 
 def everything(night: Night) -> set[tuple[str, str]]:

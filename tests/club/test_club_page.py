@@ -115,3 +115,25 @@ def test_the_board_speaks_the_club_s_language(tmp_path: Path, browser: Browser) 
             return said, await page.evaluate("document.title"), await page.evaluate("document.documentElement.lang")
 
     assert asyncio.run(look()) == ("Ninguna mesa ha publicado aún", "El club", "es")
+
+
+def test_the_board_says_which_games_of_a_table_never_came(tmp_path: Path, browser: Browser) -> None:
+    """Games 1, 3 and 4 of t2 lost on the way (a session another login took): the board says so, in its language."""
+    night = a_night(tmp_path)
+    league = League(":memory:")
+    for table, text in night.everything():
+        if table == "t1" or json.loads(text)["game"] == 2:
+            league.receive(table, text)
+    for number in (5, 6):
+        start = {"id": f"{number}:0", "game": number, "type": "start", "settings": {"game": "seises"}}
+        league.receive("t2", json.dumps(start))
+    league.commit()
+
+    async def look() -> list[str]:
+        async with board(league, "es") as (_, url), browser.page(url) as page:
+            await page.until("document.querySelectorAll('.table').length === 2")
+            return list(await page.evaluate("[...document.querySelectorAll('.table')].map((t) => t.innerText)"))
+
+    t1, t2 = asyncio.run(look())
+    assert "no llegaron" not in t1
+    assert "las partidas 1, 3-4 no llegaron: no cuentan" in t2

@@ -7,37 +7,25 @@ import asyncio
 import contextlib
 import json
 import logging
-import subprocess
 from collections.abc import Awaitable, Callable, Iterator
 from pathlib import Path
 
 import aiomqtt
 import pytest
-from brokers import Board, Broker
+from brokers import Board, Broker, sample_broker
 
 from companion.club.publisher import CURSOR, Publisher, publish_journal
 from companion.config import GameConfig, read_mqtt
 from companion.journal import Cursor, Entry, Journal
 
 Until = Callable[..., Awaitable[None]]
-SAMPLE = Path(__file__).resolve().parents[2] / "systemd"
 ACCOUNTS = {"t1": "t1-secret", "club": "club-secret", "homeassistant": "house-secret"}
 
 
 @pytest.fixture
 def club_broker(tmp_path: Path) -> Iterator[Broker]:
-    """mosquitto with the sample's login and ACL lines, its files in the test's folder instead of /etc/mosquitto."""
-    folder = tmp_path / "broker"
-    folder.mkdir()
-    (folder / "companion.acl").write_text((SAMPLE / "mosquitto-companion.acl").read_text())
-    passwords = folder / "companion.passwd"
-    for user, password in ACCOUNTS.items():
-        create = ["-c"] if not passwords.exists() else []
-        subprocess.run(["mosquitto_passwd", *create, "-b", str(passwords), user, password], check=True)
-    lines = (SAMPLE / "mosquitto-companion.conf").read_text().splitlines()
-    security = [line for line in lines if line.startswith(("allow_anonymous", "password_file", "acl_file"))]
-    assert len(security) == 3, "the sample config logs every client in, with a password file and an ACL"
-    broker = Broker(folder, "".join(line.replace("/etc/mosquitto/", f"{folder}/") + "\n" for line in security))
+    """mosquitto with the sample's logins, ACL and limits, its files in the test's folder instead of /etc/mosquitto."""
+    broker = sample_broker(tmp_path / "broker", ACCOUNTS)
     broker.start()
     try:
         yield broker

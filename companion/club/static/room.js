@@ -22,6 +22,7 @@ function drawTable(table, t) {
   const about = [table.title, fill(t.game, { number: table.number })];
   if (table.waiting) about.push(fill(t.waiting, { event: table.waiting }));
   card.append(el("p", { class: "about" }, about.join(" · ")));
+  if (table.missing) card.append(el("p", { class: "missing" }, fill(t.missing, { games: table.missing })));
   const rows = table.sides.map((side) =>
     el("tr", { class: side.won ? "won" : "" }, el("td", {}, side.player), el("td", {}, String(side.points))),
   );
