@@ -61,6 +61,8 @@ class Table:
                 self._resume(last)
                 ended = self.referee.game_over()
                 if ended is None:
+                    for entry in self._zones_from_journal(last.id, now):  # a game whose zones were never journaled
+                        self._append(entry, now)
                     self.show(now)
                     return
                 # the power went between the action that ended it and its outcome: closed as it ended
@@ -74,6 +76,8 @@ class Table:
                 self._close({"termination": "damaged", "winner": None, "damage": str(exc)}, now)
                 self.referee.start(configured)
                 self.referee.handle(JournalNotice("damaged_game", last.id), now)
+        if last is not None:
+            self._zones_from_journal(last.id + 1, now)  # the new game journals them as it opens
         self._open_game(configured.settings(), now)
         log.info("new game %d (%s)", self.game_id, configured.name)
         self.show(now)
@@ -144,10 +148,31 @@ class Table:
             self._close({"termination": outcome.termination, "winner": outcome.winner}, now)
 
     def _open_game(self, settings: dict[str, Any], now: float) -> None:
-        """A new game: its row is written now, or with its first entry once the disk has room."""
+        """A new game: its row is written now, or with its first entry once the disk has room; then the heads its
+        zones learnt in the games before (the master cards lie where they were), so that a restart knows them."""
         self._finished = False
         self._unsaved = settings
         self._saved(now)
+        for entry in self.referee.learnt_zones(now):
+            self._append(entry, now)
+
+    def _zones_from_journal(self, before: int, now: float) -> list[Entry]:
+        """Zones that still wait for their heads learn them from the last game of this kind before game ``before``
+        that registered any (a journal from before every game journaled its zones); the entries of those learnt."""
+        learnt: list[Entry] = []
+        if not self.referee.registering:
+            return learnt
+        for record in reversed(self.journal.games()):
+            if record.id >= before or record.settings.get("game") != self.referee.kind.name:
+                continue
+            entries, _damaged = self.journal.readable_entries(record.id)
+            heads = [entry.text.split() for entry in entries if entry.kind == "zone"]
+            for zone, head in (pair for pair in heads if len(pair) == 2):
+                if self.referee.learn_zone(zone, head):
+                    learnt.append(Entry("zone", f"{zone} {head}", now))
+            if heads:
+                break
+        return learnt
 
     def _saved(self, now: float) -> bool:
         """Whether what comes before the game's entries is on disk: the outcomes of the games closed while the disk

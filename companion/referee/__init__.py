@@ -252,9 +252,28 @@ class Referee:
         self.zones.heads[zone] = card
         if self.registering:
             self._say(MessageKind.INFO, "registered", master=self.card_name(card), zone=zone)
-        else:
-            self._say(MessageKind.INFO, "ready")
+        else:  # whoever plays next: at a game's start its first player, after a restart whoever's turn it is
+            self._say(MessageKind.INFO, "ready", who=self.kind.who(self.game.snapshot()["turn"], self.language))
         return [Entry("zone", f"{zone} {card}", now)]
+
+    def learnt_zones(self, now: float) -> list[Entry]:
+        """The zone entries of the heads the zones learnt (not those their roles name): a new game journals them,
+        so that resuming it after a power cut sets its zones up as they are."""
+        return [
+            Entry("zone", f"{zone} {head}", now)
+            for zone, head in self.zones.heads.items()
+            if self.kind.zone_head(self.zones.roles.get(zone, "")) is None
+        ]
+
+    def learn_zone(self, zone: str, head: str) -> bool:
+        """``zone`` is headed by ``head``, as an earlier game on these zones registered it: learnt if the zone still
+        waits for its head and ``head`` heads no other zone; whether it was."""
+        if zone not in self.zones.waiting() or head not in self.kind.heads(self.game):
+            return False
+        if self.zones.head_of(head) is not None:
+            return False
+        self.zones.heads[zone] = head
+        return True
 
     def _press(self, press: Press, now: float) -> list[Entry]:
         if self.pairing_code is not None:  # any button closes the pairing code, and voids it

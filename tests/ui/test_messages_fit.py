@@ -110,6 +110,7 @@ def fields(lang: str) -> dict[str, object]:
         "penalty": translate(TEXT["penalty"], lang).format(points=50),
         "leads": "B",
         "name": "Maximiliano",
+        "who": translate("seat {seat}", lang).format(seat=8),  # whoever plays next, as a kind says it
     }
 
 
