@@ -16,10 +16,10 @@ from dataclasses import dataclass, field
 from typing import Any, Protocol
 
 from companion.config import GameConfig
-from companion.events import Press, ZoneScan
+from companion.events import CardArrived, Press, ZoneScan
 from companion.journal import Entry, GameRecord, Journal, JournalError
 from companion.nfc.tracking import TableTracker
-from companion.referee import Event, JournalNotice, JournalStatus, ReaderStatus, Referee
+from companion.referee import CardFound, Event, JournalNotice, JournalStatus, ReaderStatus, Referee
 from companion.view import Output
 
 __all__ = ["Borrower", "Table"]
@@ -47,6 +47,8 @@ class Table:
     _held: list[Entry] = field(default_factory=list)  # that game's entries meanwhile
     _outcomes: dict[int, dict[str, Any]] = field(default_factory=dict)  # games closed while the disk had no room
     borrower: Borrower | None = None  # while set, the readers and the outputs serve it, not the game
+    # After a restart (the journal held a game): each zone's scans since, while the cards they find were lying there
+    _looks: dict[str, int] | None = None
 
     def start(self, now: float) -> None:
         """Resume the last unfinished game from the journal, or start the configured one.
@@ -56,18 +58,17 @@ class Table:
         """
         configured = self.referee.config
         last = self.journal.last_game()
+        self._looks = None if last is None else {}
         if last is not None and last.outcome is None:
             try:
                 self._resume(last)
+                for entry in self._zones_from_journal(last.id, now):  # a game whose zones were never journaled
+                    self._append(entry, now)
                 ended = self.referee.game_over()
-                if ended is None:
-                    for entry in self._zones_from_journal(last.id, now):  # a game whose zones were never journaled
-                        self._append(entry, now)
-                    self.show(now)
-                    return
-                # the power went between the action that ended it and its outcome: closed as it ended
-                self._close({"termination": ended.termination, "winner": ended.winner}, now)
-                self.referee.start(configured)
+                if ended is not None:  # the power went between the action that ended it and its outcome
+                    self._close({"termination": ended.termination, "winner": ended.winner}, now)
+                self.show(now)
+                return
             except (ValueError, KeyError, TypeError, IndexError, JournalError) as exc:
                 log.error(
                     "game %d in %s cannot be resumed: %s; it is closed as damaged", last.id, self.journal.path, exc
@@ -108,6 +109,10 @@ class Table:
             self.borrower.scan(scan, now)
             return
         events: list[Event] = list(self.tracker.feed(scan))
+        if self._looks is not None and not scan.reader_down and self._looks.get(scan.zone, 0) < self.tracker.absences:
+            # the zone's first look since the restart, as long as a card takes to count as gone: it finds what lay
+            self._looks[scan.zone] = self._looks.get(scan.zone, 0) + 1
+            events = [CardFound(e.zone, e.card) if isinstance(e, CardArrived) else e for e in events]
         if scan.reader_down != (scan.zone in self.referee.readers_down):
             events.append(ReaderStatus(scan.zone, not scan.reader_down, scan.error or ""))
         if events:

@@ -281,3 +281,21 @@ def power_cut_to(table: Table, scenario: Scenario, folder: Path, club: Club) -> 
     table.journal.close()
     club.cursor = Cursor(club.cursor.game, max(0, club.cursor.seq - 2)) if club.cursor.game else club.cursor
     return table_of(scenario, folder)
+
+
+def test_a_game_whose_winning_play_is_on_disk_but_not_its_outcome_is_closed_on_start_and_can_be_reopened(
+    tmp_path: Path,
+) -> None:
+    lines = (GAMES / "seises-undo-winning-play.txt").read_text().splitlines()[2:]
+    table = seises_table(tmp_path)
+    for t, line in enumerate(lines[: lines.index("undo")], start=1):  # the power went before its outcome
+        table.journal.append_later(table.game_id, Entry("action", line, float(t)))
+    table.journal.flush()
+    game = table.game_id
+    table = power_cut(table, tmp_path)
+    record_ = table.journal.game(game)
+    assert table.game_id == game and record_ is not None
+    assert record_.outcome == {"termination": "goal", "winner": 3}, "closed as the table has it"
+    act(table, "undo", 9000.0)
+    record_ = table.journal.game(game)
+    assert record_ is not None and record_.outcome is None

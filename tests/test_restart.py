@@ -6,13 +6,14 @@ from __future__ import annotations
 from pathlib import Path
 
 from companion.config import GameConfig
-from companion.events import CardArrived, CardLeft
+from companion.events import Button, CardArrived, CardLeft, Press, ZoneScan
 from companion.journal import Entry, Journal
 from companion.menu import Settings
 from companion.nfc.registry import Registry
 from companion.nfc.tracking import TableTracker
 from companion.referee import NewGame, Referee
 from companion.table import Table
+from companion.view import ZoneLight
 
 MASTERS = ("M1R", "M2R", "M3R", "M4R", "M1B", "M2B", "M3B", "M4B")
 AUTO = {f"z{k}": "auto" for k in range(1, 9)}
@@ -98,3 +99,88 @@ def test_master_cards_laid_again_after_a_restart_name_the_pair_whose_turn_it_is(
     register(table)
     message = table.referee.view().message
     assert message is not None and message.title == "Listo: empieza la pareja B"
+
+
+# ---- cards lying on the zones when the table comes back --------------------------------------------------------
+
+UIDS = {
+    "6O": bytes.fromhex("04000000000001"),
+    "7O": bytes.fromhex("04000000000002"),
+    "5O": bytes.fromhex("04000000000003"),
+}
+
+
+def seises_table(folder: Path, *, confirm: bool = False) -> Table:
+    """A 4-seat Seises table on one zone, its cards' tags bound in the registry; started (or resumed)."""
+    registry = Registry.load(folder / "registry.toml", deck="spanish-40")
+    for card, uid in UIDS.items():
+        registry.bind(uid, card)
+    referee = Referee(GameConfig(confirm_turns=confirm), {"z1": "table"})
+    table = Table(referee, TableTracker(registry), Journal(folder / "journal.db"))
+    table.start(0.0)
+    return table
+
+
+def scan(table: Table, t: float, *cards: str) -> None:
+    table.scan(ZoneScan("z1", tuple(UIDS[card] for card in cards), t), t)
+
+
+def lift_all(table: Table, t: float) -> None:
+    for k in range(table.tracker.absences):
+        scan(table, t + k / 10)
+
+
+def actions(table: Table) -> list[str]:
+    return [entry.text if entry.kind == "action" else entry.kind for entry in table.journal.entries(table.game_id)]
+
+
+def test_a_play_taken_back_and_left_on_its_zone_is_not_played_again_after_a_power_cut(tmp_path: Path) -> None:
+    table = seises_table(tmp_path)
+    scan(table, 1.0, "6O")
+    lift_all(table, 1.1)
+    scan(table, 2.0, "7O")
+    table.press(Press(Button.UNDO, "long", 3.0), 3.0)  # the 7 taken back, and left lying on the zone
+    assert actions(table) == ["play 6O", "play 7O", "undo"]
+    table.journal.close()
+    table = seises_table(tmp_path)
+    scan(table, 10.0, "7O")
+    assert actions(table) == ["play 6O", "play 7O", "undo"], "the undone play is not made again"
+    view = table.referee.view()
+    assert view.zone_lights["z1"] is ZoneLight.ILLEGAL
+    assert view.message is not None and (view.message.title, view.message.todo) == (
+        "7 de oros estaba en z1",
+        "Levántala y vuelve a ponerla",
+    )
+    lift_all(table, 10.1)
+    assert table.referee.view().zone_lights["z1"] is ZoneLight.OFF and table.referee.view().message is None
+    scan(table, 11.0, "7O")  # laid again: now it is a play
+    assert actions(table)[-1] == "play 7O"
+
+
+def test_with_confirmation_a_card_found_lying_is_not_pending_and_says_what_to_do(tmp_path: Path) -> None:
+    table = seises_table(tmp_path, confirm=True)
+    scan(table, 1.0, "6O")
+    table.press(Press(Button.CONFIRM, "short", 1.5), 1.5)
+    lift_all(table, 1.6)
+    scan(table, 2.0, "7O")  # laid, waiting for OK, when the power goes
+    table.journal.close()
+    table = seises_table(tmp_path, confirm=True)
+    scan(table, 10.0, "7O")
+    assert table.referee.pending is None
+    view = table.referee.view()
+    assert view.zone_lights["z1"] is ZoneLight.ILLEGAL and view.message is not None
+    assert view.message.title == "7 de oros estaba en z1"
+
+
+def test_a_card_whose_play_is_on_the_table_lies_there_quietly_after_a_restart(tmp_path: Path) -> None:
+    table = seises_table(tmp_path)
+    scan(table, 1.0, "6O")
+    table.journal.close()
+    table = seises_table(tmp_path)
+    scan(table, 10.0, "6O")
+    assert actions(table) == ["play 6O"]
+    view = table.referee.view()
+    assert view.zone_lights["z1"] is ZoneLight.OFF and view.message is None
+    lift_all(table, 10.1)
+    scan(table, 11.0, "7O")  # the zone's first look is over: a card laid now is a play
+    assert actions(table) == ["play 6O", "play 7O"]

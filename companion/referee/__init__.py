@@ -39,13 +39,14 @@ from companion.menu import Menu, Settings
 from companion.referee.health import Health, HealthEvent, HubStatus, JournalNotice, JournalStatus, ReaderStatus
 from companion.referee.phone import NewGame, PairingEnded, SeatNames, new_code
 from companion.referee.texts import TEXT, TODO
-from companion.referee.zones import Zones
+from companion.referee.zones import CardFound, Zones
 from companion.rules import Action, Game, IllegalPlay, Outcome, Reason
 from companion.rules.transcript import UNDO, TranscriptError, parse_line
 from companion.rules.words import card_name, undone_words
 from companion.view import Message, MessageKind, StatusLight, TableView, ZoneLight
 
 __all__ = [
+    "CardFound",
     "HubStatus",
     "JournalNotice",
     "JournalStatus",
@@ -68,7 +69,9 @@ class Pending:
 
 
 PhoneEvent = SeatNames | NewGame | PairingEnded  # what a paired phone changes (companion.referee.phone)
-Event = CardArrived | CardLeft | UnknownTag | UnknownTagLeft | SameCardTwice | Press | HealthEvent | PhoneEvent
+Event = (
+    CardArrived | CardFound | CardLeft | UnknownTag | UnknownTagLeft | SameCardTwice | Press | HealthEvent | PhoneEvent
+)
 
 
 class Referee:
@@ -155,6 +158,8 @@ class Referee:
             return self._phone(event, now)
         if isinstance(event, CardArrived):
             return self._arrived(event.zone, event.card, now)
+        if isinstance(event, CardFound):
+            return self._found(event.zone, event.card, now)
         if isinstance(event, CardLeft):
             return self._left(event.zone, event.card, now)
         if isinstance(event, UnknownTagLeft):
@@ -217,6 +222,19 @@ class Referee:
         self.message = None
         if not self.config.confirm_turns:
             return self._commit(now)
+        return []
+
+    def _found(self, zone: str, card: str, now: float) -> list[Entry]:
+        """A card lying on ``zone`` when the table started: never a play. One whose play would be legal (made and
+        taken back by an UNDO, or never confirmed) is asked to be lifted and laid again; one whose play is on the
+        table lies where it was laid; a master card heads its zone, and any other is refused, as if laid."""
+        meant = None if self.registering or self.zones.lying.get(zone) else self.meaning(card, zone)
+        reason = None if meant is None or isinstance(meant, Message) else self.game.reason(meant)
+        if meant is None or isinstance(meant, Message) or reason not in (None, Reason.ON_TABLE):
+            return self._arrived(zone, card, now)
+        self.zones.lay(zone, card)
+        if reason is None:
+            self._warn(zone, ZoneLight.ILLEGAL, MessageKind.ILLEGAL, "lying", card=self.card_name(card), zone=zone)
         return []
 
     def meaning(self, card: str, zone: str) -> Action | Message:
