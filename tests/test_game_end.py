@@ -4,20 +4,23 @@ counted), and a power cut after it resumes the reopened game exactly."""
 
 from __future__ import annotations
 
+import asyncio
 import functools
 import json
 import sys
-from collections.abc import Iterator
+from collections.abc import Awaitable, Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from companion.club.feed import pending
+from companion.club.publisher import CURSOR, Publisher
 from companion.club.standings import League
-from companion.config import GameConfig
+from companion.config import GameConfig, parse_config
 from companion.events import Button, CardArrived, CardLeft, Press
 from companion.games import register, unregister
 from companion.games.sexto_set import SextoSetKind
@@ -27,9 +30,13 @@ from companion.nfc.tracking import TableTracker
 from companion.referee import Referee
 from companion.referee.history import standing
 from companion.rules import Action, Play
-from companion.rules.transcript import UNDO, parse_line
+from companion.rules.transcript import UNDO, parse_line, state
 from companion.table import Table
 
+if TYPE_CHECKING:
+    from brokers import Board
+
+Until = Callable[..., Awaitable[None]]
 GAMES = Path(__file__).parent / "games"
 sys.path.insert(0, str(GAMES))
 import record  # noqa: E402
@@ -299,3 +306,44 @@ def test_a_game_whose_winning_play_is_on_disk_but_not_its_outcome_is_closed_on_s
     act(table, "undo", 9000.0)
     record_ = table.journal.game(game)
     assert record_ is not None and record_.outcome is None
+
+
+def test_the_publisher_sends_the_reopening_and_the_club_counts_the_last_winner(
+    tmp_path: Path, board: Board, until: Until
+) -> None:
+    """The table's publisher on a real mosquitto: the first end, the undo and the reopening, the second end."""
+    lines = (GAMES / "seises-undo-winning-play.txt").read_text().splitlines()[2:]
+    first_undo = lines.index("undo")
+    table = seises_table(tmp_path)
+    for t, line in enumerate(lines[: first_undo - 1], start=1):
+        table.journal.append_later(table.game_id, Entry("action", line, float(t)))
+    table.journal.flush()
+    table = power_cut(table, tmp_path)  # the table resumes the game just before its winning play
+    earlier = pending(table.journal, Cursor())  # sent before: the club has them
+    table.journal.move_cursor(CURSOR, earlier[-1][0])
+    mqtt = parse_config(f'[mqtt]\nurl = "{board.broker.url}"\ntable = "t1"\n', "t").mqtt
+    assert mqtt is not None
+    publisher = Publisher(mqtt, table.journal, lambda: state(table.referee.game))
+
+    expected: list[str] = []
+
+    async def publish(moves: list[str], t: float) -> None:
+        for k, line in enumerate(moves):
+            act(table, line, t + k)
+        expected.extend(event["id"] for _, event in pending(table.journal, table.journal.cursor(CURSOR)))
+        async with board.watching():
+            await publisher.send_once()
+            await until(lambda: board.ids() == expected)
+
+    asyncio.run(publish(lines[first_undo - 1 : first_undo], 5000.0))  # seat 3 wins
+    asyncio.run(publish(lines[first_undo : first_undo + 1], 6000.0))  # the winning play undone: reopened
+    asyncio.run(publish(lines[first_undo + 1 :], 7000.0))  # 10 more undone, then seat 4 wins
+    kinds = [event["type"] for event in board.events]
+    assert kinds.count("end") == 2 and kinds.index("reopen") == kinds.index("end") + 2
+    assert [event["outcome"]["winner"] for event in board.events if event["type"] == "end"] == [3, 4]
+    league = League(":memory:")
+    for event in [event for _, event in earlier] + board.events:
+        league.receive("t1", json.dumps(event))
+    league.commit()
+    assert [(row.player, row.played) for row in league.standings() if row.won] == [("t1 asiento 4", 1)]
+    assert board.state["t1"]["winner"] == 4
