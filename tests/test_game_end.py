@@ -17,9 +17,11 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from companion.cli import main
 from companion.club.feed import pending
 from companion.club.publisher import CURSOR, Publisher
 from companion.club.standings import League
+from companion.commands.history import transcript
 from companion.config import GameConfig, parse_config
 from companion.events import Button, CardArrived, CardLeft, Press
 from companion.games import register, unregister
@@ -90,7 +92,9 @@ class Club:
         return sum(row.played for row in self.league.standings())
 
 
-def test_an_undo_of_the_winning_play_reopens_the_game_everywhere_and_another_seat_wins(tmp_path: Path) -> None:
+def test_an_undo_of_the_winning_play_reopens_the_game_everywhere_and_another_seat_wins(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     lines = (GAMES / "seises-undo-winning-play.txt").read_text().splitlines()[2:]
     first_undo = lines.index("undo")
     table = seises_table(tmp_path)
@@ -138,6 +142,11 @@ def test_an_undo_of_the_winning_play_reopens_the_game_everywhere_and_another_sea
     club.hear(table.journal)
     assert club.winners() == ["t1 asiento 4"] and club.played() == 4, "counted once, for its last winner"
     assert club.league.tables()[0].over
+    exported, damaged = transcript(record, table.journal)  # companion export: the reopening is a comment
+    assert not damaged and '# reopen {"termination": "goal", "winner": 3}' in exported.splitlines()
+    (tmp_path / "game.txt").write_text(exported)
+    assert main(["play", "seises", str(tmp_path / "game.txt"), "--json"]) == 0
+    assert json.loads(capsys.readouterr().out.splitlines()[-1]) == {**table.referee.game.snapshot(), "refused": []}
 
 
 # ---- random play with undos across hand, set and game ends, and power cuts anywhere ------------------------------
