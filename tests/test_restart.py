@@ -3,6 +3,7 @@ one begun from the menu or the phone), and the cards lying on the zones, which a
 
 from __future__ import annotations
 
+import sys
 from pathlib import Path
 
 from companion.config import GameConfig
@@ -12,8 +13,12 @@ from companion.menu import Settings
 from companion.nfc.registry import Registry
 from companion.nfc.tracking import TableTracker
 from companion.referee import NewGame, Referee
+from companion.rules import Play
 from companion.table import Table
 from companion.view import ZoneLight
+
+sys.path.insert(0, str(Path(__file__).parent / "games"))
+import record
 
 MASTERS = ("M1R", "M2R", "M3R", "M4R", "M1B", "M2B", "M3B", "M4B")
 AUTO = {f"z{k}": "auto" for k in range(1, 9)}
@@ -184,3 +189,30 @@ def test_a_card_whose_play_is_on_the_table_lies_there_quietly_after_a_restart(tm
     lift_all(table, 10.1)
     scan(table, 11.0, "7O")  # the zone's first look is over: a card laid now is a play
     assert actions(table) == ["play 6O", "play 7O"]
+
+
+def test_a_six_that_won_the_hand_lying_on_the_zone_does_not_open_the_next_hand_after_a_power_cut(
+    tmp_path: Path,
+) -> None:
+    _, history = record.seises_game(0, 8, "spanish-40", 0.0, {})
+    won = next(
+        k
+        for k, (action, before, after) in enumerate(history)
+        if isinstance(action, Play) and action.card == "6E" and after and after["hand"] != before["hand"]
+    )
+    journal = Journal(tmp_path / "journal.db")  # the hand won by the 6 of espadas, which still lies on z1
+    game = journal.new_game(GameConfig(players=8, confirm_turns=False).settings(), 0.0)
+    for t, (action, _, _) in enumerate(history[: won + 1], start=1):
+        journal.append_later(game, Entry("action", str(action), float(t)))
+    journal.flush()
+    journal.close()
+    registry = Registry.load(tmp_path / "registry.toml", deck="spanish-40")
+    six = bytes.fromhex("04000000000006")
+    registry.bind(six, "6E")
+    referee = Referee(GameConfig(players=8, confirm_turns=False), {"z1": "table"})
+    table = Table(referee, TableTracker(registry), Journal(tmp_path / "journal.db"))
+    table.start(0.0)
+    assert referee.game.is_legal(Play("6E")), "the 6 could open the next hand"
+    table.scan(ZoneScan("z1", (six,), 1.0), 1.0)
+    assert len(table.journal.entries(game)) == won + 1, "it does not open the next hand by itself"
+    assert referee.view().zone_lights["z1"] is ZoneLight.ILLEGAL
