@@ -92,6 +92,15 @@ class Table:
         self.game_id = last.id
         log.info("resumed game %d (%s) after %d journal entries", last.id, config.name, last.entries)
 
+    @property
+    def looking(self) -> bool:
+        """Whether the table is still taking its first look at its zones after a restart: a card read meanwhile
+        was lying there, and is no play."""
+        looks = self._looks
+        return looks is not None and any(
+            looks.get(zone, 0) < self.tracker.absences for zone in self.referee.zones.roles
+        )
+
     def retry_journal(self, now: float) -> None:
         """While the journal is not recording: try again to write what waits (the daemon calls it now and then)."""
         if not self.referee.journal_ok and self._append(None, now):

@@ -182,11 +182,13 @@ def test_a_card_whose_play_is_on_the_table_lies_there_quietly_after_a_restart(tm
     scan(table, 1.0, "6O")
     table.journal.close()
     table = seises_table(tmp_path)
+    assert table.looking
     scan(table, 10.0, "6O")
     assert actions(table) == ["play 6O"]
     view = table.referee.view()
     assert view.zone_lights["z1"] is ZoneLight.OFF and view.message is None
     lift_all(table, 10.1)
+    assert not table.looking
     scan(table, 11.0, "7O")  # the zone's first look is over: a card laid now is a play
     assert actions(table) == ["play 6O", "play 7O"]
 
