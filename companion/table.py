@@ -117,15 +117,20 @@ class Table:
         if self.borrower is not None:
             self.borrower.scan(scan, now)
             return
-        events: list[Event] = list(self.tracker.feed(scan))
-        if self._looks is not None and not scan.reader_down and self._looks.get(scan.zone, 0) < self.tracker.absences:
-            # the zone's first look since the restart, as long as a card takes to count as gone: it finds what lay
-            self._looks[scan.zone] = self._looks.get(scan.zone, 0) + 1
-            events = [CardFound(e.zone, e.card) if isinstance(e, CardArrived) else e for e in events]
+        events = self._first_look(scan, self.tracker.feed(scan))
         if scan.reader_down != (scan.zone in self.referee.readers_down):
             events.append(ReaderStatus(scan.zone, not scan.reader_down, scan.error or ""))
         if events:
             self._handle(events, now)
+
+    def _first_look(self, scan: ZoneScan, events: Iterable[Event]) -> list[Event]:
+        """``events`` of ``scan``; in a zone's first scans after a restart (as many as a card takes to count as
+        gone), the cards that arrive were lying there: found, not laid."""
+        looks = self._looks
+        if looks is None or scan.reader_down or looks.get(scan.zone, 0) >= self.tracker.absences:
+            return list(events)
+        looks[scan.zone] = looks.get(scan.zone, 0) + 1
+        return [CardFound(e.zone, e.card) if isinstance(e, CardArrived) else e for e in events]
 
     def press(self, press: Press, now: float) -> None:
         if self.borrower is not None:  # any button takes the table back, as it closes the menu's pairing code
