@@ -253,6 +253,7 @@ class Soak(Demo):
             return
         referee.game = old.game  # the same state (checked above); the robots hold this object
         self.table, self.referee, self.journal = table, referee, journal
+        self._poll(table.tracker.absences)  # its first look at the zones, as the daemon polls them from its start
 
     def _hub_led(self, zone: str, colour: str, mode: str) -> None:
         super()._hub_led(zone, colour, mode)

@@ -389,6 +389,11 @@ class ServiceSoak:
         self._check_integrity()
         self._start()
         self.counts["restarts"] += 1
+        # a card the restarted table finds lying on a zone is no play: it asks to lift it and lay it again
+        for zone, cards in self.lying.items():
+            for card in sorted(cards):
+                self._lift(card, zone)
+                self._lay(card, zone)
         if rows == self.rows:
             self._check_journal("after the restart")
 

@@ -19,11 +19,11 @@ from pathlib import Path
 from typing import Any, Protocol
 
 from companion.config import GameConfig
-from companion.events import Button, Press, ZoneScan
+from companion.events import Button, CardArrived, Press, ZoneScan
 from companion.games import ending
 from companion.journal import Entry, GameRecord, Journal, JournalError, Unwritten
 from companion.nfc.tracking import TableTracker
-from companion.referee import Event, JournalNotice, JournalStatus, ReaderStatus, Referee
+from companion.referee import CardFound, Event, JournalNotice, JournalStatus, ReaderStatus, Referee
 from companion.rules import Game
 from companion.view import Output
 
@@ -54,6 +54,8 @@ class Table:
     started_new: bool = False  # start() began a new game rather than resuming one
     borrower: Borrower | None = None  # while set, the readers and the outputs serve it, not the game
     offered: tuple[Path, Unwritten] | None = None  # entries a stop could not write, offered to replay until answered
+    # After a restart (the journal held a game): each zone's scans since, while the cards they find were lying there
+    _looks: dict[str, int] | None = None
 
     def start(self, now: float) -> None:
         """Resume the last unfinished game from the journal, or start the configured one.
@@ -63,16 +65,17 @@ class Table:
         """
         configured = self.referee.config
         last = self.journal.last_game()
+        self._looks = None if last is None else {}
         if last is not None and last.outcome is None:
             try:
                 self._resume(last)
+                for entry in self._zones_from_journal(last.id, now):  # a game whose zones were never journaled
+                    self._append(entry, now)
                 ended = self.referee.game_over()
-                if ended is None:
-                    self.show(now)
-                    return
-                # the power went between the action that ended it and its outcome: closed as it ended, and shown
-                # as it was (its last screen, until the players choose the next game), as if the power had stayed
-                self._close({"termination": ended.termination, "winner": ended.winner}, now)
+                if ended is not None:  # the power went between the action that ended it and its outcome:
+                    # closed as it ended, and shown as it was (its last screen, until the players choose the
+                    # next game), as if the power had stayed
+                    self._close({"termination": ended.termination, "winner": ended.winner}, now)
                 self.show(now)
                 return
             except (ValueError, KeyError, TypeError, IndexError, JournalError) as exc:
@@ -83,6 +86,8 @@ class Table:
                 self._close({"termination": "damaged", "winner": None, "damage": str(exc)}, now)
                 self.referee.start(configured)
                 self.referee.handle(JournalNotice("damaged_game", last.id), now)
+        if last is not None:
+            self._zones_from_journal(last.id + 1, now)  # the new game journals them as it opens
         self._open_game(configured.settings(), now)
         self.started_new = True
         log.info("new game %d (%s)", self.game_id, configured.name)
@@ -159,6 +164,15 @@ class Table:
         path, self.offered = self.offered[0], None
         log.warning("the table went on before the unwritten entries of %s were replayed: kept there", path)
 
+    @property
+    def looking(self) -> bool:
+        """Whether the table is still taking its first look at its zones after a restart: a card read meanwhile
+        was lying there, and is no play."""
+        looks = self._looks
+        return looks is not None and any(
+            looks.get(zone, 0) < self.tracker.absences for zone in self.referee.zones.roles
+        )
+
     def retry_journal(self, now: float) -> None:
         """While the journal is not recording: try again to write what waits (the daemon calls it now and then)."""
         if not self.referee.journal_ok and self._append(None, now):
@@ -175,11 +189,20 @@ class Table:
         if self.borrower is not None:
             self.borrower.scan(scan, now)
             return
-        events: list[Event] = list(self.tracker.feed(scan))
+        events = self._first_look(scan, self.tracker.feed(scan))
         if scan.reader_down != (scan.zone in self.referee.readers_down):
             events.append(ReaderStatus(scan.zone, not scan.reader_down, scan.error or ""))
         if events:
             self._handle(events, now)
+
+    def _first_look(self, scan: ZoneScan, events: Iterable[Event]) -> list[Event]:
+        """``events`` of ``scan``; in a zone's first scans after a restart (as many as a card takes to count as
+        gone), the cards that arrive were lying there: found, not laid."""
+        looks = self._looks
+        if looks is None or scan.reader_down or looks.get(scan.zone, 0) >= self.tracker.absences:
+            return list(events)
+        looks[scan.zone] = looks.get(scan.zone, 0) + 1
+        return [CardFound(e.zone, e.card) if isinstance(e, CardArrived) else e for e in events]
 
     def press(self, press: Press, now: float) -> None:
         if self.offered is not None and self.referee.pending is not None:  # a play waits: the buttons are its
@@ -226,10 +249,31 @@ class Table:
             self._close({"termination": outcome.termination, "winner": outcome.winner}, now)
 
     def _open_game(self, settings: dict[str, Any], now: float) -> None:
-        """A new game: its row is written now, or with its first entry once the disk has room."""
+        """A new game: its row is written now, or with its first entry once the disk has room; then the heads its
+        zones learnt in the games before (the master cards lie where they were), so that a restart knows them."""
         self._finished = False
         self._unsaved = settings
         self._saved(now)
+        for entry in self.referee.learnt_zones(now):
+            self._append(entry, now)
+
+    def _zones_from_journal(self, before: int, now: float) -> list[Entry]:
+        """Zones that still wait for their heads learn them from the last game of this kind before game ``before``
+        that registered any (a journal from before every game journaled its zones); the entries of those learnt."""
+        learnt: list[Entry] = []
+        if not self.referee.registering:
+            return learnt
+        for record in reversed(self.journal.games()):
+            if record.id >= before or record.settings.get("game") != self.referee.kind.name:
+                continue
+            entries, _damaged = self.journal.readable_entries(record.id)
+            heads = [entry.text.split() for entry in entries if entry.kind == "zone"]
+            for zone, head in (pair for pair in heads if len(pair) == 2):
+                if self.referee.learn_zone(zone, head):
+                    learnt.append(Entry("zone", f"{zone} {head}", now))
+            if heads:
+                break
+        return learnt
 
     def _saved(self, now: float) -> bool:
         """Whether what comes before the game's entries is on disk: the outcomes of the games closed while the disk

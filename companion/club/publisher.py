@@ -5,7 +5,8 @@ Topics, under ``companion/<table>/``:
 * ``status``: ``online`` (retained) once connected; ``offline`` (retained) when the service stops, and as the
   broker's last will when the table vanishes without a word (a power cut, the network gone).
 * ``events``: every journal entry and every game's start and end (:mod:`companion.club.feed`), one JSON object a
-  message, QoS 1, in the journal's order. The cursor in the journal moves past an event only once the broker has
+  message, QoS 1, in the journal's order; a game reopened by an UNDO of its ending action (a ``reopen`` entry)
+  sends its end again once it has ended again. The cursor in the journal moves past an event only once the broker has
   acknowledged it, so after an outage the backlog goes out in order, and nothing is lost.
 * ``state``: the current game's state, the same JSON object ``companion play --json`` prints, retained, sent
   after the events whenever it changed (and again on every connection).

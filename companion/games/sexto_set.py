@@ -89,7 +89,7 @@ TEXTS: dict[str, str] = {
     "register_do": N_("Lay the master card on {zone}"),
     "registered": N_("{master} on {zone}"),
     "head_twice": N_("{master} is already on {zone}"),
-    "ready": N_("Ready: pair A starts"),
+    "ready": N_("Ready: {who} starts"),
     "pair": N_("Pair {pair}"),
     "pair_head": N_("Pair"),
     "sets_head": N_("Sets"),

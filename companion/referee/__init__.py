@@ -39,13 +39,14 @@ from companion.menu import Menu, Settings, games_for, unfit_games
 from companion.referee.health import Health, HealthEvent, HubStatus, JournalNotice, JournalStatus, ReaderStatus
 from companion.referee.phone import NewGame, PairingEnded, SeatNames, new_code
 from companion.referee.texts import TEXT, TODO
-from companion.referee.zones import Zones
+from companion.referee.zones import CardFound, Zones
 from companion.rules import Action, Game, IllegalPlay, Outcome, Reason
 from companion.rules.transcript import UNDO, TranscriptError, parse_line
 from companion.rules.words import card_name, undone_words
 from companion.view import Message, MessageKind, StatusLight, TableView, ZoneLight
 
 __all__ = [
+    "CardFound",
     "HubStatus",
     "JournalNotice",
     "JournalStatus",
@@ -68,7 +69,9 @@ class Pending:
 
 
 PhoneEvent = SeatNames | NewGame | PairingEnded  # what a paired phone changes (companion.referee.phone)
-Event = CardArrived | CardLeft | UnknownTag | UnknownTagLeft | SameCardTwice | Press | HealthEvent | PhoneEvent
+Event = (
+    CardArrived | CardFound | CardLeft | UnknownTag | UnknownTagLeft | SameCardTwice | Press | HealthEvent | PhoneEvent
+)
 
 
 class Referee:
@@ -189,6 +192,8 @@ class Referee:
             return self._phone(event, now)
         if isinstance(event, CardArrived):
             return self._arrived(event.zone, event.card, now)
+        if isinstance(event, CardFound):
+            return self._found(event.zone, event.card, now)
         if isinstance(event, CardLeft):
             return self._left(event.zone, event.card, now)
         if isinstance(event, UnknownTagLeft):
@@ -259,6 +264,19 @@ class Referee:
             return self._commit(now)
         return []
 
+    def _found(self, zone: str, card: str, now: float) -> list[Entry]:
+        """A card lying on ``zone`` when the table started: never a play. One whose play would be legal (made and
+        taken back by an UNDO, or never confirmed) is asked to be lifted and laid again; one whose play is on the
+        table lies where it was laid; a master card heads its zone, and any other is refused, as if laid."""
+        meant = None if self.registering or self.zones.lying.get(zone) else self.meaning(card, zone)
+        reason = None if meant is None or isinstance(meant, Message) else self.game.reason(meant)
+        if meant is None or isinstance(meant, Message) or reason not in (None, Reason.ON_TABLE):
+            return self._arrived(zone, card, now)
+        self.zones.lay(zone, card)
+        if reason is None:
+            self._warn(zone, ZoneLight.ILLEGAL, MessageKind.ILLEGAL, "lying", card=self.card_name(card), zone=zone)
+        return []
+
     def meaning(self, card: str, zone: str) -> Action | Message:
         """What ``card`` laid on ``zone`` means in this game, or the message that refuses it there."""
         role = self.zones.roles.get(zone, "")
@@ -292,9 +310,28 @@ class Referee:
         self.zones.heads[zone] = card
         if self.registering:
             self._say(MessageKind.INFO, "registered", master=self.card_name(card), zone=zone)
-        else:
-            self._say(MessageKind.INFO, "ready")
+        else:  # whoever plays next: at a game's start its first player, after a restart whoever's turn it is
+            self._say(MessageKind.INFO, "ready", who=self.kind.who(self.game.snapshot()["turn"], self.language))
         return [Entry("zone", f"{zone} {card}", now)]
+
+    def learnt_zones(self, now: float) -> list[Entry]:
+        """The zone entries of the heads the zones learnt (not those their roles name): a new game journals them,
+        so that resuming it after a power cut sets its zones up as they are."""
+        return [
+            Entry("zone", f"{zone} {head}", now)
+            for zone, head in self.zones.heads.items()
+            if self.kind.zone_head(self.zones.roles.get(zone, "")) is None
+        ]
+
+    def learn_zone(self, zone: str, head: str) -> bool:
+        """``zone`` is headed by ``head``, as an earlier game on these zones registered it: learnt if the zone still
+        waits for its head and ``head`` heads no other zone; whether it was."""
+        if zone not in self.zones.waiting() or head not in self.kind.heads(self.game):
+            return False
+        if self.zones.head_of(head) is not None:
+            return False
+        self.zones.heads[zone] = head
+        return True
 
     def _press(self, press: Press, now: float) -> list[Entry]:
         if self.pairing_code is not None:  # any button closes the pairing code, and voids it

@@ -2,15 +2,27 @@
 the warnings lit until their card leaves. What each zone is for (its role) and which card heads it (a line's
 master card) come from the config and the game kind. Pure; the tracker (:mod:`companion.nfc.tracking`) is the
 one that follows tags, this only keeps what its events said.
+
+A card the table finds lying on a zone when it starts (:class:`CardFound`) was laid before the power went: it is
+no play (made, taken back by an UNDO, or never confirmed), and the players lift it and lay it again to play it.
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping
+from dataclasses import dataclass
 
 from companion.view import ZoneLight
 
-__all__ = ["Zones"]
+__all__ = ["CardFound", "Zones"]
+
+
+@dataclass(frozen=True, slots=True)
+class CardFound:
+    """``card`` was lying on ``zone`` when the table started (read in the zone's first scans): not a card laid."""
+
+    zone: str
+    card: str
 
 
 class Zones:

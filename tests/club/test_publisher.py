@@ -55,9 +55,11 @@ def expected_ids(journal: Journal) -> list[str]:
 
 
 async def lay(hand: SimBackend, until: Until, daemon: Daemon, card: str) -> None:
-    """A card laid on the table's zone and picked up once the journal has it."""
+    """A card laid on the table's zone (once a restarted table has looked at what lay there) and picked up once the
+    journal has it."""
     table = daemon.table
     assert table is not None
+    await until(lambda: not table.looking)
     count = len(table.journal.entries(table.game_id))
     hand.put(card, "z1")
     await until(lambda: len(table.journal.entries(table.game_id)) == count + 1)

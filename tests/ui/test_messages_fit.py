@@ -115,6 +115,7 @@ def fields(lang: str) -> dict[str, object]:
         "players": 8,
         "scanned": 16,
         "named": 16,
+        "who": translate("seat {seat}", lang).format(seat=8),  # whoever plays next, as a kind says it
     }
 
 
