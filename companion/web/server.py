@@ -30,6 +30,8 @@ from companion.referee.history import standing
 from companion.rules.transcript import state
 from companion.table import Table
 from companion.view import Message, TableView
+from companion.web import guard
+from companion.web.guard import Door, Limits
 from companion.web.page import table_json
 from companion.web.settings import PhoneSettings
 from companion.web.virtual import VirtualTable, routes
@@ -45,23 +47,36 @@ SHUTDOWN_S = 1.0  # how long stopping waits for requests in flight
 
 class WebServer:
     """The page of ``table``, served on ``listen`` (host, port; port 0 takes a free one, then in :attr:`port`);
-    ``virtual``: the page's input, at a table of simulated readers."""
+    ``virtual``: the page's input, at a table of simulated readers; ``limits``: what it serves at most at once
+    (:data:`companion.web.guard.LIMITS`)."""
 
-    def __init__(self, table: Table, listen: tuple[str, int], virtual: VirtualTable | None = None) -> None:
+    def __init__(
+        self,
+        table: Table,
+        listen: tuple[str, int],
+        virtual: VirtualTable | None = None,
+        limits: Limits | None = None,
+    ) -> None:
         self.table = table
         self.listen = listen
         self.virtual = virtual
+        self.limits = limits = limits or guard.LIMITS
+        self.door: Door | None = None  # the connections, once listening
         self.port: int | None = None  # once listening
         self._view: TableView | None = None
         self._messages: collections.deque[Message] = collections.deque(maxlen=MESSAGES_KEPT)
         self._published = ""  # the last JSON sent to the pages
         self._scheduled = False
         self._pages: set[asyncio.Queue[str | None]] = set()  # one a connected page; None tells it to end
+        # each address's pages, oldest first, with the connection each streams on (to end one that stalls)
+        self._streams: dict[str, collections.deque[tuple[asyncio.Queue[str | None], web.Request]]] = {}
         self._runner: web.AppRunner | None = None
         self._loop: asyncio.AbstractEventLoop | None = None  # the loop it serves on, once serving
         # /api/history's one thread: requests take turns, so phones asking at once never replay the journal at once
         self._history_reader = concurrent.futures.ThreadPoolExecutor(1, thread_name_prefix="web-history")
-        app = web.Application()
+        language = lambda: table.referee.config.language  # noqa: E731
+        app = web.Application(client_max_size=limits.body_bytes, middlewares=[guard.middleware(language)])
+        app.on_response_prepare.append(guard.headers)
         app.router.add_get("/", self._index)
         app.router.add_static("/static/", STATIC)
         app.router.add_get("/games/{name}.js", self._game_script)
@@ -69,11 +84,16 @@ class WebServer:
         app.router.add_get("/api/table", self._table)
         app.router.add_get("/api/history", self._history)
         app.router.add_get("/api/events", self._events)
-        app.router.add_routes(routes(virtual, lambda: table.referee.config.language))  # refused on a real table
+        app.router.add_routes(routes(virtual, language, limits))  # refused on a real table
         app.on_shutdown.append(self._end_pages)
-        self.settings = PhoneSettings(table)  # /settings: what a paired phone changes (companion.web.settings)
+        self.settings = PhoneSettings(table, limits)  # /settings: what a paired phone changes (companion.web.settings)
         self.settings.routes(app)
         self.app = app
+
+    @property
+    def streams(self) -> int:
+        """The pages connected to ``/api/events``."""
+        return len(self._pages)
 
     # ---- an output of the table -------------------------------------------------------------------------------
 
@@ -110,11 +130,17 @@ class WebServer:
         """Serve until cancelled. An address that cannot be listened on is logged, and the table goes on."""
         host, port = self.listen
         self._loop = asyncio.get_running_loop()
-        self._runner = runner = web.AppRunner(self.app, access_log=None, shutdown_timeout=SHUTDOWN_S)
+        # keepalive_timeout runs from a connection's first moment too: one that sends no request is closed
+        self._runner = runner = web.AppRunner(
+            self.app, access_log=None, shutdown_timeout=SHUTDOWN_S, keepalive_timeout=self.limits.idle_s
+        )
         await runner.setup()
+        listening: asyncio.Server | None = None
         try:
+            assert runner.server is not None
+            self.door = door = Door(runner.server, self.limits)
             try:
-                await web.TCPSite(runner, host, port).start()
+                listening = await self._loop.create_server(door, host, port, backlog=self.limits.backlog)
             except OSError as exc:
                 log.error(
                     "web: cannot listen on %s:%d (%s): the table referees without its page; free the port or "
@@ -124,10 +150,18 @@ class WebServer:
                     exc.strerror or exc,
                 )
                 return
-            self.port = runner.addresses[0][1]
-            log.info("web: the table's page is on http://%s:%d/", host, self.port)
+            self.port = listening.sockets[0].getsockname()[1]
+            log.info(
+                "web: the table's page is on http://%s:%d/ (at most %d connections, %d from one address)",
+                host,
+                self.port,
+                door.most,
+                self.limits.per_address,
+            )
             await asyncio.Event().wait()
         finally:
+            if listening is not None:
+                listening.close()
             await runner.cleanup()
             self._history_reader.shutdown(wait=False, cancel_futures=True)
 
@@ -164,10 +198,20 @@ class WebServer:
 
     async def _events(self, request: web.Request) -> web.StreamResponse:
         """The page's state now, then each time it changes, as server-sent events (the browser reconnects)."""
+        address = guard.client(request)
+        mine = self._streams.get(address) or collections.deque()
+        if len(self._pages) >= self.limits.streams and not mine:
+            log.warning("web: an event stream from %s refused: %d streams open", address, len(self._pages))
+            language = self.table.referee.config.language
+            raise web.HTTPServiceUnavailable(text=guard.say("streams", language), headers={"Retry-After": "30"})
+        if len(mine) >= self.limits.streams_per_address or len(self._pages) >= self.limits.streams:
+            _end(*mine.popleft())  # a phone that slept and came back on a new connection: its oldest
         response = web.StreamResponse(headers={"Content-Type": "text/event-stream", "Cache-Control": "no-cache"})
         await response.prepare(request)
         page: asyncio.Queue[str | None] = asyncio.Queue(maxsize=1)
         self._pages.add(page)
+        self._streams[address] = mine
+        mine.append((page, request))
         try:
             text: str | None = self._json()
             while text is not None:
@@ -177,6 +221,10 @@ class WebServer:
             pass  # the page went away
         finally:
             self._pages.discard(page)
+            with contextlib.suppress(ValueError):
+                mine.remove((page, request))
+            if not mine and self._streams.get(address) is mine:
+                del self._streams[address]
         return response
 
 
@@ -215,6 +263,13 @@ def _replace(page: asyncio.Queue[str | None], text: str | None) -> None:
     with contextlib.suppress(asyncio.QueueEmpty):
         page.get_nowait()
     page.put_nowait(text)
+
+
+def _end(page: asyncio.Queue[str | None], request: web.Request) -> None:
+    """End a page's stream: at once, even when it is stalled on a write the client never reads."""
+    _replace(page, None)
+    if request.transport is not None:
+        request.transport.abort()
 
 
 def _dumps(value: Any) -> str:
