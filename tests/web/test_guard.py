@@ -21,6 +21,7 @@ from typing import Any
 
 import aiohttp
 import pytest
+from systemd_units import unit_settings
 from test_settings import Served, phone, served
 from test_virtual import virtual_table
 from test_web_server import until
@@ -356,6 +357,15 @@ def limited_service(folder: Path) -> Iterator[tuple[subprocess.Popen[str], str]]
         if process.poll() is None:
             process.kill()
             process.communicate()
+
+
+def test_the_unit_gives_the_page_its_connections_and_the_table_its_reserve() -> None:
+    """The unit's LimitNOFILE= holds the page's connections (two descriptors each, a backlog accepted at once) over
+    the table's reserve and what a service has open at start."""
+    unit = Path(__file__).parents[2] / "systemd" / "companion.service"
+    (nofile,) = unit_settings(unit.read_text())["LimitNOFILE"]
+    at_start = len(os.listdir("/proc/self/fd")) + 32  # this process's, and the table's own (readers, screen, MQTT)
+    assert (int(nofile) - at_start - guard.FD_RESERVE - guard.LIMITS.backlog) // 2 >= guard.LIMITS.connections
 
 
 @pytest.mark.slow
