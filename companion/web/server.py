@@ -17,6 +17,7 @@ import asyncio
 import collections
 import concurrent.futures
 import contextlib
+import dataclasses
 import json
 import logging
 from pathlib import Path
@@ -43,6 +44,7 @@ log = logging.getLogger(__name__)
 STATIC = Path(__file__).parent / "static"
 MESSAGES_KEPT = 6  # the last messages the page lists
 SHUTDOWN_S = 1.0  # how long stopping waits for requests in flight
+STREAM_KEPT_S = 10.0  # an address's stream younger than this is never ended for its next one
 
 
 class WebServer:
@@ -68,8 +70,9 @@ class WebServer:
         self._published = ""  # the last JSON sent to the pages
         self._scheduled = False
         self._pages: set[asyncio.Queue[str | None]] = set()  # one a connected page; None tells it to end
-        # each address's pages, oldest first, with the connection each streams on (to end one that stalls)
-        self._streams: dict[str, collections.deque[tuple[asyncio.Queue[str | None], web.Request]]] = {}
+        # each address's pages, oldest first (to end its oldest for its next)
+        self._streams: dict[str, collections.deque[_Stream]] = {}
+        self.streams_refused = 0  # event streams refused, since the start
         self._runner: web.AppRunner | None = None
         self._loop: asyncio.AbstractEventLoop | None = None  # the loop it serves on, once serving
         # /api/history's one thread: requests take turns, so phones asking at once never replay the journal at once
@@ -198,34 +201,56 @@ class WebServer:
 
     async def _events(self, request: web.Request) -> web.StreamResponse:
         """The page's state now, then each time it changes, as server-sent events (the browser reconnects)."""
-        address = guard.client(request)
+        address, now = guard.client(request), asyncio.get_running_loop().time()
         mine = self._streams.get(address) or collections.deque()
-        if len(self._pages) >= self.limits.streams and not mine:
-            log.warning("web: an event stream from %s refused: %d streams open", address, len(self._pages))
+        full = len(mine) >= self.limits.streams_per_address or len(self._pages) >= self.limits.streams
+        if full and (not mine or now - mine[0].started < STREAM_KEPT_S):
+            # none of this address's to end, or none that a phone that slept could have left: a client streaming
+            # again and again is refused, not given another's place
+            self.streams_refused += 1
+            if self.streams_refused % 100 == 1:
+                log.warning("web: event streams from %s refused: %d open, %d from it", address, self.streams, len(mine))
             language = self.table.referee.config.language
-            raise web.HTTPServiceUnavailable(text=guard.say("streams", language), headers={"Retry-After": "30"})
-        if len(mine) >= self.limits.streams_per_address or len(self._pages) >= self.limits.streams:
-            _end(*mine.popleft())  # a phone that slept and came back on a new connection: its oldest
+            raise web.HTTPServiceUnavailable(text=guard.say("streams", language), headers={"Retry-After": "10"})
+        if full:
+            mine.popleft().end()  # a phone that slept and came back on a new connection: its oldest
         response = web.StreamResponse(headers={"Content-Type": "text/event-stream", "Cache-Control": "no-cache"})
         await response.prepare(request)
-        page: asyncio.Queue[str | None] = asyncio.Queue(maxsize=1)
-        self._pages.add(page)
+        stream = _Stream(asyncio.Queue(maxsize=1), request, now)
+        self._pages.add(stream.page)
         self._streams[address] = mine
-        mine.append((page, request))
+        mine.append(stream)
         try:
-            text: str | None = self._json()
+            # the state as last published, if a page has it: a page connecting costs no new JSON
+            self._published = self._published or self._json()
+            text: str | None = self._published
             while text is not None:
                 await response.write(f"data: {text}\n\n".encode())
-                text = await page.get()
+                text = await stream.page.get()
         except ConnectionResetError:
             pass  # the page went away
         finally:
-            self._pages.discard(page)
+            self._pages.discard(stream.page)
             with contextlib.suppress(ValueError):
-                mine.remove((page, request))
+                mine.remove(stream)
             if not mine and self._streams.get(address) is mine:
                 del self._streams[address]
         return response
+
+
+@dataclasses.dataclass(eq=False)
+class _Stream:
+    """A page connected to ``/api/events``: what it is sent next, its request, since when (the loop's clock)."""
+
+    page: asyncio.Queue[str | None]
+    request: web.Request
+    started: float
+
+    def end(self) -> None:
+        """End it at once, even when it is stalled on a write the client never reads."""
+        _replace(self.page, None)
+        if self.request.transport is not None:
+            self.request.transport.abort()
 
 
 def history(path: Path, lang: str) -> list[dict[str, Any]]:
@@ -263,13 +288,6 @@ def _replace(page: asyncio.Queue[str | None], text: str | None) -> None:
     with contextlib.suppress(asyncio.QueueEmpty):
         page.get_nowait()
     page.put_nowait(text)
-
-
-def _end(page: asyncio.Queue[str | None], request: web.Request) -> None:
-    """End a page's stream: at once, even when it is stalled on a write the client never reads."""
-    _replace(page, None)
-    if request.transport is not None:
-        request.transport.abort()
 
 
 def _dumps(value: Any) -> str:

@@ -28,6 +28,7 @@ from test_web_server import until
 
 import companion.sim as sim
 import companion.web.guard as guard
+import companion.web.server as server
 from companion.documents.browser import Browser
 from companion.journal import Journal
 from companion.web.guard import HEADERS, Limits
@@ -51,10 +52,12 @@ async def connection(port: int, address: str) -> tuple[asyncio.StreamReader, asy
 
 
 async def closed(reader: asyncio.StreamReader, timeout: float) -> bool:
-    """Whether the server closed the connection within ``timeout`` (it sends nothing before closing)."""
+    """Whether the server closed the connection within ``timeout`` (what it sent before is read and dropped)."""
     try:
         async with asyncio.timeout(timeout):
-            return await reader.read(1 << 16) == b""
+            while await reader.read(1 << 16):
+                pass
+            return True
     except TimeoutError:
         return False
     except ConnectionResetError:
@@ -111,31 +114,44 @@ def test_a_slow_request_head_is_timed_out(tmp_path: Path, small: Limits) -> None
     assert ended and took < SMALL.idle_s + 1.5, took
 
 
-def test_stalled_event_streams_from_one_address_end_its_oldest(tmp_path: Path, small: Limits) -> None:
-    """Streams that never read, 30 from one address: the server keeps its newest few; another address's page
-    still gets every change."""
+def test_stalled_event_streams_from_one_address_are_capped(
+    tmp_path: Path, small: Limits, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Streams that never read, ten from one address at once: it keeps its share, the others are refused; a new one
+    once its oldest is STREAM_KEPT_S old ends that one (a phone that slept; the refused ones' connections have
+    been closed as idle by then); another address's page gets the table."""
+    monkeypatch.setattr(server, "STREAM_KEPT_S", 0.5)
 
-    async def stall() -> tuple[int, list[int], bytes]:
+    async def stall() -> tuple[list[bytes], list[int], bytes, bool, int, bytes]:
         async with served(tmp_path) as table, phone("127.0.0.3") as other:
             web = table.daemon.web
             assert web is not None and web.port is not None
             request = b"GET /api/events HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n"
-            stalled = []
-            counts = []
+            stalled, answers, counts = [], [], []
             for _ in range(10):
                 reader, writer = await connection(web.port, "127.0.0.2")
                 writer.write(request)
                 stalled.append((reader, writer))
-                await reader.readuntil(b"data: ")  # its stream began; it reads no more
+                answers.append((await reader.readline()).strip())  # its status; it reads no more
                 counts.append(web.streams)
+            await asyncio.sleep(0.6)
+            reader, writer = await connection(web.port, "127.0.0.2")
+            writer.write(request)
+            later = (await reader.readline()).strip()
+            oldest_ended = await closed(stalled[0][0], 2.0)
             async with other.get(f"{table.url}/api/events") as events:
                 first = await events.content.readuntil(b"\n\n")
-            for _, writer in stalled:
-                writer.close()
-            return web.streams, counts, first
+            streams = web.streams
+            for _, stalled_writer in [*stalled, (reader, writer)]:
+                stalled_writer.close()
+            return answers, counts, later, oldest_ended, streams, first
 
-    _, counts, first = asyncio.run(stall())
-    assert counts == [1, 2, 3, 3, 3, 3, 3, 3, 3, 3], "one address streams at most streams_per_address"
+    answers, counts, later, oldest_ended, streams, first = asyncio.run(stall())
+    ok, refused = b"HTTP/1.1 200 OK", b"HTTP/1.1 503 Service Unavailable"
+    # three streams, refusals while the address has connections to spare (8), then closed at the door
+    assert answers == [ok] * 3 + [refused] * 5 + [b""] * 2 and counts == [1, 2, 3, 3, 3, 3, 3, 3, 3, 3]
+    assert later == ok and oldest_ended, "a stream once the oldest is old enough ends the oldest"
+    assert streams == small.streams_per_address + 1, "the address's share, and the other address's page"
     assert first.startswith(b"data: {"), "another address's page gets the table"
 
 
