@@ -5,14 +5,14 @@ The page is served to a network the table does not choose, so nothing a client s
 page for the others:
 
 - **Descriptors.** Every connection holds one of the process's file descriptors, and the table's own files (the
-  journal, the hub, the registry) need theirs. :class:`Door` counts the connections as they are accepted and
-  closes at once one past :attr:`Limits.connections` (bounded by what the process's ``RLIMIT_NOFILE`` leaves over
-  the :data:`FD_RESERVE` kept for the table) or past :attr:`Limits.per_address` from one address; a connection
-  that sends no whole request within :attr:`Limits.idle_s` (or no next one after its last answer) is closed by
-  aiohttp's keep-alive timer, which runs from the connection's first moment.
+  journal, the hub, the registry) need theirs. :class:`Door` counts the connections as they are accepted: one
+  past :attr:`Limits.per_address` from its address is closed at once; when :attr:`Limits.connections` are open
+  (bounded by what the process's ``RLIMIT_NOFILE`` leaves over the :data:`FD_RESERVE` kept for the table), an
+  idle one of the address holding most makes way, or the new one is closed. A connection that sends no whole
+  request within :attr:`Limits.idle_s` (or no next one after its last answer) is closed by aiohttp's keep-alive
+  timer, which runs from the connection's first moment.
 - **Event streams.** Each ``/api/events`` stream costs a write at every change of the table: there are at most
-  :attr:`Limits.streams`, and a new stream from an address that has :attr:`Limits.streams_per_address` ends that
-  address's oldest (a phone that slept comes back on a new one: its old one may never say it is gone).
+  :attr:`Limits.streams`, :attr:`Limits.streams_per_address` from one address (the server's ``_events``).
 - **Who may ask.** DNS rebinding: another site's name made to point at the table lets its scripts read and post
   as if they were the table's own page; a request whose ``Host`` is not the table's (an address, or a name of the
   local network) is refused. A POST whose ``Origin`` is not the page's own is refused (another site's page), and
@@ -104,7 +104,7 @@ class Limits:
     connections: int = 256  # open at once, from everyone (and within the descriptors left: Door)
     per_address: int = 24  # from one address (a phone's browser opens about 6)
     streams: int = 64  # /api/events streams, from everyone
-    streams_per_address: int = 6  # from one address: a new one ends its oldest
+    streams_per_address: int = 6  # from one address: a new one ends its oldest, if that one is old enough
     idle_s: float = 10.0  # a connection's time to send a whole request, from its start or its last answer
     body_bytes: int = 16 * 1024
     body_s: float = 10.0  # a body's time to arrive whole
