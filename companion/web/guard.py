@@ -62,6 +62,7 @@ __all__ = [
     "machine_names",
     "middleware",
     "say",
+    "this_machine",
 ]
 
 log = logging.getLogger(__name__)
@@ -181,7 +182,9 @@ class Door:
         address = connection.address
         mine = self._open.get(address, [])
         total = sum(len(theirs) for theirs in self._open.values())
-        if (not _here(address) and len(mine) >= self.limits.per_address) or (total >= self.most and not self._evict()):
+        if (not this_machine(address) and len(mine) >= self.limits.per_address) or (
+            total >= self.most and not self._evict()
+        ):
             if self.refused % 100 == 0:  # a flood is logged, not each of its connections
                 log.warning("web: a connection from %s refused: %d open (%d from it)", address, total, len(mine))
             self.refused += 1
@@ -254,7 +257,7 @@ class _Counted(asyncio.Protocol):
             self.inner.resume_writing()
 
 
-def _here(address: str) -> bool:
+def this_machine(address: str) -> bool:
     """Whether ``address`` is this machine's own (where a proxy in front of the page connects from). Only the
     usual two: the rest of 127.0.0.0/8 is counted as any address (the tests' other machines)."""
     return address in ("127.0.0.1", "::1", "::ffff:127.0.0.1")
@@ -265,7 +268,7 @@ def client(request: web.Request) -> str:
     the proxy put in ``X-Forwarded-For``."""
     peer = request.remote or ""
     forwarded = request.headers.get("X-Forwarded-For", "")
-    if forwarded and _here(peer):
+    if forwarded and this_machine(peer):
         return forwarded.split(",")[-1].strip()
     return peer
 
@@ -309,7 +312,7 @@ def _same_origin(request: web.Request) -> bool:
     if origin is None:
         return request.headers.get("Sec-Fetch-Site", "same-origin") in ("same-origin", "none")
     hosts = {request.host}
-    if _here(request.remote or "") and "X-Forwarded-Host" in request.headers:
+    if this_machine(request.remote or "") and "X-Forwarded-Host" in request.headers:
         hosts.add(request.headers["X-Forwarded-Host"])
     return origin.lower() in {f"{scheme}://{host}".lower() for host in hosts for scheme in ("http", "https")}
 

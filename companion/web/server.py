@@ -203,7 +203,9 @@ class WebServer:
         """The page's state now, then each time it changes, as server-sent events (the browser reconnects)."""
         address, now = guard.client(request), asyncio.get_running_loop().time()
         mine = self._streams.get(address) or collections.deque()
-        full = len(mine) >= self.limits.streams_per_address or len(self._pages) >= self.limits.streams
+        full = len(self._pages) >= self.limits.streams or (
+            len(mine) >= self.limits.streams_per_address and not guard.this_machine(address)
+        )
         if full and (not mine or now - mine[0].started < STREAM_KEPT_S):
             # none of this address's to end, or none that a phone that slept could have left: a client streaming
             # again and again is refused, not given another's place

@@ -155,6 +155,26 @@ def test_stalled_event_streams_from_one_address_are_capped(
     assert first.startswith(b"data: {"), "another address's page gets the table"
 
 
+def test_this_machine_is_not_counted_per_address(tmp_path: Path, small: Limits) -> None:
+    """127.0.0.1 is a proxy in front of the page, for every phone: more connections and streams than one address's
+    share."""
+
+    async def stream() -> tuple[int, int]:
+        async with served(tmp_path) as table, aiohttp.ClientSession() as session:
+            web = table.daemon.web
+            assert web is not None and web.door is not None
+            n = small.per_address + 2
+            pages = [await session.get(f"{table.url}/api/events") for _ in range(n)]
+            for page in pages:
+                await page.content.readuntil(b"\n\n")
+            kept = web.streams, web.door.open["127.0.0.1"]
+            for page in pages:
+                page.close()
+            return kept
+
+    assert asyncio.run(stream()) == (SMALL.per_address + 2,) * 2
+
+
 # ---- other sites ---------------------------------------------------------------------------------------------
 
 
