@@ -2,7 +2,7 @@
 beside the table, for the service's whole life, and a phone that must still be served.
 
 While the robots play, a thread of this process attacks the service's page (``[web]`` on a free loopback port; the
-service runs with the unit's ``LimitNOFILE=``), a round at a time, each of one kind:
+service runs with the unit's ``LimitNOFILE=``), a round at a time, each of one kind, the kinds in turn:
 
 - ``idle sockets``: ``IDLE`` connections from one address that send nothing, held for a while;
 - ``stalled streams``: ``STALLED`` requests for ``/api/events`` from one address that never read their answer;
@@ -90,15 +90,18 @@ class HostileNeighbour:
             self._thread.join(30)
 
     def _run(self) -> None:
+        order: list[str] = []
         while not self._stop.is_set():
             target = self.target()
             if target is None:
                 time.sleep(0.1)
                 continue
-            fault = self.rng.choice(FAULTS)
+            if not order:
+                order = self.rng.sample(FAULTS, len(FAULTS))  # each kind in turn, in an order of the seed's
+            fault = order.pop()
+            self.counts[f"page: {fault}"] += 1  # injected, as the soak's other faults: a kill may cut it short
             try:
                 self._round(fault, target)
-                self.counts[f"page: {fault}"] += 1
             except Gone:
                 continue
             except AssertionError as exc:
