@@ -43,6 +43,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from aiohttp import web
+from aiohttp.http_exceptions import HttpProcessingError
 
 from companion.i18n import N_, translate
 
@@ -53,6 +54,7 @@ __all__ = [
     "WORDS",
     "Door",
     "Limits",
+    "QuietBadRequests",
     "Refused",
     "client",
     "descriptors_left",
@@ -161,7 +163,6 @@ class Door:
         self.most = max(1, min(limits.connections, (descriptors_left() - limits.backlog) // 2))
         self._open: dict[str, list[_Counted]] = {}  # address -> its connections, oldest first
         self.refused = 0  # connections closed at the door, since the start
-        self.evicted = 0  # idle connections closed to let another in
         if self.most < limits.connections:
             log.warning(
                 "web: at most %d connections at once, to keep %d file descriptors for the table "
@@ -198,7 +199,6 @@ class Door:
             if idle is not None:
                 mine.remove(idle)  # counted out now: its descriptor goes at the loop's next turn
                 idle.close()
-                self.evicted += 1
                 return True
         return False
 
@@ -271,6 +271,25 @@ def client(request: web.Request) -> str:
     if forwarded and this_machine(peer):
         return forwarded.split(",")[-1].strip()
     return peer
+
+
+class QuietBadRequests(logging.Filter):
+    """On aiohttp's server log: a request that is not HTTP (a bad request line, headers too long, a length that is
+    no number) is the client's doing, logged as one warning line with its address, not an error with a traceback
+    (aiohttp logs those with the exception; only a bad method on a first request at debug)."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        error = record.exc_info[1] if record.exc_info else None
+        if isinstance(error, HttpProcessingError):
+            client = record.args[0] if isinstance(record.args, tuple) and record.args else "?"
+            record.levelno, record.levelname = logging.WARNING, "WARNING"
+            record.msg, record.args, record.exc_info, record.exc_text = (
+                "web: a request from %s that is not HTTP: %r",
+                (client, error.message),
+                None,
+                None,
+            )
+        return True
 
 
 # ---- who may ask ---------------------------------------------------------------------------------------------

@@ -133,6 +133,9 @@ class WebServer:
         """Serve until cancelled. An address that cannot be listened on is logged, and the table goes on."""
         host, port = self.listen
         self._loop = asyncio.get_running_loop()
+        server_log = logging.getLogger("aiohttp.server")
+        if not any(isinstance(f, guard.QuietBadRequests) for f in server_log.filters):
+            server_log.addFilter(guard.QuietBadRequests())
         # keepalive_timeout runs from a connection's first moment too: one that sends no request is closed
         self._runner = runner = web.AppRunner(
             self.app, access_log=None, shutdown_timeout=SHUTDOWN_S, keepalive_timeout=self.limits.idle_s

@@ -296,6 +296,36 @@ def test_hostile_bodies_get_a_4xx_that_says_what_to_send(tmp_path: Path, caplog:
     assert not [r for r in caplog.records if r.levelno >= logging.ERROR], [r.getMessage() for r in caplog.records]
 
 
+def test_requests_that_are_not_http_get_a_4xx_and_log_one_line_each(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    heads = [
+        b"\x00\x01\x02 garbage\r\n\r\n",
+        b"GET / HTTP/1.1\r\nHost: 127.0.0.1\r\n" + b"X: " + b"a" * 10_000 + b"\r\n\r\n",
+        b"GET /" + b"a" * 10_000 + b" HTTP/1.1\r\n\r\n",
+        b"POST /api/pair HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: -1\r\n\r\n",
+        b"GET / HTTP/1.1\r\nHost: 127.0.0.1\r\nTransfer-Encoding: chunked\r\nContent-Length: 3\r\n\r\nzz\r\n",
+    ]
+
+    async def send_all() -> list[bytes]:
+        answers = []
+        async with served(tmp_path) as table:
+            assert table.daemon.web is not None and table.daemon.web.port is not None
+            for head in heads:
+                reader, writer = await connection(table.daemon.web.port, "127.0.0.2")
+                writer.write(head)
+                answers.append((await reader.readline()).strip())
+                writer.close()
+        return answers
+
+    with caplog.at_level(logging.WARNING):
+        answers = asyncio.run(send_all())
+    assert all(answer.split()[1].startswith(b"4") for answer in answers), answers
+    said = [r.getMessage() for r in caplog.records if "that is not HTTP" in r.getMessage()]
+    assert len(said) >= 4 and all("from 127.0.0.2" in line for line in said), "one line each, with the address"
+    assert not [r for r in caplog.records if r.levelno >= logging.ERROR], [r.getMessage() for r in caplog.records]
+
+
 # ---- headers -------------------------------------------------------------------------------------------------
 
 
