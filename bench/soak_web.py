@@ -7,6 +7,7 @@ service runs with the unit's ``LimitNOFILE=``), a round at a time, each of one k
 - ``idle sockets``: ``IDLE`` connections from one address that send nothing, held for a while;
 - ``stalled streams``: ``STALLED`` requests for ``/api/events`` from one address that never read their answer;
 - ``slow head``: a request head sent a byte at a time, slower than the page waits for;
+- ``not HTTP``: garbage, a header of 10,000 bytes, a negative length: a 4xx, and one line in the log;
 - ``hostile body``: a body of tests/web/test_guard.py's kinds (deep nesting, ``1e400``, ``Infinity``, integers past
   64 bits, not UTF-8, too large, ...) to a POST route: it must be answered 4xx (at this real table the routes a
   pairing opens refuse before reading a body, and the virtual table's are refused: ``/api/pair`` reads them all);
@@ -34,7 +35,7 @@ from dataclasses import dataclass, field
 
 from companion.web.guard import FD_RESERVE
 
-FAULTS = ("idle sockets", "stalled streams", "slow head", "hostile body", "cross-site", "wrong code")
+FAULTS = ("idle sockets", "stalled streams", "slow head", "not HTTP", "hostile body", "cross-site", "wrong code")
 NOFILE = 1024  # systemd/companion.service's LimitNOFILE=
 IDLE = 300
 STALLED = 100
@@ -53,6 +54,11 @@ BODIES: tuple[bytes, ...] = (
     b"",
     b"null",
     b'"000000"',
+)
+NOT_HTTP: tuple[bytes, ...] = (
+    b"\x00\x01\x02 \x1b[2J\r\n\r\n",
+    b"GET / HTTP/1.1\r\nX: " + b"a" * 10_000 + b"\r\n\r\n",
+    b"POST /api/pair HTTP/1.1\r\nContent-Length: -1\r\n\r\n",
 )
 ATTACKER, STREAMER, PHONE = "127.0.0.2", "127.0.0.3", "127.0.0.4"  # machines on the room's network
 
@@ -128,6 +134,8 @@ class HostileNeighbour:
                         held.append(sock)
             elif fault == "slow head":
                 self._slow_head(target)
+            elif fault == "not HTTP":
+                self._not_http(target)
             elif fault == "hostile body":
                 body, route = self.rng.choice(BODIES), self.rng.choice(ROUTES)
                 self.counts["page: bodies tried"] += 1
@@ -160,6 +168,18 @@ class HostileNeighbour:
                 time.sleep(0.3)
                 if time.monotonic() - started > 30:
                     raise AssertionError("a request head sent a byte at a time is held for 30 s")
+
+    def _not_http(self, target: Target) -> None:
+        sock = _connect(target, ATTACKER)
+        if sock is None:
+            return
+        with sock:
+            _send(sock, self.rng.choice(NOT_HTTP))
+            try:
+                status = sock.recv(64).split(b" ")[1:2]
+            except OSError:
+                status = []
+        assert not status or status[0].startswith(b"4"), f"a request that is not HTTP: {status}"
 
     def _cross_site(self, target: Target) -> None:
         lay = b'{"card": "6O", "zone": "z1"}'
