@@ -35,6 +35,7 @@ from __future__ import annotations
 
 import os
 import random
+import resource
 import shutil
 import signal
 import subprocess
@@ -47,6 +48,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from bench import soak_web
 from companion.config import GameConfig
 from companion.games import Robots, find_kind
 from companion.hub.protocol import COLOURS, MODES
@@ -98,10 +100,15 @@ class Service:
         self.presses = folder / "presses"  # the named pipe the service reads its button presses from
         self.lines: list[tuple[float, str]] = []
         self.process: subprocess.Popen[str] | None = None
+        self.page: str | None = None  # the address of its page, once it says it
 
     def start(self) -> int:
         """Start it; returns the index of its first log line."""
         env = {**os.environ, "GPIOZERO_PIN_FACTORY": "mock", PRESSES: str(self.presses)}
+
+        def unit_limits() -> None:  # the unit's LimitNOFILE=, which the page's flood must leave the table
+            resource.setrlimit(resource.RLIMIT_NOFILE, (soak_web.NOFILE, soak_web.NOFILE))
+
         self.process = process = subprocess.Popen(
             [sys.executable, "-m", "companion", "run", "--config", str(self.folder / "config.toml")],
             env=env,
@@ -110,13 +117,17 @@ class Service:
             stdout=subprocess.DEVNULL,
             stderr=subprocess.PIPE,
             text=True,
+            preexec_fn=unit_limits,
         )
         first = len(self.lines)
+        self.page = None
 
         def read() -> None:
             assert process.stderr is not None
             for line in process.stderr:
                 self.lines.append((time.monotonic(), line.rstrip("\n")))
+                if "the table's page is on " in line:
+                    self.page = line.split("the table's page is on ")[1].split()[0].rstrip("/")
 
         threading.Thread(target=read, name="service-log", daemon=True).start()
         return first
@@ -133,11 +144,13 @@ class Service:
 
     def kill(self) -> None:
         assert self.process is not None
+        self.page = None  # no page to attack while it goes
         self.process.send_signal(signal.SIGKILL)
         self.process.wait(30)
 
     def stop(self) -> int:
         assert self.process is not None
+        self.page = None
         self.process.send_signal(signal.SIGTERM)
         return self.process.wait(30)
 
@@ -225,15 +238,33 @@ class ServiceSoak:
     def run(self) -> list[str]:
         self._chaos = random.Random(self.seed)
         end = time.monotonic() + self.minutes * 60
-        while self.games < 1 or time.monotonic() < end:
-            name = ("sexto-set", "seises")[self.games % 2]
-            folder = Path(tempfile.mkdtemp(prefix="soak-"))
-            try:
-                self._game(name, folder, end)
-            finally:
-                shutil.rmtree(folder, ignore_errors=True)
-            self.games += 1
+        neighbour = soak_web.HostileNeighbour(self._page, random.Random(self.seed * 31 + 1))  # bench/soak_web.py
+        neighbour.start()
+        try:
+            while self.games < 1 or time.monotonic() < end:
+                name = ("sexto-set", "seises")[self.games % 2]
+                folder = Path(tempfile.mkdtemp(prefix="soak-"))
+                try:
+                    self._game(name, folder, end)
+                finally:
+                    shutil.rmtree(folder, ignore_errors=True)
+                self.games += 1
+                for violation in neighbour.violations:
+                    self._violate(violation)
+                neighbour.violations.clear()
+        finally:
+            neighbour.stop()
+        self.counts.update(neighbour.counts)
+        for violation in neighbour.violations:
+            self._violate(violation)
         return self.violations
+
+    def _page(self) -> soak_web.Target | None:
+        """The page of the service running now, from its log; None while none serves."""
+        service: Service | None = getattr(self, "service", None)  # none before the first game's
+        if service is None or service.process is None or not service.alive():
+            return None
+        return None if service.page is None else soak_web.Target(service.page, service.process.pid)
 
     # ---- one game -------------------------------------------------------------------------------------------
 
@@ -249,7 +280,7 @@ class ServiceSoak:
         (folder / "config.toml").write_text(
             f'[game]\nname = "{name}"\n[zones]\n{zones}'
             f'[readers]\nbackend = "hub"\nhub_port = "{folder / "hub"}"\nregistry = "{folder / "registry.toml"}"\n'
-            f'[journal]\npath = "{folder / "journal.db"}"\n'
+            f'[journal]\npath = "{folder / "journal.db"}"\n[web]\nlisten = "127.0.0.1:0"\n'
         )
         self.hub = SimulatedHub(folder / "hub", zones=len(players.zones))
         self.hub.start()
@@ -618,6 +649,7 @@ def main(minutes: float, seed: int) -> int:
         f"garbage bytes {counts['garbage bytes']}"
     )
     out("faults injected: " + ", ".join(f"{kind} {counts[kind]}" for kind in FAULTS))
+    soak_web.report(counts, out)
     out(f"invariant violations: {len(violations)} (goal 0)")
     for violation in violations[:20]:
         out(f"  {violation}")

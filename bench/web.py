@@ -10,6 +10,12 @@ A ``MutationObserver`` in the page stamps each change of its DOM with the wall c
 performance.now()``, the clock ``time.time()`` reads, checked against it over the DevTools link); the bench
 stamps the lay, and the LED pin (the table's first output) as bench/daemon.py does.
 
+200 stalled pages: the same service, with 200 clients from one other address (127.0.0.2, a phone on the room's
+network) that ask for ``/api/events`` and never read (a receive buffer of 1 KB: the kernel stops taking the
+events at once); a connection the server closes is opened again a second later (a browser's EventSource waits
+about 3 s), as a hostile client would. Once with
+no page, once with the 200, alternately, three times each; what the server kept of them is counted.
+
 20 pages: the service of bench/daemon.py's scan-to-LED-during-frames figure (asyncio, the readers' thread, the
 screen's thread, the bus at 400 kHz), with a wrong card laid and lifted 120 times; once with no page, once with 20
 pages on ``/api/events``, alternately, three times each. The pages are aiohttp clients in a process of their own:
@@ -54,6 +60,8 @@ from companion.web.page import table_json
 LAYS = 200  # cards laid for the card-to-DOM figure
 PLAYED = 24  # robot actions played before the bench resumes the game, as in the page's pictures in docs/web/
 PAGES = 20
+STALLED = 200  # stalled event streams from one address
+STALLED_FROM = "127.0.0.2"
 ROUNDS = 3  # of each, web off and 20 pages, alternately
 I2C_HZ = 400_000
 
@@ -95,6 +103,53 @@ async def main(url, n):
     print(" ".join(map(str, counts)))
 
 asyncio.run(main(sys.argv[1], int(sys.argv[2])))
+"""
+
+
+# STALLED clients from one address on /api/events that never read, each opened again once the server closes it,
+# in a process of their own until its stdin closes; prints "ready" once all were opened once, then at the end how
+# many times the server closed one.
+STALLED_PROCESS = """
+import select, socket, sys, threading, time
+
+host, port, n, source = sys.argv[1], int(sys.argv[2]), int(sys.argv[3]), sys.argv[4]
+request = f"GET /api/events HTTP/1.1\\r\\nHost: {host}:{port}\\r\\n\\r\\n".encode()
+
+def opened():
+    sock = socket.socket()
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 1024)
+    sock.bind((source, 0))
+    try:
+        sock.connect((host, port))
+        sock.sendall(request)
+    except OSError:
+        pass
+    return sock
+
+socks = [opened() for _ in range(n)]
+print("ready", flush=True)
+done = threading.Event()
+threading.Thread(target=lambda: (sys.stdin.read(), done.set()), daemon=True).start()
+closed = 0
+since = [0.0] * n  # when each was found closed
+while not done.is_set():
+    for i, sock in enumerate(socks):
+        if since[i]:
+            if time.monotonic() - since[i] > 1.0:
+                socks[i], since[i] = opened(), 0.0
+            continue
+        try:
+            gone = sock.recv(1, socket.MSG_PEEK | socket.MSG_DONTWAIT) == b""
+        except BlockingIOError:
+            gone = False
+        except OSError:
+            gone = True
+        if gone:
+            sock.close()
+            closed += 1
+            since[i] = time.monotonic()
+    time.sleep(0.05)
+print(closed)
 """
 
 
@@ -279,6 +334,50 @@ def scan_to_led_with_pages(pages: int, seed: int) -> tuple[list[float], dict[str
     return [latency for latency, _ in timed], counts
 
 
+def scan_to_led_with_stalled(seed: int) -> tuple[list[float], dict[str, int]]:
+    """Scan to LED (seconds) of every scan that changed the LED, the web on and STALLED clients of one address
+    stalled on ``/api/events``; what the server kept of them (streams, connections) and closed."""
+    counts = {"streams": 0, "connections": 0, "closed": 0, "refused": 0}
+
+    @contextlib.asynccontextmanager
+    async def stalling(daemon: Daemon) -> AsyncIterator[None]:
+        while daemon.web is None or daemon.web.port is None or daemon.web.door is None:
+            await asyncio.sleep(0.01)
+        web, door = daemon.web, daemon.web.door
+        process = subprocess.Popen(
+            [sys.executable, "-c", STALLED_PROCESS, "127.0.0.1", str(web.port), str(STALLED), STALLED_FROM],
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            text=True,
+        )
+        try:
+            assert process.stdout is not None
+            ready = await asyncio.get_running_loop().run_in_executor(None, process.stdout.readline)
+            assert ready.strip() == "ready", "the stalled clients' process ended"
+            refused = door.refused
+            yield
+            counts["streams"], counts["connections"] = web.streams, door.open[STALLED_FROM]
+            counts["refused"] = door.refused - refused
+        finally:
+            out, _ = await asyncio.get_running_loop().run_in_executor(None, process.communicate, "")
+        counts["closed"] = int(out.split()[-1])
+
+    timed = scan_to_led_in_service(I2C_HZ, seed=seed, extra='[web]\nlisten = "127.0.0.1:0"\n', beside=stalling)
+    return [latency for latency, _ in timed], counts
+
+
+def stalled_side_by_side(rounds: int = ROUNDS) -> tuple[list[float], list[float], list[dict[str, int]]]:
+    off: list[float] = []
+    on: list[float] = []
+    kept: list[dict[str, int]] = []
+    for round_ in range(rounds):
+        off += scan_to_led_with_pages(0, seed=15 + round_)[0]
+        times, counts = scan_to_led_with_stalled(seed=15 + round_)
+        on += times
+        kept.append(counts | {"changes": len(times)})
+    return off, on, kept
+
+
 def side_by_side(rounds: int = ROUNDS) -> tuple[list[float], list[float], list[dict[str, int]]]:
     off: list[float] = []
     on: list[float] = []
@@ -307,7 +406,11 @@ def machine() -> str:
     return f"{platform.machine()}, {os.cpu_count()} cores, Python {platform.python_version()}, load {load:.1f}"
 
 
-def main() -> None:
+def main(argv: list[str] | None = None) -> None:
+    if (argv if argv is not None else sys.argv[1:]) == ["stalled"]:  # python -m bench.web stalled: that figure alone
+        print(f"machine: {machine()}")
+        stalled_report()
+        return
     print("## The table's page (python -m bench web)")
     print(f"machine: {machine()}")
     with chromium() as browser:
@@ -344,6 +447,27 @@ def main() -> None:
         print(
             f"  a round: {count['changes']} LED changes; the page's JSON built {count['built']} times for {PAGES} "
             f"pages; the pages got {count['least']} to {count['most']} events each (the first state, then one a change)"
+        )
+    stalled_report()
+
+
+def stalled_report() -> None:
+    off, on, kept = stalled_side_by_side()
+    print(
+        f"scan to LED, web off: {len(off)} scans, p50 {ms(off, 50)} ms, p99 {ms(off, 99)} ms, "
+        f"over 5 ms: {over(off, 0.005)}"
+    )
+    added = float(ms(on, 99)) - float(ms(off, 99))
+    print(
+        f"scan to LED, {STALLED} stalled event streams from one address: {len(on)} scans, p50 {ms(on, 50)} ms, "
+        f"p99 {ms(on, 99)} ms ({added:+.2f} ms, x{float(ms(on, 99)) / float(ms(off, 99)):.2f} the web off's), "
+        f"over 5 ms: {over(on, 0.005)} (goal: p99 at most 5 ms above the web off's)"
+    )
+    for count in kept:
+        print(
+            f"  a round: {count['changes']} LED changes; the server kept {count['streams']} streams and "
+            f"{count['connections']} connections of the {STALLED}; it closed {count['closed']} (the client opened "
+            f"each again a second later), {count['refused']} of them at the door"
         )
 
 

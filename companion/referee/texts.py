@@ -61,7 +61,7 @@ TEXT: dict[str, str] = {
     "stopped_do": N_("It resumes at start"),
     "seats_named": N_("Seats renamed"),
     "pairing_paired": N_("Phone paired"),
-    "pairing_too_many": N_("Code wrong 5 times"),
+    "pairing_too_many": N_("Too many wrong codes"),
     "pairing_too_many_do": N_("Menu: pair again"),
     "pairing_expired": N_("Code expired"),
     "pairing_expired_do": N_("Menu: pair again"),

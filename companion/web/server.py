@@ -17,6 +17,7 @@ import asyncio
 import collections
 import concurrent.futures
 import contextlib
+import dataclasses
 import json
 import logging
 from pathlib import Path
@@ -30,6 +31,8 @@ from companion.referee.history import standing
 from companion.rules.transcript import state
 from companion.table import Table
 from companion.view import Message, TableView
+from companion.web import guard
+from companion.web.guard import Door, Limits
 from companion.web.page import table_json
 from companion.web.settings import PhoneSettings
 from companion.web.virtual import VirtualTable, routes
@@ -41,27 +44,42 @@ log = logging.getLogger(__name__)
 STATIC = Path(__file__).parent / "static"
 MESSAGES_KEPT = 6  # the last messages the page lists
 SHUTDOWN_S = 1.0  # how long stopping waits for requests in flight
+STREAM_KEPT_S = 10.0  # an address's stream younger than this is never ended for its next one
 
 
 class WebServer:
     """The page of ``table``, served on ``listen`` (host, port; port 0 takes a free one, then in :attr:`port`);
-    ``virtual``: the page's input, at a table of simulated readers."""
+    ``virtual``: the page's input, at a table of simulated readers; ``limits``: what it serves at most at once
+    (:data:`companion.web.guard.LIMITS`)."""
 
-    def __init__(self, table: Table, listen: tuple[str, int], virtual: VirtualTable | None = None) -> None:
+    def __init__(
+        self,
+        table: Table,
+        listen: tuple[str, int],
+        virtual: VirtualTable | None = None,
+        limits: Limits | None = None,
+    ) -> None:
         self.table = table
         self.listen = listen
         self.virtual = virtual
+        self.limits = limits = limits or guard.LIMITS
+        self.door: Door | None = None  # the connections, once listening
         self.port: int | None = None  # once listening
         self._view: TableView | None = None
         self._messages: collections.deque[Message] = collections.deque(maxlen=MESSAGES_KEPT)
         self._published = ""  # the last JSON sent to the pages
         self._scheduled = False
         self._pages: set[asyncio.Queue[str | None]] = set()  # one a connected page; None tells it to end
+        # each address's pages, oldest first (to end its oldest for its next)
+        self._streams: dict[str, collections.deque[_Stream]] = {}
+        self.streams_refused = 0  # event streams refused, since the start
         self._runner: web.AppRunner | None = None
         self._loop: asyncio.AbstractEventLoop | None = None  # the loop it serves on, once serving
         # /api/history's one thread: requests take turns, so phones asking at once never replay the journal at once
         self._history_reader = concurrent.futures.ThreadPoolExecutor(1, thread_name_prefix="web-history")
-        app = web.Application()
+        language = lambda: table.referee.config.language  # noqa: E731
+        app = web.Application(client_max_size=limits.body_bytes, middlewares=[guard.middleware(language)])
+        app.on_response_prepare.append(guard.headers)
         app.router.add_get("/", self._index)
         app.router.add_static("/static/", STATIC)
         app.router.add_get("/games/{name}.js", self._game_script)
@@ -69,11 +87,16 @@ class WebServer:
         app.router.add_get("/api/table", self._table)
         app.router.add_get("/api/history", self._history)
         app.router.add_get("/api/events", self._events)
-        app.router.add_routes(routes(virtual, lambda: table.referee.config.language))  # refused on a real table
+        app.router.add_routes(routes(virtual, language, limits))  # refused on a real table
         app.on_shutdown.append(self._end_pages)
-        self.settings = PhoneSettings(table)  # /settings: what a paired phone changes (companion.web.settings)
+        self.settings = PhoneSettings(table, limits)  # /settings: what a paired phone changes (companion.web.settings)
         self.settings.routes(app)
         self.app = app
+
+    @property
+    def streams(self) -> int:
+        """The pages connected to ``/api/events``."""
+        return len(self._pages)
 
     # ---- an output of the table -------------------------------------------------------------------------------
 
@@ -110,11 +133,20 @@ class WebServer:
         """Serve until cancelled. An address that cannot be listened on is logged, and the table goes on."""
         host, port = self.listen
         self._loop = asyncio.get_running_loop()
-        self._runner = runner = web.AppRunner(self.app, access_log=None, shutdown_timeout=SHUTDOWN_S)
+        server_log = logging.getLogger("aiohttp.server")
+        if not any(isinstance(f, guard.QuietBadRequests) for f in server_log.filters):
+            server_log.addFilter(guard.QuietBadRequests())
+        # keepalive_timeout runs from a connection's first moment too: one that sends no request is closed
+        self._runner = runner = web.AppRunner(
+            self.app, access_log=None, shutdown_timeout=SHUTDOWN_S, keepalive_timeout=self.limits.idle_s
+        )
         await runner.setup()
+        listening: asyncio.Server | None = None
         try:
+            assert runner.server is not None
+            self.door = door = Door(runner.server, self.limits)
             try:
-                await web.TCPSite(runner, host, port).start()
+                listening = await self._loop.create_server(door, host, port, backlog=self.limits.backlog)
             except OSError as exc:
                 log.error(
                     "web: cannot listen on %s:%d (%s): the table referees without its page; free the port or "
@@ -124,10 +156,18 @@ class WebServer:
                     exc.strerror or exc,
                 )
                 return
-            self.port = runner.addresses[0][1]
-            log.info("web: the table's page is on http://%s:%d/", host, self.port)
+            self.port = listening.sockets[0].getsockname()[1]
+            log.info(
+                "web: the table's page is on http://%s:%d/ (at most %d connections, %d from one address)",
+                host,
+                self.port,
+                door.most,
+                self.limits.per_address,
+            )
             await asyncio.Event().wait()
         finally:
+            if listening is not None:
+                listening.close()
             await runner.cleanup()
             self._history_reader.shutdown(wait=False, cancel_futures=True)
 
@@ -164,20 +204,58 @@ class WebServer:
 
     async def _events(self, request: web.Request) -> web.StreamResponse:
         """The page's state now, then each time it changes, as server-sent events (the browser reconnects)."""
+        address, now = guard.client(request), asyncio.get_running_loop().time()
+        mine = self._streams.get(address) or collections.deque()
+        full = len(self._pages) >= self.limits.streams or (
+            len(mine) >= self.limits.streams_per_address and not guard.this_machine(address)
+        )
+        if full and (not mine or now - mine[0].started < STREAM_KEPT_S):
+            # none of this address's to end, or none that a phone that slept could have left: a client streaming
+            # again and again is refused, not given another's place
+            self.streams_refused += 1
+            if self.streams_refused % 100 == 1:
+                log.warning("web: event streams from %s refused: %d open, %d from it", address, self.streams, len(mine))
+            language = self.table.referee.config.language
+            raise web.HTTPServiceUnavailable(text=guard.say("streams", language), headers={"Retry-After": "10"})
+        if full:
+            mine.popleft().end()  # a phone that slept and came back on a new connection: its oldest
         response = web.StreamResponse(headers={"Content-Type": "text/event-stream", "Cache-Control": "no-cache"})
         await response.prepare(request)
-        page: asyncio.Queue[str | None] = asyncio.Queue(maxsize=1)
-        self._pages.add(page)
+        stream = _Stream(asyncio.Queue(maxsize=1), request, now)
+        self._pages.add(stream.page)
+        self._streams[address] = mine
+        mine.append(stream)
         try:
-            text: str | None = self._json()
+            # the state as last published, if a page has it: a page connecting costs no new JSON
+            self._published = self._published or self._json()
+            text: str | None = self._published
             while text is not None:
                 await response.write(f"data: {text}\n\n".encode())
-                text = await page.get()
+                text = await stream.page.get()
         except ConnectionResetError:
             pass  # the page went away
         finally:
-            self._pages.discard(page)
+            self._pages.discard(stream.page)
+            with contextlib.suppress(ValueError):
+                mine.remove(stream)
+            if not mine and self._streams.get(address) is mine:
+                del self._streams[address]
         return response
+
+
+@dataclasses.dataclass(eq=False)
+class _Stream:
+    """A page connected to ``/api/events``: what it is sent next, its request, since when (the loop's clock)."""
+
+    page: asyncio.Queue[str | None]
+    request: web.Request
+    started: float
+
+    def end(self) -> None:
+        """End it at once, even when it is stalled on a write the client never reads."""
+        _replace(self.page, None)
+        if self.request.transport is not None:
+            self.request.transport.abort()
 
 
 def history(path: Path, lang: str) -> list[dict[str, Any]]:

@@ -5,14 +5,18 @@ enroll`` runs (:class:`~companion.nfc.enrollment.Enrollment`), and the page show
 
 Everyone may read; changing needs a pairing (docs/WEB.md, "Settings and pairing"). A person at the table picks
 "pair a phone" in the menu and the screen shows a code of six digits; the phone types it on this page and gets a
-session cookie. The code is good once, for ``CODE_S`` seconds, while the screen shows it: any button closes it, and
-``TRIES`` wrong codes void it. Every change goes to the referee as an event (:mod:`companion.referee.phone`), which
-applies it as the menu would: nothing here changes the table itself.
+session cookie. The code is good once, for ``CODE_S`` seconds, while the screen shows it: any button closes it.
+Wrong codes count against the phone that typed them (its address): ``TRIES`` of them and that phone may try no more
+with this code, ``TRY_S`` between two, while the others may; ``VOID_AFTER`` from all phones void it.
+
+Every change goes to the referee as an event (:mod:`companion.referee.phone`), which applies it as the menu would:
+nothing here changes the table itself.
 """
 
 from __future__ import annotations
 
 import asyncio
+import collections
 import json
 import logging
 import secrets
@@ -31,6 +35,7 @@ from companion.referee import NewGame, PairingEnded, SeatNames
 from companion.referee.phone import seat_names
 from companion.table import Table
 from companion.view import TableView
+from companion.web.guard import Limits, Refused, client, json_body
 
 __all__ = [
     "CODE_S",
@@ -39,6 +44,8 @@ __all__ = [
     "READS_KEPT",
     "SETTINGS_STRINGS",
     "TRIES",
+    "TRY_S",
+    "VOID_AFTER",
     "PhoneEnrollment",
     "PhoneSettings",
 ]
@@ -47,7 +54,9 @@ log = logging.getLogger(__name__)
 
 STATIC = Path(__file__).parent / "static"
 CODE_S = 120.0  # how long a pairing code shown on the screen is good for
-TRIES = 5  # wrong codes that void the code shown
+TRIES = 5  # wrong codes from one phone after which it may try no more with the code shown
+TRY_S = 1.0  # a phone's wait after a wrong code before it may type another
+VOID_AFTER = 25  # wrong codes from all phones that void the code shown (a guesser from many addresses)
 PAIRED_S = 12 * 3600.0  # how long a pairing lasts (an evening at the club); a restart of the service ends it too
 COOKIE = "companion-pairing"
 READS_KEPT = 8  # the last reads of an enrollment the page lists
@@ -80,7 +89,9 @@ SETTINGS_STRINGS: dict[str, str] = {
     ),
     "no_code": N_("The table's screen shows no code: hold OK and pick «Pair a phone» in the menu."),
     "wrong_code": N_("Wrong code: type the one the screen shows ({left} more tries)."),
-    "too_many": N_("Wrong code five times: it is void now. Ask for another in the table's menu."),
+    "too_many": N_("Wrong code five times from this phone: ask at the table for a new code in the menu."),
+    "void": N_("Too many wrong codes: the code is void now. Ask for another in the table's menu."),
+    "too_fast": N_("Wait a moment before typing another code."),
     "enroll_head": N_("Enroll cards"),
     "enroll_how": N_(
         "The table asks for each card of the deck not yet enrolled: lay it alone on any zone. Any button at the "
@@ -155,12 +166,14 @@ class PhoneSettings:
     It is an output of the table too: it sees each new pairing code as the screen shows it, to void it after
     ``CODE_S`` and to count the wrong tries against it."""
 
-    def __init__(self, table: Table) -> None:
+    def __init__(self, table: Table, limits: Limits) -> None:
         self.table = table
+        self.limits = limits
         table.referee.pairable = True  # the menu offers "pair a phone"
         table.outputs.append(self)
         self._code: str | None = None  # the code the screen shows, as last seen
-        self._wrong = 0  # wrong codes typed against it
+        self._wrong: collections.Counter[str] = collections.Counter()  # address -> wrong codes typed against it
+        self._next_try: dict[str, float] = {}  # address -> when it may type a code again (the loop's clock)
         self._sessions: dict[str, float] = {}  # cookie -> until when it pairs (the loop's clock)
         self._enrollment: PhoneEnrollment | None = None  # the last enrollment started from a phone
         self._loop: asyncio.AbstractEventLoop | None = None  # the server's, once it starts
@@ -183,7 +196,8 @@ class PhoneSettings:
     def show(self, view: TableView, now: float) -> None:
         if view.pairing == self._code:
             return
-        self._code, self._wrong = view.pairing, 0
+        self._code = view.pairing
+        self._wrong.clear()
         if view.pairing is not None and self._loop is not None:
             # The server's loop, which the table may be shown outside of (the demo runs it between turns).
             self._loop.call_later(CODE_S, self._expire, view.pairing)
@@ -248,17 +262,36 @@ class PhoneSettings:
         return until is not None and until > asyncio.get_running_loop().time()
 
     async def _pair(self, request: web.Request) -> web.Response:
-        typed = str((await _body(request)).get("code", "")).strip()
+        typed = str((await self._body(request)).get("code", "")).strip()
         shown = self.table.referee.pairing_code
+        address, now = client(request), asyncio.get_running_loop().time()
         if shown is None:
             raise self._refused("no_code")
+        if self._wrong[address] >= TRIES:
+            raise self._refused("too_many")
+        if self._next_try.get(address, now) > now:
+            raise self._refused("too_fast", status=web.HTTPTooManyRequests)
         if not secrets.compare_digest(typed.encode(), shown.encode()):
-            self._wrong += 1
-            if self._wrong >= TRIES:
+            self._wrong[address] += 1
+            self._next_try = {key: when for key, when in self._next_try.items() if when > now}
+            self._next_try[address] = now + TRY_S
+            mine, everyone = self._wrong[address], sum(self._wrong.values())
+            log.warning(
+                "web: a wrong pairing code from %s (%d of %d from it, %d of %d in all)",
+                address,
+                mine,
+                TRIES,
+                everyone,
+                VOID_AFTER,
+            )
+            if everyone >= VOID_AFTER:
                 self._end("too_many")
+                raise self._refused("void")
+            if mine >= TRIES:
                 raise self._refused("too_many")
-            raise self._refused("wrong_code", left=TRIES - self._wrong)
+            raise self._refused("wrong_code", left=TRIES - mine)
         self._end("paired")
+        log.info("web: a phone paired from %s", address)
         token = secrets.token_urlsafe(32)
         loop = asyncio.get_running_loop()
         self._sessions = {key: until for key, until in self._sessions.items() if until > loop.time()}
@@ -276,7 +309,7 @@ class PhoneSettings:
         """The request's JSON body, once this phone is paired; else 403 and where to find the code."""
         if not self._paired(request):
             raise self._refused("not_paired")
-        return await _body(request)
+        return await self._body(request)
 
     async def _seats(self, request: web.Request) -> web.Response:
         body = await self._changing(request)
@@ -333,23 +366,18 @@ class PhoneSettings:
     def _enrolling(self) -> bool:
         return self._enrollment is not None and self.table.borrower is self._enrollment
 
-    def _refused(self, key: str, **fields: object) -> web.HTTPForbidden:
+    def _refused(
+        self, key: str, status: type[web.HTTPException] = web.HTTPForbidden, **fields: object
+    ) -> web.HTTPException:
         text = translate(SETTINGS_STRINGS[key], self.table.referee.language).format(**fields)
-        return web.HTTPForbidden(text=_json_error(text), content_type="application/json")
+        return status(text=_json_error(text), content_type="application/json")
 
-
-async def _body(request: web.Request) -> dict[str, Any]:
-    """The request's JSON object. Only JSON is taken: another site's page cannot send it without asking first
-    (a CORS preflight, which the table never grants)."""
-    if request.content_type != "application/json":
-        raise _bad("send JSON (Content-Type: application/json)")
-    try:
-        body = await request.json()
-    except ValueError:
-        raise _bad("the body is not JSON") from None
-    if not isinstance(body, dict):
-        raise _bad("send a JSON object")
-    return body
+    async def _body(self, request: web.Request) -> dict[str, Any]:
+        """The request's JSON object (:func:`companion.web.guard.json_body`); a refusal as the page's others."""
+        try:
+            return await json_body(request, self.table.referee.language, self.limits)
+        except Refused as exc:
+            raise exc.http(_json_error(exc.text), "application/json") from None
 
 
 def _why(unfit: tuple[Said, ...], language: str) -> str:

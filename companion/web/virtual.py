@@ -39,6 +39,7 @@ from companion.referee import Referee
 from companion.rules import Play
 from companion.ui.buttons import LONG_S
 from companion.ui.presses import HOLD_S
+from companion.web.guard import Limits, Refused, json_body
 
 __all__ = ["Hand", "VirtualTable", "cards_off_the_table", "routes"]
 
@@ -141,8 +142,9 @@ class VirtualTable:
         return hand
 
 
-def routes(virtual: VirtualTable | None, language: Callable[[], str]) -> list[web.RouteDef]:
-    """The virtual table's routes; with no virtual table (real readers), the same paths refuse, saying why."""
+def routes(virtual: VirtualTable | None, language: Callable[[], str], limits: Limits) -> list[web.RouteDef]:
+    """The virtual table's routes; with no virtual table (real readers), the same paths refuse, saying why. A body
+    is a JSON object (:func:`companion.web.guard.json_body`): another site's form cannot post one."""
 
     def real() -> web.HTTPForbidden:
         return web.HTTPForbidden(text=translate(WORDS["real"], language()))
@@ -156,9 +158,10 @@ def routes(virtual: VirtualTable | None, language: Callable[[], str]) -> list[we
         if virtual is None:
             raise real()
         try:
-            body = await request.json()
-            if not isinstance(body, dict):
-                raise ValueError
+            body = await json_body(request, language(), limits)
+        except Refused as exc:
+            raise exc.http() from None
+        try:
             what = request.match_info["what"]
             if what == "lay":
                 virtual.lay(str(body["card"]), str(body["zone"]))

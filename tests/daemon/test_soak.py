@@ -73,6 +73,9 @@ def test_a_short_soak_of_the_service_kills_it_unplugs_its_hub_and_breaks_no_prom
     assert kills >= 3 and restarts == kills and unplugs >= 1 and garbage > 0, out
     faults = injected(out)
     assert len(faults) == 8 and all(n > 0 for n in faults.values()), faults
+    page = out.split("page faults: ")[1].split(";")[0]  # bench/soak_web.py: the hostile machine beside the table
+    attacks = {kind.strip(): int(n) for kind, n in re.findall(r"([A-Za-z -]+?) (\d+)(?:,|$)", page)}
+    assert len(attacks) == 7 and all(n > 0 for n in attacks.values()), attacks
 
 
 def test_the_service_soak_sees_a_confirmed_action_lost_or_doubled(tmp_path: Path) -> None:

@@ -213,21 +213,58 @@ def test_a_phone_paired_with_the_oleds_code_renames_the_seats_and_starts_the_nex
     assert seen["missing"].startswith("6º SET is not offered: 'table': a 6º SET zone is"), seen["missing"]
 
 
-def test_wrong_codes_void_the_code_after_five_tries_and_the_screen_says_so(tmp_path: Path) -> None:
-    async def guess() -> tuple[list[tuple[int, Any]], str | None, TableView]:
-        async with served(tmp_path) as table, aiohttp.ClientSession() as session:
+def test_a_guest_guessing_codes_leaves_the_code_to_the_phone_at_the_table(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
+) -> None:
+    """Five wrong tries from one phone stop that phone (and it may try only once a TRY_S), not the others."""
+    monkeypatch.setattr(settings, "TRY_S", 0.2)
+
+    async def guess() -> tuple[list[tuple[int, Any]], str | None, tuple[int, Any], str | None]:
+        async with served(tmp_path) as table, phone("127.0.0.2") as guest, phone("127.0.0.3") as asked:
             code = await table.pairing_code()
             wrong = f"{(int(code) + 1) % 10**6:06d}"
-            answers = [await post(session, f"{table.url}/api/pair", {"code": wrong}) for _ in range(settings.TRIES)]
-            answers.append(await post(session, f"{table.url}/api/pair", {"code": code}))  # too late
+            answers = [await post(session, f"{table.url}/api/pair", {"code": wrong}) for session in (guest, guest)]
+            for _ in range(settings.TRIES - 1):
+                await asyncio.sleep(settings.TRY_S)
+                answers.append(await post(guest, f"{table.url}/api/pair", {"code": wrong}))
+            await asyncio.sleep(settings.TRY_S)
+            answers.append(await post(guest, f"{table.url}/api/pair", {"code": code}))  # this phone may no more
+            still = table.referee.pairing_code
+            return answers, still, await post(asked, f"{table.url}/api/pair", {"code": code}), code
+
+    answers, still, paired, code = asyncio.run(guess())
+    assert [status for status, _ in answers] == [403, 429, 403, 403, 403, 403, 403]
+    assert answers[0][1]["error"] == "Wrong code: type the one the screen shows (4 more tries)."
+    assert answers[1][1]["error"] == settings.SETTINGS_STRINGS["too_fast"]
+    assert answers[5][1]["error"] == answers[6][1]["error"] == settings.SETTINGS_STRINGS["too_many"]
+    assert still == code, "the guest's tries did not void the code"
+    assert paired == (200, {"paired": True}), "the phone at the table pairs with it"
+    failed = [r.getMessage() for r in caplog.records if "wrong pairing code" in r.getMessage()]
+    assert len(failed) == settings.TRIES and all("from 127.0.0.2" in line for line in failed), "who failed is logged"
+
+
+def test_wrong_codes_from_many_phones_void_the_code_and_the_screen_says_so(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(settings, "TRY_S", 0.0)
+
+    async def guess() -> tuple[list[tuple[int, Any]], str | None, TableView]:
+        async with served(tmp_path) as table:
+            code = await table.pairing_code()
+            wrong = f"{(int(code) + 1) % 10**6:06d}"
+            answers = []
+            for n in range(settings.VOID_AFTER // settings.TRIES):
+                async with phone(f"127.0.0.{10 + n}") as guesser:
+                    answers += [await post(guesser, f"{table.url}/api/pair", {"code": wrong}) for _ in range(5)]
+            async with phone("127.0.0.3") as late:
+                answers.append(await post(late, f"{table.url}/api/pair", {"code": code}))
             return answers, table.referee.pairing_code, table.referee.view()
 
     answers, code, view = asyncio.run(guess())
-    assert [status for status, _ in answers] == [403] * 6
-    assert answers[0][1]["error"] == "Wrong code: type the one the screen shows (4 more tries)."
-    assert answers[4][1]["error"] == settings.SETTINGS_STRINGS["too_many"]
-    assert answers[5][1]["error"] == settings.SETTINGS_STRINGS["no_code"]
-    assert code is None and view.message is not None and view.message.title == "Code wrong 5 times"
+    assert [status for status, _ in answers] == [403] * (settings.VOID_AFTER + 1)
+    assert answers[-2][1]["error"] == settings.SETTINGS_STRINGS["void"]
+    assert answers[-1][1]["error"] == settings.SETTINGS_STRINGS["no_code"]
+    assert code is None and view.message is not None and view.message.title == "Too many wrong codes"
 
 
 def test_the_code_expires_and_any_button_closes_it(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -365,9 +402,13 @@ def test_a_code_shown_while_the_servers_loop_waits_expires_once_it_runs(
         table.journal.close()
 
 
-def phone() -> aiohttp.ClientSession:
-    """A client that keeps the table's cookie as a phone's browser does (aiohttp's jar drops cookies of addresses)."""
-    return aiohttp.ClientSession(cookie_jar=aiohttp.CookieJar(unsafe=True))
+def phone(address: str = "127.0.0.1") -> aiohttp.ClientSession:
+    """A client that keeps the table's cookie as a phone's browser does (aiohttp's jar drops cookies of addresses),
+    from ``address`` (127.0.0.0/8 is this machine: a phone on the room's network, by any of its addresses)."""
+    connector = aiohttp.TCPConnector(local_addr=(address, 0))
+    return aiohttp.ClientSession(
+        connector=connector, cookie_jar=aiohttp.CookieJar(unsafe=True), timeout=aiohttp.ClientTimeout(total=30)
+    )
 
 
 async def paired_session(table: Served, session: aiohttp.ClientSession) -> None:

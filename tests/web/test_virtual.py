@@ -163,7 +163,7 @@ async def post(session: aiohttp.ClientSession, url: str, body: object) -> tuple[
         ("lift", {"card": "6O"}, 409, "6O lies on no zone."),
         ("press", {"button": "confirm", "long": True}, 400, "No button confirm: the buttons are confirm, pass"),
         ("press", {"button": "menu"}, 400, "No button menu"),
-        ("press", ["confirm"], 400, "A request that makes no sense: send a JSON object with card and zone (lay)"),
+        ("press", ["confirm"], 400, "Send a JSON object (Content-Type: application/json)."),
     ],
 )
 def test_wrong_input_is_refused_saying_what_to_do(
