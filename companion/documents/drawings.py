@@ -36,6 +36,7 @@ __all__ = [
     "wiring_hub",
     "wiring_name",
     "wiring_pi",
+    "write_drawings",
 ]
 
 # Wire colours by what the wire carries, as makers colour jumper wires.
@@ -458,6 +459,18 @@ def wiring_name(layout: Layout, pinmap: PinMap) -> str:
     return f"wiring-hub-{len(layout.pads)}"
 
 
+def write_drawings(drawings: dict[str, Drawing], out: Path) -> list[Path]:
+    """Write each drawing as ``out/NAME.svg`` and ``out/NAME.png``; return the files."""
+    written: list[Path] = []
+    for name, drawing in drawings.items():
+        svg, png = out / f"{name}.svg", out / f"{name}.png"
+        svg.parent.mkdir(parents=True, exist_ok=True)
+        svg.write_text(drawing.svg(), "utf-8")
+        drawing.png().save(png, optimize=True)
+        written += [svg, png]
+    return written
+
+
 def draw_all(pinmap: PinMap, layout_path: Path, out: Path) -> list[Path]:
     """Write into ``out`` every drawing (wiring-*.svg/png; the mats, one file per language, in mats/LANG/) and
     every layout's files (layouts/NAME/: :func:`companion.documents.layouts.layout_files`); return the files."""
@@ -471,13 +484,7 @@ def draw_all(pinmap: PinMap, layout_path: Path, out: Path) -> list[Path]:
             drawings[name] = wiring_hub(layout_pinmap(layout, pinmap))
     for lang in languages():
         drawings |= {f"mats/{lang}/{name}": mat(layout, lang) for name, layout in layouts.items()}
-    written: list[Path] = []
-    for name, drawing in drawings.items():
-        svg, png = out / f"{name}.svg", out / f"{name}.png"
-        svg.parent.mkdir(parents=True, exist_ok=True)
-        svg.write_text(drawing.svg(), "utf-8")
-        drawing.png().save(png, optimize=True)
-        written += [svg, png]
+    written = write_drawings(drawings, out)
     firmware_text = FIRMWARE_CONFIG.read_text("utf-8")
     for name, layout in layouts.items():
         for file, text in layout_files(layout, pinmap, firmware_text).items():

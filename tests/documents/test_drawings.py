@@ -13,6 +13,16 @@ from seises_pads import seises_pad
 from companion.config import parse_config
 from companion.decks import load_deck
 from companion.documents.__main__ import main as documents_main
+from companion.documents.assembly import (
+    LED_HOLE,
+    LED_OFFSET,
+    PANEL,
+    TOP,
+    assembly_drawings,
+    hub_board,
+    sexto_set_turn,
+    write_assembly,
+)
 from companion.documents.drawings import (
     COLOURS,
     Label,
@@ -34,7 +44,7 @@ REDRAW = "redraw them with: .venv/bin/python -m companion.documents"
 
 
 def test_the_committed_drawings_and_layout_files_are_up_to_date(tmp_path: Path) -> None:
-    written = draw_all(load_pinmap(), LAYOUTS, tmp_path)
+    written = draw_all(load_pinmap(), LAYOUTS, tmp_path) + write_assembly(load_pinmap(), tmp_path)
     for fresh in written:
         committed = HARDWARE / fresh.relative_to(tmp_path)
         assert committed.exists(), f"{committed} is missing; {REDRAW}"
@@ -45,7 +55,7 @@ def test_the_committed_drawings_and_layout_files_are_up_to_date(tmp_path: Path) 
             assert committed.read_text("utf-8") == fresh.read_text("utf-8"), f"{committed} is stale; {REDRAW}"
     # nothing left over from an old layout or a mat no layout draws
     derived = {path for folder in ("mats", "layouts") for path in (HARDWARE / folder).rglob("*") if path.is_file()}
-    derived |= set(HARDWARE.glob("wiring-*"))
+    derived |= {*HARDWARE.glob("wiring-*"), *HARDWARE.glob("assembly-*"), *HARDWARE.glob("sexto-set-turn.*")}
     assert derived == {HARDWARE / path.relative_to(tmp_path) for path in written}
 
 
@@ -180,3 +190,32 @@ def test_every_word_of_a_mat_lies_inside_its_pad_or_the_sheet(lang: str) -> None
                 if label.x == pad.x and top < label.y < antenna.y:  # the words of what goes on the pad
                     assert pad.x - width / 2 < left and right < pad.x + width / 2, (name, lang, label.text)
                     assert label.y + drawing.text_unit <= antenna.y, (name, lang, label.text)
+
+
+def test_the_assembly_pictures_are_committed_and_shown_in_the_readme(tmp_path: Path) -> None:
+    """Each assembly picture is written with the rest (so the check above compares it with the committed one) and
+    the README shows it; the README's figures are the drawings' own."""
+    written = {path.relative_to(tmp_path).as_posix() for path in write_assembly(load_pinmap(), tmp_path)}
+    readme = (HARDWARE / "README.md").read_text("utf-8")
+    for name in assembly_drawings(load_pinmap()):
+        assert {f"{name}.svg", f"{name}.png"} <= written
+        assert f"]({name}.png)" in readme and f"({name}.svg)" in readme, name
+    assert f"at most {TOP} mm thick" in readme and f"a {LED_HOLE} mm hole" in readme
+    assert f"{LED_OFFSET} mm outside the pad" in readme and f"a {PANEL} mm panel" in readme
+
+
+@pytest.mark.parametrize(("gp", "pin", "ground"), [(22, 29, 28), (0, 1, 3)])
+def test_the_hub_board_puts_the_jumper_beside_the_pico_pins_of_the_map(gp: int, pin: int, ground: int) -> None:
+    text = TEXT.replace("chip_selects = [0,", "chip_selects = [10,").replace("maintenance = 22", f"maintenance = {gp}")
+    svg = hub_board(parse_pinmap(text, "pinmap.toml")).svg()
+    assert f">GP{gp} (pin {pin})<" in svg and f">GND (pin {ground})<" in svg
+    assert svg.count(f'stroke="{COLOURS["jumper"]}"') == 2  # its wire and its cap's outline
+
+
+def test_the_6o_set_turn_shows_the_referees_own_words() -> None:
+    """The picture of a 6º SET turn prints what the screen says, from the referee's texts: a change of the words
+    changes the picture (and the check above fails until it is redrawn)."""
+    svg = sexto_set_turn("en").svg()
+    assert ">Master 1 red on z1<" in svg and ">Lift it off the pad, then the next<" in svg
+    assert ">Lift card N01 (1R|2R) off z1<" in svg and ">Then the new card counts<" in svg
+    assert ">Quita carta N01 (1R|2R) de z1<" in sexto_set_turn("es").svg()
