@@ -4,13 +4,14 @@
 from __future__ import annotations
 
 import itertools
+import re
 from pathlib import Path
 
 import pytest
 from PIL import Image, ImageChops
 from seises_pads import seises_pad
 
-from companion.config import parse_config
+from companion.config import GameConfig, parse_config
 from companion.decks import load_deck
 from companion.documents.__main__ import main as documents_main
 from companion.documents.assembly import (
@@ -35,8 +36,10 @@ from companion.documents.drawings import (
     wiring_pi,
 )
 from companion.documents.layouts import layout_pinmap
+from companion.events import Button, CardArrived, CardLeft, Press
 from companion.hardware import DEFAULT_PINMAP, HARDWARE_DIR, LAYOUTS, PICO_PINS, load_layouts, load_pinmap, parse_pinmap
-from companion.i18n import languages
+from companion.i18n import languages, translate
+from companion.referee import Referee
 
 HARDWARE = HARDWARE_DIR
 TEXT = DEFAULT_PINMAP.read_text("utf-8")
@@ -219,3 +222,32 @@ def test_the_6o_set_turn_shows_the_referees_own_words() -> None:
     assert ">Master 1 red on z1<" in svg and ">Lift it off the pad, then the next<" in svg
     assert ">Lift card N01 (1R|2R) off z1<" in svg and ">Then the new card counts<" in svg
     assert ">Quita carta N01 (1R|2R) de z1<" in sexto_set_turn("es").svg()
+
+
+def test_the_6o_set_walkthrough_quotes_the_referees_words() -> None:
+    """Every sentence hardware/README.md's "6º SET at the table" puts in quotes is one the referee says (in English,
+    as a table set so does) or a mat's: the walkthrough cannot drift from the screen."""
+    readme = (HARDWARE / "README.md").read_text("utf-8")
+    section = readme.split("## 6º SET at the table", 1)[1].split("\n## ", 1)[0]
+    referee = Referee(GameConfig(name="sexto-set", language="en"), {f"z{i}": "auto" for i in range(1, 9)})
+    said: set[str] = {"auto"}
+    masters = ("M1R", "M2R", "M3R", "M4R", "M1B", "M2B", "M3B", "M4B")
+    for zone, master in enumerate(masters, start=1):
+        referee.handle(CardArrived(f"z{zone}", master), 0.0)
+        message = referee.view().message
+        assert message is not None
+        said |= {message.title, message.todo}
+        if zone > 1:
+            referee.handle(CardLeft(f"z{zone}", master), 0.0)
+    referee.handle(CardArrived("z1", "N01"), 0.0)  # on M1R, still on z1
+    referee.handle(CardLeft("z1", "M1R"), 0.0)
+    referee.handle(Press(Button.CONFIRM, "short", 0.0), 0.0)
+    referee.handle(CardArrived("z1", "N14"), 0.0)  # N01 left on the reader
+    message = referee.view().message
+    assert message is not None
+    said |= {message.title, message.todo, referee.text("next_set", leads="B")}
+    said |= {translate(pad.label, "en").format(card=pad.card) for pad in load_layouts()["sexto-set-hub-8"].pads}
+    quoted = re.findall(r'"([^"]+)"', section)
+    assert len(quoted) >= 8
+    for text in quoted:
+        assert " ".join(text.split()) in said, text
