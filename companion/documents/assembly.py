@@ -13,7 +13,17 @@ import math
 from pathlib import Path
 
 from companion.decks import load_deck
-from companion.documents.drawings import COLOURS, Drawing, Label, Rect, Wire, write_drawings
+from companion.documents.drawings import (
+    COLOURS,
+    LED_HOLE,
+    LED_OFFSET,
+    Drawing,
+    Label,
+    Rect,
+    Wire,
+    circle,
+    write_drawings,
+)
 from companion.games import find_kind
 from companion.hardware import PICO_PINS, PinMap, pico_ground_beside
 from companion.i18n import translate
@@ -33,10 +43,9 @@ __all__ = [
     "write_assembly",
 ]
 
-# The figures the drawings and hardware/README.md's "Assembly" give (a test reads them in both).
+# The figures the drawings and hardware/README.md's "Assembly" give (a test reads them in both); the LED's hole
+# and its place are the mats' (LED_HOLE, LED_OFFSET).
 TOP = 10  # mm: the table top at its thickest; an MFRC522 reads an NTAG213 1 to 2 cm away
-LED_HOLE = 12  # mm: the hole through the top over each WS2812B (a round breakout of about 10 mm)
-LED_OFFSET = 10  # mm: from the pad's edge to the LED hole's centre, outside the card's outline
 PANEL = 3  # mm: the panel the OLED and the buttons are mounted in (a button's cap must stand proud of it)
 
 _MM = 6  # px per mm in the cross-sections
@@ -44,11 +53,6 @@ _WOOD = "#e8d5b0"
 _BOARD = "#2f7d4f"
 _GREEN_LIGHT = "#3cb043"
 _RED_LIGHT = "#d62728"
-
-
-def _circle(x: float, y: float, r: float, colour: str) -> Wire:
-    points = tuple((x + r * math.cos(i * math.pi / 12), y + r * math.sin(i * math.pi / 12)) for i in range(25))
-    return Wire(points, colour)
 
 
 def _arrow(x0: float, y0: float, x1: float, y1: float, colour: str) -> list[Rect | Wire | Label]:
@@ -137,17 +141,17 @@ def control_panel() -> Drawing:
     shapes.append(Rect(ox + 1.5 * mm, oy + 5 * mm, 24 * mm, 13 * mm, COLOURS["ink"], fill="#1a1a1a"))
     for dx in (2, 25):
         for dy in (2, 25):
-            shapes.append(_circle(ox + dx * mm, oy + dy * mm, 1 * mm, COLOURS["ink"]))
+            shapes.append(circle(ox + dx * mm, oy + dy * mm, 1 * mm, COLOURS["ink"]))
     shapes.append(Label(ox, oy + 29 * mm, "OLED: window 24 x 13 mm; 4 x M2 on"))
     shapes.append(Label(ox, oy + 29 * mm + 12, "its board's holes (about 23 mm apart)"))
     # the buttons, a row, and the status LED
     names = ("CONFIRM", "PASS", "UNDO")
     for index, name in enumerate(names):
         bx = x0 + (60 + index * 28) * mm
-        shapes.append(_circle(bx, y0 + 25 * mm, 6.5 * mm, COLOURS["ink"]))
+        shapes.append(circle(bx, y0 + 25 * mm, 6.5 * mm, COLOURS["ink"]))
         shapes.append(Label(bx, y0 + 34 * mm, name, centred=True))
     shapes.append(Label(x0 + 47 * mm, y0 + 39 * mm, "buttons: 13 mm holes, 28 mm apart (arcade: 24 mm holes)"))
-    shapes.append(_circle(x0 + 138 * mm, y0 + 12 * mm, 2.5 * mm, COLOURS["ink"]))
+    shapes.append(circle(x0 + 138 * mm, y0 + 12 * mm, 2.5 * mm, COLOURS["ink"]))
     shapes.append(Label(x0 + 138 * mm, y0 + 17 * mm, "status", centred=True))
     shapes.append(Label(x0 + 132 * mm, y0 + 21 * mm, "5 mm", centred=True))
     # the section: the panel, a button soldered on its strip of proto board, its cap through the panel
@@ -221,7 +225,7 @@ def hub_board(pinmap: PinMap) -> Drawing:
     shapes.append(Label(495, 84, "74AHCT125", centred=True, colour="#ffffff"))
     shapes.append(Rect(440, 130, 110, 30, COLOURS["ink"], fill="#1f4e9c"))
     shapes.append(Label(495, 140, "3.3 V buck", centred=True, colour="#ffffff"))
-    shapes.append(_circle(495, 200, 18, COLOURS["ink"]))
+    shapes.append(circle(495, 200, 18, COLOURS["ink"]))
     shapes.append(Label(495, 224, "1000 uF", centred=True))
     # one 10-pin header a pad, along the board's lower edge
     for index, zone in enumerate(hub.zones):
@@ -276,7 +280,7 @@ def sexto_set_turn(lang: str = "en") -> Drawing:
         # the pad (the mat's rectangle, the reader's square under it), its LED, the line growing away from it
         shapes.append(Rect(x + 10, 110, 64, 90, COLOURS["ink"]))
         shapes.append(Rect(x + 22, 140, 40, 40, COLOURS["pad"], dashed=True))
-        shapes.append(_circle(x + 42, 100, 5, light or COLOURS["pad"]))
+        shapes.append(circle(x + 42, 100, 5, light or COLOURS["pad"]))
         shapes.append(Label(x + 42, 204, "z1", centred=True, colour=COLOURS["pad"]))
         shapes += _card(x + 90, 124, "M1R")
         for offset, card in enumerate(line, start=1):

@@ -15,8 +15,6 @@ from companion.config import GameConfig, parse_config
 from companion.decks import load_deck
 from companion.documents.__main__ import main as documents_main
 from companion.documents.assembly import (
-    LED_HOLE,
-    LED_OFFSET,
     PANEL,
     TOP,
     assembly_drawings,
@@ -26,10 +24,14 @@ from companion.documents.assembly import (
 )
 from companion.documents.drawings import (
     COLOURS,
+    LED_HOLE,
+    LED_OFFSET,
     Label,
     Rect,
+    Wire,
     draw_all,
     label_width,
+    led_place,
     mats,
     wiring_hub,
     wiring_name,
@@ -251,3 +253,25 @@ def test_the_6o_set_walkthrough_quotes_the_referees_words() -> None:
     assert len(quoted) >= 8
     for text in quoted:
         assert " ".join(text.split()) in said, text
+
+
+@pytest.mark.parametrize("name", list(load_layouts()))
+def test_each_pads_led_hole_is_drawn_on_the_mat_off_every_pad(name: str) -> None:
+    """The circle beside each pad is its LED's hole, as the pad's cross-section and the README place it: LED_OFFSET
+    mm beyond the pad's edge, LED_HOLE mm across, on the sheet and clear of every pad (a card never covers it)."""
+    layout = load_layouts()[name]
+    drawing = mats(LAYOUTS, "en")[name]
+    holes = [shape for shape in drawing.shapes if isinstance(shape, Wire) and len(shape.points) == 25]
+    assert len(holes) == len(layout.pads)
+    width, height = layout.pad
+    for pad, hole in zip(layout.pads, holes, strict=True):
+        xs, ys = [x for x, _ in hole.points], [y for _, y in hole.points]
+        centre = ((min(xs) + max(xs)) / 2, (min(ys) + max(ys)) / 2)
+        assert centre == pytest.approx(led_place(layout, pad.x, pad.y))
+        assert max(xs) - min(xs) == pytest.approx(LED_HOLE)
+        assert abs(centre[1] - pad.y) == pytest.approx(height / 2 + LED_OFFSET)
+        assert min(xs) > 5 and max(xs) < 415 and min(ys) > 20 and max(ys) < 280, (name, pad.zone)
+        for other in layout.pads:
+            apart_x = abs(centre[0] - other.x) - width / 2
+            apart_y = abs(centre[1] - other.y) - height / 2
+            assert max(apart_x, apart_y) >= LED_HOLE / 2, (name, pad.zone, other.zone)
