@@ -618,10 +618,15 @@ class Referee:
         return TableView(view.game, message, {}, view.status, view.language)
 
     def _standing_message(self) -> Message | None:
-        """A problem a person must fix stays on the screen while nothing newer is said."""
+        """A problem a person must fix stays on the screen while nothing newer is said; so does, while zones wait
+        for the cards that head them (6º SET's master cards), what to lay where."""
         problem = self.health.problem()
         if problem is None:
-            return None
+            waiting = self.zones.waiting() if self.registering else []
+            if not waiting:
+                return None
+            title = self.text("register", left=len(waiting), zone=waiting[0])
+            return Message(MessageKind.INFO, title, self.text("register_do", left=len(waiting), zone=waiting[0]))
         key, fields = problem
         kind = _HEALTH_MESSAGES.get(key, MessageKind.DISK_FULL)
         return Message(kind, self.text(key, **fields), self.text(TODO[key], **fields))

@@ -233,6 +233,9 @@ def test_the_6o_set_walkthrough_quotes_the_referees_words() -> None:
     section = readme.split("## 6º SET at the table", 1)[1].split("\n## ", 1)[0]
     referee = Referee(GameConfig(name="sexto-set", language="en"), {f"z{i}": "auto" for i in range(1, 9)})
     said: set[str] = {"auto"}
+    message = referee.view().message  # what to lay where, until the zones know their master cards
+    assert message is not None
+    said |= {message.title, message.todo}
     masters = ("M1R", "M2R", "M3R", "M4R", "M1B", "M2B", "M3B", "M4B")
     for zone, master in enumerate(masters, start=1):
         referee.handle(CardArrived(f"z{zone}", master), 0.0)
