@@ -4,8 +4,8 @@
 #
 #   sudo make install                 # or: sudo systemd/install.sh
 #
-# DESTDIR installs into another root (for packaging and tests); there, no user is made, udevadm is not called and
-# systemctl only when SYSTEMCTL names one (the tests give a recorder). PREFIX is where the program goes
+# DESTDIR installs into another root (for packaging and tests); there, no user is made, udevadm is not called, and
+# systemctl and apt-get only when SYSTEMCTL and APT_GET name them (the tests give fakes). PREFIX is where the program goes
 # (/opt/companion): the unit's ExecStart= and the /usr/local/bin/companion link follow it. PYTHON is the interpreter
 # the environment is made from (python3).
 #
@@ -18,7 +18,14 @@ DESTDIR="${DESTDIR:-}"
 PREFIX="${PREFIX:-/opt/companion}"
 PYTHON="${PYTHON:-python3}"
 SKIP_VENV="${SKIP_VENV:-}"
-if [[ -z "$DESTDIR" ]]; then SYSTEMCTL="${SYSTEMCTL:-systemctl}"; else SYSTEMCTL="${SYSTEMCTL:-}"; fi
+if [[ -z "$DESTDIR" ]]; then
+    SYSTEMCTL="${SYSTEMCTL:-systemctl}" APT_GET="${APT_GET:-apt-get}"
+else
+    SYSTEMCTL="${SYSTEMCTL:-}" APT_GET="${APT_GET:-}"
+fi
+# pip's and apt-get's last words, read to name what failed (they are shown as they come, too)
+PIP_LOG="$(mktemp)" APT_LOG="$(mktemp)"
+trap 'rm -f "$PIP_LOG" "$APT_LOG"' EXIT
 
 say() { printf 'companion install: %s\n' "$*"; }
 
@@ -40,12 +47,16 @@ fi
 
 install -d -m 0755 "$DESTDIR$PREFIX"
 
-# apt_get PACKAGE...: install Debian packages the environment needs; under DESTDIR (another root) only say so.
+# apt_get PACKAGE...: install Debian packages the environment needs; with no apt-get (under DESTDIR, another root,
+# unless APT_GET names one) only say so. Its output is kept in APT_LOG.
 apt_get() {
-    if [[ -z "$DESTDIR" ]] && command -v apt-get >/dev/null; then
+    if [[ -n "$APT_GET" ]] && command -v "$APT_GET" >/dev/null; then
         say "apt-get update, then apt-get install $*"
-        apt-get update
-        DEBIAN_FRONTEND=noninteractive apt-get install --yes --no-install-recommends "$@"
+        "$APT_GET" update
+        local status=0
+        DEBIAN_FRONTEND=noninteractive "$APT_GET" install --yes --no-install-recommends "$@" 2>&1 | tee "$APT_LOG" \
+            || status=$?
+        return "$status"
     else
         say "install these first (then run me again): $*"
         return 1
@@ -61,16 +72,51 @@ if [[ -z "$SKIP_VENV" ]]; then
         "$PYTHON" -m venv "$VENV"
     fi
     # pip says what it fetches and builds: on a Zero 2 W this is minutes, and they must not look like a hang.
-    pip_install() { "$VENV/bin/python" -m pip install --upgrade --progress-bar off "$@" "$SOURCE"; }
+    pip_install() {
+        local status=0
+        "$VENV/bin/python" -m pip install --upgrade --progress-bar off "$@" "$SOURCE" 2>&1 | tee "$PIP_LOG" \
+            || status=$?
+        return "$status"
+    }
+    # What pip failed on, in its own words (pip/_internal: DistributionNotFound's "No matching distribution found
+    # for lgpio>=0.2.2", a source build's "Failed building wheel for spidev"; urllib3's "connection broken by"
+    # when PyPI cannot be reached).
+    unreachable() { grep -q "connection broken by\|Failed to establish a new connection" "$PIP_LOG"; }
+    no_lgpio_wheel() { grep -q "No matching distribution found for lgpio" "$PIP_LOG"; }
+    not_built() { grep -o "Failed building wheel for [A-Za-z0-9_.-]*" "$PIP_LOG" | sed 's/.* //' | sort -u | xargs; }
     say "installing companion and its libraries into $PREFIX/venv (pip lists each)"
     # lgpio (gpiozero's pins on every Pi) is a pip dependency, never the apt package python3-lgpio, which a
     # virtual environment does not see. PyPI has wheels for Python 3.11 and 3.12 on aarch64 (Pi 4, Pi 5, Zero 2 W
-    # on 64-bit Raspberry Pi OS) and Raspberry Pi OS's pip finds armv7l ones for 32-bit; for another Python it
-    # builds from source, which needs swig, a C compiler, Python's headers and the C library liblgpio.
+    # on 64-bit Raspberry Pi OS) and Raspberry Pi OS's pip finds armv7l ones for 32-bit; for another Python (3.13,
+    # Debian Trixie's) it builds from source, which needs swig, a C compiler, Python's headers and the C library
+    # liblgpio. spidev and RPi.GPIO have no aarch64 wheels at all: pip builds them, with a C compiler and Python's
+    # headers.
     if ! pip_install --only-binary=lgpio; then
-        say "no lgpio wheel for $("$VENV/bin/python" --version) on $(uname -m): building lgpio from source"
-        apt_get swig gcc python3-dev liblgpio-dev
-        pip_install
+        python="$("$VENV/bin/python" --version) on $(uname -m)"
+        if unreachable; then
+            say "pip could not reach the package index (its error is above): check the network, then run me again"
+            exit 1
+        elif no_lgpio_wheel; then
+            say "no lgpio wheel for $python: building lgpio from source"
+            if ! apt_get swig gcc python3-dev liblgpio-dev; then
+                if grep -q "Unable to locate package liblgpio-dev" "$APT_LOG"; then
+                    say "this system's apt has no liblgpio-dev (Raspberry Pi OS's archive has it, Debian's not):" \
+                        "install the C library lg from its source (github.com/joan2937/lg: make, then sudo make" \
+                        "install) and run me again, or make the environment with a Python that has lgpio wheels" \
+                        "(3.11, 3.12): sudo make install PYTHON=python3.12"
+                fi
+                exit 1
+            fi
+            pip_install || { say "pip failed building lgpio (its error is above)"; exit 1; }
+        elif [[ -n "$(not_built)" ]]; then
+            say "no wheel of $(not_built) for $python, and building them failed: they need a C compiler and" \
+                "Python's headers (gcc, python3-dev)"
+            apt_get gcc python3-dev || exit 1
+            pip_install --only-binary=lgpio || { say "pip failed again (its error is above)"; exit 1; }
+        else
+            say "pip failed (its error is above): nothing was installed; run me again once it is fixed"
+            exit 1
+        fi
     fi
 fi
 install -m 0644 "$SOURCE/README.md" "$DESTDIR$PREFIX/README.md"

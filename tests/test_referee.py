@@ -555,7 +555,8 @@ def test_a_seises_game_of_two_or_three_says_the_sheet_recommends_four_to_eight()
         press(referee, button)
     assert referee.game.players == 2
     assert referee.view().message == Message(MessageKind.INFO, "Sheet: 4 to 8 players")
-    assert sexto().view().message is None
+    named = Referee(GameConfig(name="sexto-set"), dict(zip([f"z{i}" for i in range(1, 9)], MASTERS, strict=True)))
+    assert named.view().message is None  # 4 players: as the sheet says
 
 
 # ---- seat names from the phone mid-game ---------------------------------------------------------------------------
@@ -657,3 +658,47 @@ def test_a_6o_set_table_plays_seises_on_its_lines_and_a_long_undo_brings_the_mat
     assert referee.kind.name == "sexto-set" and referee.zones.heads == heads and not referee.registering
     referee.start(GameConfig(name="seises", confirm_turns=False))  # as a restart would, with a Seises game
     assert [entry.kind for entry in tap(referee, "6O", "z5")] == ["action"], "any line takes a Seises card"
+
+
+def test_a_6o_set_master_card_is_lifted_off_its_pad_once_its_zone_learnt_it() -> None:
+    """hardware/README.md's 6º SET at the table: a zone learns its line's master card from the card laid on it, and
+    the screen says to lift it (it heads its line beside the pad); a card laid while the master card still lies on
+    the reader is a stack of two tags, and the screen names the master card to lift, after which the card plays."""
+    referee = sexto(language="en")
+    assert referee.view().message == Message(
+        MessageKind.INFO, "A master on each zone: 8 left", "Lay the master card on z1"
+    )
+    lay(referee, "M1R", "z1")
+    assert referee.view().message == Message(
+        MessageKind.INFO, "Master 1 red on z1", "Lift it off the pad, then the next"
+    )
+    for zone, master in enumerate(MASTERS[1:], start=2):  # the others each lifted, M1R left on z1
+        lay(referee, master, f"z{zone}")
+        lift(referee, master, f"z{zone}")
+    assert referee.view().message == Message(MessageKind.INFO, "Ready: pair A starts", "Lift it; play on the pads")
+    lay(referee, "N01", "z1")  # laid on top of M1R
+    message = referee.view().message
+    assert message is not None and (message.title, message.todo) == (
+        "Lift master 1 red off z1",
+        "Then the new card counts",
+    )
+    assert light(referee, "z1") is ZoneLight.ILLEGAL and referee.pending is None
+    lift(referee, "M1R", "z1")
+    assert referee.pending is not None and referee.pending.action == Play("N01", "M1R")
+    assert light(referee, "z1") is ZoneLight.PENDING_OK
+    assert press(referee, "confirm") == [Entry("action", "play M1R N01", 0.0)]
+    tap(referee, "N07", "z5")  # pair B's first card, on a bare line
+    press(referee, "confirm")
+    lay(referee, "N14", "z1")  # N01 not yet moved off the reader into its line
+    message = referee.view().message
+    assert message is not None and message.title.startswith("Lift ") and message.title.endswith(" off z1")
+    lift(referee, "N01", "z1")
+    assert referee.pending is not None and referee.pending.action == Play("N14", "M1R")
+
+
+def test_two_cards_laid_at_once_on_a_pad_are_two_cards_not_a_card_to_lift() -> None:
+    referee = seises()
+    lay(referee, "6O")
+    lay(referee, "7O")  # neither played yet: which is meant is the one left
+    message = referee.view().message
+    assert message is not None and message.title == "Dos cartas en z1"

@@ -1,11 +1,12 @@
-"""``python -m companion.documents [PINMAP]``: redraw the wiring diagrams and play mats of hardware/ (each mat in
-every language of the catalogues, one file each: mats/LANG/NAME.svg), write each table layout's files
-(hardware/layouts/NAME/) and the layers' picture of docs/."""
+"""``python -m companion.documents [PINMAP]``: redraw the wiring diagrams, assembly pictures and play mats of
+hardware/ (each mat in every language of the catalogues, one file each: mats/LANG/NAME.svg), write each table
+layout's files (hardware/layouts/NAME/) and the layers' picture of docs/."""
 
 from __future__ import annotations
 
 import sys
 
+from companion.documents.assembly import write_assembly
 from companion.documents.drawings import draw_all
 from companion.documents.layers import DOCS_DIR, write_layers
 from companion.hardware import HARDWARE_DIR, LAYOUTS, load_pinmap
@@ -16,7 +17,8 @@ def main(argv: list[str] | None = None) -> int:
     if len(args) > 1 or args[:1] in (["-h"], ["--help"]) or args[:1] == ["--lang"]:
         print("usage: python -m companion.documents [PINMAP]", file=sys.stderr)
         return 2
-    written = draw_all(load_pinmap(args[0] if args else None), LAYOUTS, HARDWARE_DIR)
+    pinmap = load_pinmap(args[0] if args else None)
+    written = draw_all(pinmap, LAYOUTS, HARDWARE_DIR) + write_assembly(pinmap, HARDWARE_DIR)
     for path in written + write_layers(DOCS_DIR):
         print(path)
     return 0

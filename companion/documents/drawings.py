@@ -7,6 +7,7 @@ files of ``hardware/`` with ``python -m companion.documents``; a test fails when
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from xml.sax.saxutils import escape
@@ -26,16 +27,21 @@ from companion.i18n import DEFAULT_LANGUAGE, languages, translate
 from companion.ui.screens import font, text_width, wrap
 
 __all__ = [
+    "LED_HOLE",
+    "LED_OFFSET",
     "Drawing",
     "Label",
+    "circle",
     "draw_all",
     "label_width",
+    "led_place",
     "mat",
     "mat_texts",
     "mats",
     "wiring_hub",
     "wiring_name",
     "wiring_pi",
+    "write_drawings",
 ]
 
 # Wire colours by what the wire carries, as makers colour jumper wires.
@@ -397,6 +403,23 @@ def mat_texts(layout_path: Path) -> dict[str, list[str]]:
     return texts
 
 
+LED_HOLE = 12  # mm: the hole through the top over each pad's LED (a WS2812B's round board is about 10 mm)
+LED_OFFSET = 10  # mm: from the pad's edge to its LED hole's centre, outside the card's outline
+
+
+def circle(x: float, y: float, r: float, colour: str) -> Wire:
+    """A circle as a polyline of 24 sides (a hole, a button, an LED)."""
+    points = tuple((x + r * math.cos(i * math.pi / 12), y + r * math.sin(i * math.pi / 12)) for i in range(25))
+    return Wire(points, colour)
+
+
+def led_place(layout: Layout, x: float, y: float) -> tuple[float, float]:
+    """Where the LED of the pad centred at (x, y) goes: ``LED_OFFSET`` mm beyond the pad's edge that faces the
+    sheet's middle (its long axis), where neither the card on the pad nor the line or row beside it covers it."""
+    reach = layout.pad[1] / 2 + LED_OFFSET
+    return x, y - reach if y > _SHEET[1] / 2 else y + reach
+
+
 MAT_MARGIN = 15  # mm between the sheet's edge and its note
 PAD_MARGIN = 4  # mm between a pad's edge and its words
 
@@ -419,7 +442,8 @@ def label_width(drawing: Drawing, label: Label) -> float:
 
 
 def mat(layout: Layout, lang: str) -> Drawing:
-    """The layout's play mat in ``lang``: each pad where a reader sits, what goes on it, and its zone."""
+    """The layout's play mat in ``lang``: each pad where a reader sits, what goes on it, its zone, and the circle
+    where its LED's hole goes through the top."""
     text_unit = 6.0
     shapes: list[Rect | Wire | Label] = [
         Rect(5, 5, _SHEET[0] - 10, _SHEET[1] - 10, COLOURS["pad"]),
@@ -440,6 +464,7 @@ def mat(layout: Layout, lang: str) -> Drawing:
         for row, line in enumerate(wrap(words, "body", _text_px(width - 2 * PAD_MARGIN, text_unit))):
             shapes.append(Label(pad.x, y + 3 + row * text_unit, line, size=1, centred=True))
         shapes.append(Label(pad.x, y + height - 9, pad.zone, size=1, centred=True, colour=COLOURS["pad"]))
+        shapes.append(circle(*led_place(layout, pad.x, pad.y), LED_HOLE / 2, COLOURS["pad"]))  # its LED's hole
     return Drawing(*_SHEET, unit="mm", px_per_unit=_MAT_PX_PER_MM, text_unit=text_unit, shapes=shapes)
 
 
@@ -458,6 +483,18 @@ def wiring_name(layout: Layout, pinmap: PinMap) -> str:
     return f"wiring-hub-{len(layout.pads)}"
 
 
+def write_drawings(drawings: dict[str, Drawing], out: Path) -> list[Path]:
+    """Write each drawing as ``out/NAME.svg`` and ``out/NAME.png``; return the files."""
+    written: list[Path] = []
+    for name, drawing in drawings.items():
+        svg, png = out / f"{name}.svg", out / f"{name}.png"
+        svg.parent.mkdir(parents=True, exist_ok=True)
+        svg.write_text(drawing.svg(), "utf-8")
+        drawing.png().save(png, optimize=True)
+        written += [svg, png]
+    return written
+
+
 def draw_all(pinmap: PinMap, layout_path: Path, out: Path) -> list[Path]:
     """Write into ``out`` every drawing (wiring-*.svg/png; the mats, one file per language, in mats/LANG/) and
     every layout's files (layouts/NAME/: :func:`companion.documents.layouts.layout_files`); return the files."""
@@ -471,13 +508,7 @@ def draw_all(pinmap: PinMap, layout_path: Path, out: Path) -> list[Path]:
             drawings[name] = wiring_hub(layout_pinmap(layout, pinmap))
     for lang in languages():
         drawings |= {f"mats/{lang}/{name}": mat(layout, lang) for name, layout in layouts.items()}
-    written: list[Path] = []
-    for name, drawing in drawings.items():
-        svg, png = out / f"{name}.svg", out / f"{name}.png"
-        svg.parent.mkdir(parents=True, exist_ok=True)
-        svg.write_text(drawing.svg(), "utf-8")
-        drawing.png().save(png, optimize=True)
-        written += [svg, png]
+    written = write_drawings(drawings, out)
     firmware_text = FIRMWARE_CONFIG.read_text("utf-8")
     for name, layout in layouts.items():
         for file, text in layout_files(layout, pinmap, firmware_text).items():

@@ -234,7 +234,11 @@ class Referee:
         if self.zones.lay(zone, card):
             if self.pending is not None and self.pending.zone == zone:
                 self.pending = None
-            self._warn(zone, ZoneLight.ILLEGAL, MessageKind.ILLEGAL, "two_cards", zone=zone)
+            placed = self._placed_on(zone, card)
+            if placed is not None:  # a card whose play is done, left on the reader: lifting it plays the new one
+                self._warn(zone, ZoneLight.ILLEGAL, MessageKind.ILLEGAL, "lift_first", card=placed, zone=zone)
+            else:
+                self._warn(zone, ZoneLight.ILLEGAL, MessageKind.ILLEGAL, "two_cards", zone=zone)
             return []
         if self.menu is not None:
             return []
@@ -276,6 +280,16 @@ class Referee:
         if reason is None:
             self._warn(zone, ZoneLight.ILLEGAL, MessageKind.ILLEGAL, "lying", card=self.card_name(card), zone=zone)
         return []
+
+    def _placed_on(self, zone: str, card: str) -> str | None:
+        """The name of a card lying on ``zone`` beside ``card`` whose part is done: the zone's head (a line's master
+        card, once learnt) or a card of a committed play. The table remembers it; its reader must be left to the new
+        card (a stack of two tags reads unreliably)."""
+        played = {getattr(action, "card", None) for action in self.game.actions}
+        for other in sorted(self.zones.lying[zone] - {card}):
+            if other == self.zones.heads.get(zone) or other in played:
+                return self.card_name(other)
+        return None
 
     def meaning(self, card: str, zone: str) -> Action | Message:
         """What ``card`` laid on ``zone`` means in this game, or the message that refuses it there."""
@@ -641,10 +655,15 @@ class Referee:
         return TableView(view.game, message, {}, view.status, view.language)
 
     def _standing_message(self) -> Message | None:
-        """A problem a person must fix stays on the screen while nothing newer is said."""
+        """A problem a person must fix stays on the screen while nothing newer is said; so does, while zones wait
+        for the cards that head them (6º SET's master cards), what to lay where."""
         problem = self.health.problem()
         if problem is None:
-            return None
+            waiting = self.zones.waiting() if self.registering else []
+            if not waiting:
+                return None
+            title = self.text("register", left=len(waiting), zone=waiting[0])
+            return Message(MessageKind.INFO, title, self.text("register_do", left=len(waiting), zone=waiting[0]))
         key, fields = problem
         kind = _HEALTH_MESSAGES.get(key, MessageKind.DISK_FULL)
         return Message(kind, self.text(key, **fields), self.text(TODO[key], **fields))

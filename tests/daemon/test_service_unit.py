@@ -404,3 +404,119 @@ def test_the_installed_config_is_kept_from_other_users(tmp_path: Path) -> None:
     (etc / "config.toml").chmod(0o640)
     third = subprocess.run([script], env=env, check=True, capture_output=True, text=True)
     assert "readable by every user" not in third.stdout
+
+
+# A python3 whose pip fails as the real one does off Raspberry Pi OS Bookworm, and an apt-get as Debian's. pip's words
+# are its own (pip/_internal: DistributionNotFound's "No matching distribution found for ...", operations/build/
+# wheel.py's "Failed building wheel for %s", exceptions' InstallWheelBuildError; setuptools/_distutils/spawn.py's
+# "command {!r} failed: {}"; urllib3's "connection broken by" when offline); apt-get's, those of Debian 12's
+# `apt-get install --simulate liblgpio-dev`: "E: Unable to locate package liblgpio-dev", exit status 100.
+# NO_LGPIO_WHEEL: Python 3.13 (lgpio has no wheel for it); NO_COMPILER: spidev and RPi.GPIO have no aarch64 wheel
+# and there is no gcc (until apt-get installs it); OFFLINE: no network.
+FAILING_PYTHON = """#!/bin/bash
+echo "$*" >> "$CALLS"
+case "$*" in
+    "--version") echo "Python 3.13.5" ;;
+    "-m venv "*) mkdir -p "$3/bin" && cp "$0" "$3/bin/python" ;;
+    "-m pip install"*)
+        if [[ -n "${OFFLINE:-}" ]]; then
+            echo "WARNING: Retrying (Retry(total=4, connect=None, read=None, redirect=None, status=None)) after \\
+connection broken by 'NewConnectionError(': Failed to establish a new connection: [Errno -3] Temporary failure in \\
+name resolution')': /simple/lgpio/"
+            echo "ERROR: Could not find a version that satisfies the requirement lgpio>=0.2.2 (from versions: none)" >&2
+            echo "ERROR: No matching distribution found for lgpio>=0.2.2" >&2
+            exit 1
+        fi
+        if [[ -n "${NO_LGPIO_WHEEL:-}" && "$*" == *--only-binary=lgpio* ]]; then
+            echo "ERROR: Could not find a version that satisfies the requirement lgpio>=0.2.2 (from companion)" \\
+                "(from versions: none)" >&2
+            echo "ERROR: No matching distribution found for lgpio>=0.2.2" >&2
+            exit 1
+        fi
+        if [[ -n "${NO_COMPILER:-}" && ! -e "$INSTALLED/gcc" ]]; then
+            echo "  Building wheel for spidev (pyproject.toml): finished with status 'error'"
+            echo "      error: command 'aarch64-linux-gnu-gcc' failed: No such file or directory" >&2
+            echo "  ERROR: Failed building wheel for spidev" >&2
+            echo "  ERROR: Failed building wheel for RPi.GPIO" >&2
+            echo "ERROR: Failed to build installable wheels for some pyproject.toml based projects" \\
+                "(spidev, RPi.GPIO)" >&2
+            exit 1
+        fi
+        echo "Successfully installed companion-0.1.0 spidev-3.7 RPi.GPIO-0.7.1" ;;
+esac
+"""
+
+DEBIAN_APT_GET = """#!/bin/bash
+echo "$*" >> "$APT_CALLS"
+[[ "$1" == install ]] || exit 0
+for package in "${@:2}"; do
+    if [[ "$package" == liblgpio-dev ]]; then echo "E: Unable to locate package liblgpio-dev" >&2; exit 100; fi
+done
+for package in "${@:2}"; do [[ "$package" == --* ]] || touch "$INSTALLED/$package"; done
+"""
+
+
+def install_off_bookworm(
+    tmp_path: Path, apt: bool = True, **env: str
+) -> tuple[subprocess.CompletedProcess[str], list[str], list[str]]:
+    """The installer with the failing python3 and, with ``apt``, Debian's apt-get; what it printed, pip's calls and
+    apt-get's."""
+    (tmp_path / "installed").mkdir()
+    for name, text in (("python3", FAILING_PYTHON), ("apt-get", DEBIAN_APT_GET)):
+        (tmp_path / name).write_text(text)
+        (tmp_path / name).chmod(0o755)
+    calls, apt_calls = tmp_path / "calls", tmp_path / "apt-calls"
+    calls.touch(), apt_calls.touch()
+    environ = {
+        **os.environ,
+        "DESTDIR": str(tmp_path / "root"),
+        "PYTHON": str(tmp_path / "python3"),
+        "CALLS": str(calls),
+        "APT_CALLS": str(apt_calls),
+        "INSTALLED": str(tmp_path / "installed"),
+        **({"APT_GET": str(tmp_path / "apt-get")} if apt else {}),
+        **env,
+    }
+    done = subprocess.run(
+        [str(ROOT / "systemd" / "install.sh")], env=environ, capture_output=True, text=True, check=False
+    )
+    pips = [call for call in calls.read_text().splitlines() if call.startswith("-m pip install")]
+    return done, pips, apt_calls.read_text().splitlines()
+
+
+def test_packages_pip_must_build_get_the_build_tools_and_are_named(tmp_path: Path) -> None:
+    """spidev and RPi.GPIO have no aarch64 wheels: pip builds them and fails without gcc. The installer names them and
+    what building needs (not "no lgpio wheel"), installs gcc and python3-dev, and runs pip again."""
+    done, pips, apt_calls = install_off_bookworm(tmp_path, NO_COMPILER="1")
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert "no wheel of RPi.GPIO spidev for Python 3.13.5 on" in done.stdout
+    assert "they need a C compiler and Python's headers (gcc, python3-dev)" in done.stdout
+    assert "lgpio" not in done.stdout.split("pip lists each)", 1)[1].split("Successfully installed")[0]
+    assert apt_calls == ["update", "install --yes --no-install-recommends gcc python3-dev"]
+    assert len(pips) == 2 and all("--only-binary=lgpio" in pip for pip in pips)
+    assert "Successfully installed companion-0.1.0" in done.stdout
+
+
+def test_without_apt_the_build_tools_are_named_and_the_install_stops(tmp_path: Path) -> None:
+    done, pips, apt_calls = install_off_bookworm(tmp_path, apt=False, NO_COMPILER="1")
+    assert done.returncode == 1 and apt_calls == [] and len(pips) == 1
+    assert "install these first (then run me again): gcc python3-dev" in done.stdout
+
+
+def test_no_lgpio_wheel_on_debian_names_the_missing_liblgpio_and_the_fix(tmp_path: Path) -> None:
+    """Python 3.13 (Debian Trixie) has no lgpio wheel, and Debian's apt has no liblgpio-dev (exit status 100): the
+    installer says so and what to do, instead of stopping on apt-get's own error."""
+    done, pips, apt_calls = install_off_bookworm(tmp_path, NO_LGPIO_WHEEL="1")
+    assert done.returncode == 1
+    assert "no lgpio wheel for Python 3.13.5 on" in done.stdout
+    assert apt_calls == ["update", "install --yes --no-install-recommends swig gcc python3-dev liblgpio-dev"]
+    assert "E: Unable to locate package liblgpio-dev" in done.stdout  # apt-get's own words reach the user
+    assert "this system's apt has no liblgpio-dev" in done.stdout
+    assert "github.com/joan2937/lg" in done.stdout and "sudo make install PYTHON=python3.12" in done.stdout
+    assert len(pips) == 1
+
+
+def test_a_network_failure_is_not_called_a_missing_wheel(tmp_path: Path) -> None:
+    done, pips, apt_calls = install_off_bookworm(tmp_path, OFFLINE="1")
+    assert done.returncode == 1 and apt_calls == [] and len(pips) == 1
+    assert "pip could not reach the package index" in done.stdout and "no lgpio wheel" not in done.stdout

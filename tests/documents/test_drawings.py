@@ -4,29 +4,44 @@
 from __future__ import annotations
 
 import itertools
+import re
 from pathlib import Path
 
 import pytest
 from PIL import Image, ImageChops
 from seises_pads import seises_pad
 
-from companion.config import parse_config
+from companion.config import GameConfig, parse_config
 from companion.decks import load_deck
 from companion.documents.__main__ import main as documents_main
+from companion.documents.assembly import (
+    PANEL,
+    TOP,
+    assembly_drawings,
+    hub_board,
+    sexto_set_turn,
+    write_assembly,
+)
 from companion.documents.drawings import (
     COLOURS,
+    LED_HOLE,
+    LED_OFFSET,
     Label,
     Rect,
+    Wire,
     draw_all,
     label_width,
+    led_place,
     mats,
     wiring_hub,
     wiring_name,
     wiring_pi,
 )
 from companion.documents.layouts import layout_pinmap
+from companion.events import Button, CardArrived, CardLeft, Press
 from companion.hardware import DEFAULT_PINMAP, HARDWARE_DIR, LAYOUTS, PICO_PINS, load_layouts, load_pinmap, parse_pinmap
-from companion.i18n import languages
+from companion.i18n import languages, translate
+from companion.referee import Referee
 
 HARDWARE = HARDWARE_DIR
 TEXT = DEFAULT_PINMAP.read_text("utf-8")
@@ -34,7 +49,7 @@ REDRAW = "redraw them with: .venv/bin/python -m companion.documents"
 
 
 def test_the_committed_drawings_and_layout_files_are_up_to_date(tmp_path: Path) -> None:
-    written = draw_all(load_pinmap(), LAYOUTS, tmp_path)
+    written = draw_all(load_pinmap(), LAYOUTS, tmp_path) + write_assembly(load_pinmap(), tmp_path)
     for fresh in written:
         committed = HARDWARE / fresh.relative_to(tmp_path)
         assert committed.exists(), f"{committed} is missing; {REDRAW}"
@@ -45,7 +60,7 @@ def test_the_committed_drawings_and_layout_files_are_up_to_date(tmp_path: Path) 
             assert committed.read_text("utf-8") == fresh.read_text("utf-8"), f"{committed} is stale; {REDRAW}"
     # nothing left over from an old layout or a mat no layout draws
     derived = {path for folder in ("mats", "layouts") for path in (HARDWARE / folder).rglob("*") if path.is_file()}
-    derived |= set(HARDWARE.glob("wiring-*"))
+    derived |= {*HARDWARE.glob("wiring-*"), *HARDWARE.glob("assembly-*"), *HARDWARE.glob("sexto-set-turn.*")}
     assert derived == {HARDWARE / path.relative_to(tmp_path) for path in written}
 
 
@@ -180,3 +195,86 @@ def test_every_word_of_a_mat_lies_inside_its_pad_or_the_sheet(lang: str) -> None
                 if label.x == pad.x and top < label.y < antenna.y:  # the words of what goes on the pad
                     assert pad.x - width / 2 < left and right < pad.x + width / 2, (name, lang, label.text)
                     assert label.y + drawing.text_unit <= antenna.y, (name, lang, label.text)
+
+
+def test_the_assembly_pictures_are_committed_and_shown_in_the_readme(tmp_path: Path) -> None:
+    """Each assembly picture is written with the rest (so the check above compares it with the committed one) and
+    the README shows it; the README's figures are the drawings' own."""
+    written = {path.relative_to(tmp_path).as_posix() for path in write_assembly(load_pinmap(), tmp_path)}
+    readme = (HARDWARE / "README.md").read_text("utf-8")
+    for name in assembly_drawings(load_pinmap()):
+        assert {f"{name}.svg", f"{name}.png"} <= written
+        assert f"]({name}.png)" in readme and f"({name}.svg)" in readme, name
+    assert f"at most {TOP} mm thick" in readme and f"a {LED_HOLE} mm hole" in readme
+    assert f"{LED_OFFSET} mm outside the pad" in readme and f"a {PANEL} mm panel" in readme
+
+
+@pytest.mark.parametrize(("gp", "pin", "ground"), [(22, 29, 28), (0, 1, 3)])
+def test_the_hub_board_puts_the_jumper_beside_the_pico_pins_of_the_map(gp: int, pin: int, ground: int) -> None:
+    text = TEXT.replace("chip_selects = [0,", "chip_selects = [10,").replace("maintenance = 22", f"maintenance = {gp}")
+    svg = hub_board(parse_pinmap(text, "pinmap.toml")).svg()
+    assert f">GP{gp} (pin {pin})<" in svg and f">GND (pin {ground})<" in svg
+    assert svg.count(f'stroke="{COLOURS["jumper"]}"') == 2  # its wire and its cap's outline
+
+
+def test_the_6o_set_turn_shows_the_referees_own_words() -> None:
+    """The picture of a 6º SET turn prints what the screen says, from the referee's texts: a change of the words
+    changes the picture (and the check above fails until it is redrawn)."""
+    svg = sexto_set_turn("en").svg()
+    assert ">Master 1 red on z1<" in svg and ">Lift it off the pad, then the next<" in svg
+    assert ">Lift card N01 (1R|2R) off z1<" in svg and ">Then the new card counts<" in svg
+    assert ">Quita carta N01 (1R|2R) de z1<" in sexto_set_turn("es").svg()
+
+
+def test_the_6o_set_walkthrough_quotes_the_referees_words() -> None:
+    """Every sentence hardware/README.md's "6º SET at the table" puts in quotes is one the referee says (in English,
+    as a table set so does) or a mat's: the walkthrough cannot drift from the screen."""
+    readme = (HARDWARE / "README.md").read_text("utf-8")
+    section = readme.split("## 6º SET at the table", 1)[1].split("\n## ", 1)[0]
+    referee = Referee(GameConfig(name="sexto-set", language="en"), {f"z{i}": "auto" for i in range(1, 9)})
+    said: set[str] = {"auto"}
+    message = referee.view().message  # what to lay where, until the zones know their master cards
+    assert message is not None
+    said |= {message.title, message.todo}
+    masters = ("M1R", "M2R", "M3R", "M4R", "M1B", "M2B", "M3B", "M4B")
+    for zone, master in enumerate(masters, start=1):
+        referee.handle(CardArrived(f"z{zone}", master), 0.0)
+        message = referee.view().message
+        assert message is not None
+        said |= {message.title, message.todo}
+        if zone > 1:
+            referee.handle(CardLeft(f"z{zone}", master), 0.0)
+    referee.handle(CardArrived("z1", "N01"), 0.0)  # on M1R, still on z1
+    referee.handle(CardLeft("z1", "M1R"), 0.0)
+    referee.handle(Press(Button.CONFIRM, "short", 0.0), 0.0)
+    referee.handle(CardArrived("z1", "N14"), 0.0)  # N01 left on the reader
+    message = referee.view().message
+    assert message is not None
+    said |= {message.title, message.todo, referee.text("next_set", leads="B")}
+    said |= {translate(pad.label, "en").format(card=pad.card) for pad in load_layouts()["sexto-set-hub-8"].pads}
+    quoted = re.findall(r'"([^"]+)"', section)
+    assert len(quoted) >= 8
+    for text in quoted:
+        assert " ".join(text.split()) in said, text
+
+
+@pytest.mark.parametrize("name", list(load_layouts()))
+def test_each_pads_led_hole_is_drawn_on_the_mat_off_every_pad(name: str) -> None:
+    """The circle beside each pad is its LED's hole, as the pad's cross-section and the README place it: LED_OFFSET
+    mm beyond the pad's edge, LED_HOLE mm across, on the sheet and clear of every pad (a card never covers it)."""
+    layout = load_layouts()[name]
+    drawing = mats(LAYOUTS, "en")[name]
+    holes = [shape for shape in drawing.shapes if isinstance(shape, Wire) and len(shape.points) == 25]
+    assert len(holes) == len(layout.pads)
+    width, height = layout.pad
+    for pad, hole in zip(layout.pads, holes, strict=True):
+        xs, ys = [x for x, _ in hole.points], [y for _, y in hole.points]
+        centre = ((min(xs) + max(xs)) / 2, (min(ys) + max(ys)) / 2)
+        assert centre == pytest.approx(led_place(layout, pad.x, pad.y))
+        assert max(xs) - min(xs) == pytest.approx(LED_HOLE)
+        assert abs(centre[1] - pad.y) == pytest.approx(height / 2 + LED_OFFSET)
+        assert min(xs) > 5 and max(xs) < 415 and min(ys) > 20 and max(ys) < 280, (name, pad.zone)
+        for other in layout.pads:
+            apart_x = abs(centre[0] - other.x) - width / 2
+            apart_y = abs(centre[1] - other.y) - height / 2
+            assert max(apart_x, apart_y) >= LED_HOLE / 2, (name, pad.zone, other.zone)
