@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from typing import Literal
 
 from companion.menu import Settings
+from companion.names import refused
 
 __all__ = ["CODE_DIGITS", "NAME_CHARS", "NewGame", "PairingEnded", "SeatNames", "new_code", "seat_names"]
 
@@ -55,6 +56,9 @@ def seat_names(names: object, players: int) -> tuple[str, ...]:
         raise ValueError(f"give {players} names, one a seat in the order the players sit, not {len(clean)}")
     if not all(clean):
         raise ValueError("every seat needs a name")
+    for name in clean:
+        if (char := refused(name)) is not None:  # ESC, NUL, BEL, U+202E...: drawn and logged as they are
+            raise ValueError(f"{name!a} holds {char}, a control or direction character: write it in plain letters")
     if any(len(name) > NAME_CHARS for name in clean):
         raise ValueError(f"a name has at most {NAME_CHARS} letters")
     if len(set(clean)) != len(clean):

@@ -429,6 +429,9 @@ async def paired_session(table: Served, session: aiohttp.ClientSession) -> None:
         ("/api/seats", {"names": ["Ana", "Luis"]}, "give 4 names, one a seat in the order the players sit, not 2"),
         ("/api/seats", {"names": ["Ana", "Ana", "Eva", "Pau"]}, "two seats have the same name"),
         ("/api/seats", {"names": ["Ana", " ", "Eva", "Pau"]}, "every seat needs a name"),
+        ("/api/seats", {"names": ["Ana", "\x1b[2JLuis", "Eva", "Pau"]}, "'\\x1b[2JLuis' holds U+001B, a control"),
+        ("/api/seats", {"names": ["Ana", "Luis\u202e", "Eva", "Pau"]}, "'Luis\\u202e' holds U+202E, a control or"),
+        ("/api/seats", {"names": ["Ana", "Lu\x00is", "Eva", "\x07Pau"]}, "'Lu\\x00is' holds U+0000"),
         ("/api/game", {"game": "sexto-set", "deck": "squadratik", "players": 4}, "'table': a 6º SET zone is"),
     ],
 )
