@@ -1,0 +1,151 @@
+// An emulated Raspberry Pi Pico running MicroPython's real rp2 port (rp2040js), its USB serial port bridged to
+// this process's stdin and stdout: what the host sends on stdin reaches MicroPython's USB CDC, what MicroPython
+// writes comes out on stdout, byte for byte. Diagnostics go to stderr.
+//
+//   node run.mjs --bootrom rp2040-bootrom-B1.bin --uf2 micropython.uf2 [--fs littlefs.img] [--pin-high N ...]
+//
+// The test suite puts a pty's master side on stdin and stdout (tests/firmware/emulator.py), so the daemon's hub
+// back-end opens the other side with pyserial as it opens a real Pico's /dev/ttyACM0.
+import { readFileSync } from 'node:fs';
+import { ConsoleLogger, LogLevel, Simulator, setDeviceAddressPacket, USBCDC } from 'rp2040js';
+
+const FLASH_START = 0x10000000;
+// Where the rp2 port keeps its filesystem (ports/rp2/rp2_flash.c): MICROPY_HW_FLASH_STORAGE_BASE =
+// PICO_FLASH_SIZE_BYTES - MICROPY_HW_FLASH_STORAGE_BYTES, for RPI_PICO 2 MiB - 1408 KiB (ports/rp2/mpconfigport.h)
+export const FS_OFFSET = 2 * 1024 * 1024 - 1408 * 1024;
+const UF2_MAGIC = [0x0a324655, 0x9e5d5157];
+const UF2_END = 0x0ab16f30;
+
+function parseArgs(argv) {
+  const args = { pinHigh: [] };
+  for (let i = 0; i < argv.length; i += 2) {
+    const [name, value] = [argv[i], argv[i + 1]];
+    if (value === undefined) throw new Error(`${name}: give it a value`);
+    if (name === '--bootrom') args.bootrom = value;
+    else if (name === '--uf2') args.uf2 = value;
+    else if (name === '--fs') args.fs = value;
+    else if (name === '--pin-high') args.pinHigh.push(Number(value));
+    else throw new Error(`unknown option ${name}`);
+  }
+  if (!args.bootrom || !args.uf2) throw new Error('give --bootrom and --uf2');
+  return args;
+}
+
+// The UF2 format (github.com/microsoft/uf2): 512-byte blocks, each with its flash address and up to 476 bytes.
+function loadUF2(path, mcu) {
+  const data = readFileSync(path);
+  if (data.length % 512 !== 0) throw new Error(`${path}: not a UF2 file (its size is no multiple of 512)`);
+  for (let at = 0; at < data.length; at += 512) {
+    const block = new DataView(data.buffer, data.byteOffset + at, 512);
+    const magic = [block.getUint32(0, true), block.getUint32(4, true)];
+    if (magic[0] !== UF2_MAGIC[0] || magic[1] !== UF2_MAGIC[1] || block.getUint32(508, true) !== UF2_END) {
+      throw new Error(`${path}: block ${at / 512} is not a UF2 block`);
+    }
+    const address = block.getUint32(12, true);
+    const size = block.getUint32(16, true);
+    mcu.flash.set(data.subarray(at + 32, at + 32 + size), address - FLASH_START);
+  }
+}
+
+function main() {
+  const args = parseArgs(process.argv.slice(2));
+  const simulator = new Simulator();
+  const mcu = simulator.rp2040;
+  mcu.logger = new ConsoleLogger(LogLevel.Error);
+  const rom = readFileSync(args.bootrom);
+  mcu.loadBootrom(new Uint32Array(rom.buffer, rom.byteOffset, rom.length / 4));
+  loadUF2(args.uf2, mcu);
+  if (args.fs) mcu.flash.set(readFileSync(args.fs), FS_OFFSET);
+
+  // Gap: rp2040js 1.4.1 does not apply the pads' pull-ups (gpio-pin.js reads an input with no level set from the
+  // outside as low), so a pin MicroPython sets to Pin.PULL_UP reads 0. Each pin given with --pin-high is held high
+  // from outside instead, as its pull-up would on a real Pico with nothing attached (the maintenance jumper left off).
+  for (const pin of args.pinHigh) mcu.gpio[pin].setInputValue(true);
+
+  const cdc = new USBCDC(mcu.usbCtrl);
+  const usb = mcu.usbCtrl;
+  // Gap: rp2040js's USBCDC sends SET_ADDRESS the moment the device clears the bus reset in its interrupt handler
+  // (usb/cdc.js, onResetReceived), before TinyUSB's task has handled the reset, and the request is lost: USB never
+  // enumerates. A real host leaves the device 10 ms to recover from a reset (USB 2.0, 7.1.7.5, TRSTRCY).
+  const setAddress = simulator.clock.createAlarm(() => usb.sendSetupPacket(setDeviceAddressPacket(1)));
+  usb.onResetReceived = () => setAddress.schedule(10e6);
+  // Gap: rp2040js's USBCDC answers every read the device arms on its OUT endpoint at once, with an empty packet when
+  // the host has nothing to send (usb/cdc.js, onEndpointRead), so TinyUSB re-arms and is interrupted again every
+  // 10 µs of emulated time: MicroPython then runs 3-4 times slower. A real host sends nothing until it has data
+  // (it NAKs the OUT token's absence by not sending one), so here an armed read waits until bytes arrive.
+  let pendingRead = null;
+  let connected = false;
+  // What the host sends waits here until the device has enumerated and its FIFO (512 bytes) has room, as a host's
+  // writes wait for the port to open and for the device to take them.
+  const queue = [];
+  const pump = () => {
+    if (connected) {
+      while (queue.length > 0 && !cdc.txFIFO.full) cdc.sendSerialByte(queue.shift());
+    }
+    if (pendingRead === null || cdc.txFIFO.empty) return;
+    const { endpoint, size } = pendingRead;
+    pendingRead = null;
+    const buffer = new Uint8Array(Math.min(size, cdc.txFIFO.itemCount));
+    for (let i = 0; i < buffer.length; i++) buffer[i] = cdc.txFIFO.pull();
+    usb.endpointReadDone(endpoint, buffer);
+  };
+  const hostRead = usb.onEndpointRead;
+  usb.onEndpointRead = (endpoint, size) => {
+    if (endpoint !== cdc.outEndpoint) {
+      hostRead(endpoint, size);
+      return;
+    }
+    pendingRead = { endpoint, size };
+    pump();
+  };
+  cdc.onDeviceConnected = () => {
+    connected = true;
+    process.stderr.write('emulator: USB CDC connected\n');
+    pump();
+  };
+  cdc.onSerialData = (buffer) => process.stdout.write(buffer);
+  process.stdin.on('data', (chunk) => {
+    queue.push(...chunk);
+    pump();
+  });
+  process.stdin.on('end', () => process.exit(0));
+
+  mcu.core.PC = FLASH_START;
+  execute(simulator);
+}
+
+// Simulator.execute() of rp2040js, but for one gap: when the core sleeps (WFI/WFE) with no timer alarm set, the
+// emulated clock stops (simulator.js ticks it only to the next alarm), and so would ticks_ms(); on a real Pico
+// time goes on. Here it goes on at the pace of the wall clock until an interrupt (USB data from the host) wakes
+// the core, without spinning the host's CPU meanwhile.
+function execute(simulator) {
+  const { rp2040: mcu, clock } = simulator;
+  const cycleNanos = 1e9 / 125e6;
+  let sleptAt = null;
+  const slice = () => {
+    if (sleptAt !== null) {
+      const now = performance.now();
+      clock.tick((now - sleptAt) * 1e6);
+      sleptAt = now;
+    }
+    for (let i = 0; i < 500_000; i++) {
+      if (mcu.core.waiting) {
+        if (clock.nextAlarm === null) {
+          sleptAt ??= performance.now();
+          setTimeout(slice, 1);
+          return;
+        }
+        const nanos = clock.nanosToNextAlarm;
+        clock.tick(nanos);
+        i += nanos / cycleNanos;
+      } else {
+        sleptAt = null;
+        clock.tick(mcu.core.executeInstruction() * cycleNanos);
+      }
+    }
+    setImmediate(slice);
+  };
+  slice();
+}
+
+main();

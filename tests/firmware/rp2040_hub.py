@@ -1,0 +1,130 @@
+"""The hub's firmware on MicroPython's real rp2 port, in an emulated RP2040 (rp2040js, firmware/emulator/run.mjs).
+
+The UF2 and the boot ROM are third-party binaries kept beside the project (``../shared/firmware/rp2/``, see its
+README), or wherever ``COMPANION_RP2_UF2`` and ``COMPANION_RP2_BOOTROM`` point (micropython.org's UF2 for
+RPI_PICO, v1.23 or later, and the RP2040 B1 boot ROM). The firmware's files go on MicroPython's filesystem as a
+littlefs image built here; the emulator's USB serial port is the master side of a pty, and the host opens the
+other side with pyserial as it opens a real Pico's ``/dev/ttyACM0``.
+"""
+
+from __future__ import annotations
+
+import os
+import pty
+import shutil
+import signal
+import subprocess
+import tty
+from collections.abc import Callable, Mapping
+from pathlib import Path
+
+import littlefs
+import pytest
+
+from companion.hub.simulated import FIRMWARE, firmware_build
+
+ROOT = FIRMWARE.parent
+EMULATOR = ROOT / "firmware/emulator"
+SHARED = ROOT.parent / "shared/firmware/rp2"
+UF2 = "micropython-rp2-RPI_PICO-v1.29.0-preview.uf2"
+BOOTROM = "rp2040-bootrom-B1.bin"
+
+# MicroPython's filesystem on RPI_PICO: the last MICROPY_HW_FLASH_STORAGE_BYTES = 1408 KiB of its 2 MiB flash
+# (ports/rp2/mpconfigport.h, rp2_flash.c), in 4 KiB erase blocks; ports/rp2/modules/_boot.py mounts it as
+# VfsLfs2(bdev, progsize=256), whose read size is 32 and lookahead 32 (extmod/vfs_lfsx.c).
+FS_BLOCK = 4096
+FS_BLOCKS = 1408 * 1024 // FS_BLOCK
+# The maintenance jumper's pin (firmware/hub_config.py): held high from outside, see run.mjs on pull-ups
+MAINTENANCE_PIN = 22
+
+
+def binaries() -> tuple[Path, Path]:
+    """The UF2 and the boot ROM, or a test failure that says where they are looked for."""
+    uf2 = Path(os.environ.get("COMPANION_RP2_UF2", SHARED / UF2))
+    bootrom = Path(os.environ.get("COMPANION_RP2_BOOTROM", SHARED / BOOTROM))
+    for path, variable in ((uf2, "COMPANION_RP2_UF2"), (bootrom, "COMPANION_RP2_BOOTROM")):
+        if not path.is_file():
+            pytest.fail(f"{path} not found: put ../shared/firmware/rp2/ beside the project or set {variable}")
+    if shutil.which("node") is None or not (EMULATOR / "node_modules/rp2040js").is_dir():
+        pytest.fail("the RP2040 emulator is not installed: run `make firmware-emulator` (Node.js 20 and npm ci)")
+    return uf2, bootrom
+
+
+def board_files(tmp_path: Path, patch: Callable[[str, str], str] | None = None) -> dict[str, bytes]:
+    """The files `make firmware-deploy` copies to the board: the build's .mpy modules, main.py, hub_config.py.
+
+    ``patch(name, source)`` changes a file's source first (the module is then put on the board as source).
+    """
+    build = firmware_build()
+    out = tmp_path / "board"
+    files = {}
+    for path in build.build(out):
+        files[path.name] = path.read_bytes()
+    if patch is not None:
+        for name, source in {**build.COMPILED, **build.SOURCE}.items():
+            text = source.read_text()
+            changed = patch(name, text)
+            if changed != text:
+                files.pop(name.replace(".py", ".mpy"), None)
+                files[name] = changed.encode()
+    return files
+
+
+def filesystem(files: Mapping[str, bytes]) -> bytes:
+    """A littlefs image of ``files`` as MicroPython's rp2 port mounts it at ``/``."""
+    fs = littlefs.LittleFS(block_size=FS_BLOCK, block_count=FS_BLOCKS, read_size=32, prog_size=256, lookahead_size=32)
+    for name, data in files.items():
+        with fs.open(name, "wb") as f:
+            f.write(data)
+    return bytes(fs.context.buffer)
+
+
+class EmulatedHub:
+    """An emulated Pico running ``files``; ``path`` is its USB serial port's tty, for pyserial."""
+
+    def __init__(self, tmp_path: Path, files: Mapping[str, bytes]) -> None:
+        self.tmp_path = tmp_path
+        self.files = files
+        self.log = tmp_path / "emulator.log"
+        self.path = ""
+        self._process: subprocess.Popen[bytes] | None = None
+        self._fds: tuple[int, int] | None = None
+
+    def start(self) -> None:
+        uf2, bootrom = binaries()
+        image = self.tmp_path / "littlefs.img"
+        image.write_bytes(filesystem(self.files))
+        master, slave = pty.openpty()
+        tty.setraw(slave)  # no echo, no newline translation before the host's pyserial sets the port up
+        tty.setraw(master)
+        self._fds = (master, slave)
+        self.path = os.ttyname(slave)
+        args = ["node", str(EMULATOR / "run.mjs"), "--bootrom", str(bootrom), "--uf2", str(uf2), "--fs", str(image)]
+        args += ["--pin-high", str(MAINTENANCE_PIN)]
+        with self.log.open("wb") as log:
+            self._process = subprocess.Popen(args, stdin=master, stdout=master, stderr=log)
+
+    def stop(self) -> None:
+        if self._process is not None:
+            self._process.send_signal(signal.SIGTERM)
+            try:
+                self._process.wait(5)
+            except subprocess.TimeoutExpired:
+                self._process.kill()
+                self._process.wait()
+            self._process = None
+        if self._fds is not None:
+            for fd in self._fds:
+                os.close(fd)
+            self._fds = None
+
+    def diagnostics(self) -> str:
+        """What the emulator wrote to stderr, for a failing test's message."""
+        return self.log.read_text(errors="replace")[-2000:] if self.log.exists() else ""
+
+    def __enter__(self) -> EmulatedHub:
+        self.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.stop()
