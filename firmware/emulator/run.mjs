@@ -3,11 +3,17 @@
 // writes comes out on stdout, byte for byte. Diagnostics go to stderr.
 //
 //   node run.mjs --bootrom rp2040-bootrom-B1.bin --uf2 micropython.uf2 [--fs littlefs.img] [--pin-high N ...]
+//                [--spi0 OUT_FD,IN_FD --select PIN ... --reset PIN]
+//
+// With --spi0, every byte of SPI0 and every chip select's falling edge goes to the host on OUT_FD, which answers
+// each byte with the byte on MISO (the MFRC522 model of companion/sim/chip.py, tests/firmware/rp2040_hub.py):
+// 10-byte messages, a letter, a byte and the emulated time in ns (little-endian float64):
+// 'S' pin (selected), 'U' pin (released), 'B' mosi (answered with one byte on IN_FD), 'R' pin (readers' reset).
 //
 // The test suite puts a pty's master side on stdin and stdout (tests/firmware/emulator.py), so the daemon's hub
 // back-end opens the other side with pyserial as it opens a real Pico's /dev/ttyACM0.
-import { readFileSync } from 'node:fs';
-import { ConsoleLogger, LogLevel, Simulator, setDeviceAddressPacket, USBCDC } from 'rp2040js';
+import { readFileSync, readSync, writeSync } from 'node:fs';
+import { ConsoleLogger, GPIOPinState, LogLevel, Simulator, setDeviceAddressPacket, USBCDC } from 'rp2040js';
 
 const FLASH_START = 0x10000000;
 // Where the rp2 port keeps its filesystem (ports/rp2/rp2_flash.c): MICROPY_HW_FLASH_STORAGE_BASE =
@@ -17,7 +23,7 @@ const UF2_MAGIC = [0x0a324655, 0x9e5d5157];
 const UF2_END = 0x0ab16f30;
 
 function parseArgs(argv) {
-  const args = { pinHigh: [] };
+  const args = { pinHigh: [], select: [] };
   for (let i = 0; i < argv.length; i += 2) {
     const [name, value] = [argv[i], argv[i + 1]];
     if (value === undefined) throw new Error(`${name}: give it a value`);
@@ -25,6 +31,9 @@ function parseArgs(argv) {
     else if (name === '--uf2') args.uf2 = value;
     else if (name === '--fs') args.fs = value;
     else if (name === '--pin-high') args.pinHigh.push(Number(value));
+    else if (name === '--spi0') args.spi0 = value.split(',').map(Number);
+    else if (name === '--select') args.select.push(Number(value));
+    else if (name === '--reset') args.reset = Number(value);
     else throw new Error(`unknown option ${name}`);
   }
   if (!args.bootrom || !args.uf2) throw new Error('give --bootrom and --uf2');
@@ -61,6 +70,8 @@ function main() {
   // outside as low), so a pin MicroPython sets to Pin.PULL_UP reads 0. Each pin given with --pin-high is held high
   // from outside instead, as its pull-up would on a real Pico with nothing attached (the maintenance jumper left off).
   for (const pin of args.pinHigh) mcu.gpio[pin].setInputValue(true);
+
+  if (args.spi0) bridgeSpi(simulator, args);
 
   const cdc = new USBCDC(mcu.usbCtrl);
   const usb = mcu.usbCtrl;
@@ -112,6 +123,43 @@ function main() {
 
   mcu.core.PC = FLASH_START;
   execute(simulator);
+}
+
+// SPI0 and its chip selects to the host's readers. The host's answer is waited for (the emulated chip stands still
+// meanwhile); the byte then takes its time on the wire, 8 clocks at the SPI's clock, in emulated time.
+function bridgeSpi(simulator, args) {
+  const { rp2040: mcu, clock } = simulator;
+  const [out, input] = args.spi0;
+  const message = new Uint8Array(10);
+  const view = new DataView(message.buffer);
+  const tell = (letter, value) => {
+    message[0] = letter.charCodeAt(0);
+    message[1] = value;
+    view.setFloat64(2, clock.nanos, true);
+    writeSync(out, message);
+  };
+  for (const pin of args.select) {
+    mcu.gpio[pin].addListener((state, old) => {
+      if (state === GPIOPinState.Low && old !== GPIOPinState.Low) tell('S', pin);
+      else if (state === GPIOPinState.High && old === GPIOPinState.Low) tell('U', pin);
+    });
+  }
+  if (args.reset !== undefined) {
+    mcu.gpio[args.reset].addListener((state, old) => {
+      if (state === GPIOPinState.High && old === GPIOPinState.Low) tell('R', args.reset);
+    });
+  }
+  const spi = mcu.spi[0];
+  const answer = new Uint8Array(1);
+  let miso = 0;
+  const done = clock.createAlarm(() => spi.completeTransmit(miso));
+  spi.onTransmit = (mosi) => {
+    tell('B', mosi);
+    if (readSync(input, answer, 0, 1, null) !== 1) throw new Error('the SPI host went away');
+    miso = answer[0];
+    const hz = spi.clockFrequency;
+    done.schedule(hz > 0 ? (8 * 1e9) / hz : 0);
+  };
 }
 
 // Simulator.execute() of rp2040js, but for one gap: when the core sleeps (WFI/WFE) with no timer alarm set, the

@@ -4,7 +4,8 @@ The UF2 and the boot ROM are third-party binaries kept beside the project (``../
 README), or wherever ``COMPANION_RP2_UF2`` and ``COMPANION_RP2_BOOTROM`` point (micropython.org's UF2 for
 RPI_PICO, v1.23 or later, and the RP2040 B1 boot ROM). The firmware's files go on MicroPython's filesystem as a
 littlefs image built here; the emulator's USB serial port is the master side of a pty, and the host opens the
-other side with pyserial as it opens a real Pico's ``/dev/ttyACM0``.
+other side with pyserial as it opens a real Pico's ``/dev/ttyACM0``. ``Readers`` attaches the chip simulator's
+MFRC522s to the emulated SPI0, one per chip select of firmware/hub_config.py.
 """
 
 from __future__ import annotations
@@ -13,15 +14,19 @@ import os
 import pty
 import shutil
 import signal
+import struct
 import subprocess
+import threading
 import tty
 from collections.abc import Callable, Mapping
 from pathlib import Path
+from typing import BinaryIO
 
 import littlefs
 import pytest
 
 from companion.hub.simulated import FIRMWARE, firmware_build
+from companion.sim.chip import Mfrc522
 
 ROOT = FIRMWARE.parent
 EMULATOR = ROOT / "firmware/emulator"
@@ -34,8 +39,67 @@ BOOTROM = "rp2040-bootrom-B1.bin"
 # VfsLfs2(bdev, progsize=256), whose read size is 32 and lookahead 32 (extmod/vfs_lfsx.c).
 FS_BLOCK = 4096
 FS_BLOCKS = 1408 * 1024 // FS_BLOCK
-# The maintenance jumper's pin (firmware/hub_config.py): held high from outside, see run.mjs on pull-ups
+# firmware/hub_config.py's pins: the maintenance jumper's (held high from outside, see run.mjs on pull-ups), the
+# readers' chip selects on SPI0 and their shared reset
 MAINTENANCE_PIN = 22
+CHIP_SELECTS = (0, 1, 2, 3, 4, 5, 6, 7)
+READER_RESET = 8
+_MESSAGE = struct.Struct("<ccd")  # run.mjs's SPI messages: letter, byte, emulated time in ns
+
+
+class Readers:
+    """The MFRC522 readers on the emulated SPI0: companion/sim/chip.py's model, one per chip select, answering
+    the emulator's SPI bytes over two pipes. Their modeled clock is the emulated chip's (``now_s``)."""
+
+    def __init__(self) -> None:
+        self.now_s = 0.0
+        self.chips = {pin: Mfrc522(lambda: self.now_s) for pin in CHIP_SELECTS}
+        self.lock = threading.Lock()  # the test lays tags while the bridge clocks bytes
+        self._selected: Mfrc522 | None = None
+        self._ignored = False  # a transaction that came before the selected chip's oscillator was up
+        self._thread: threading.Thread | None = None
+
+    def serve(self, requests: int, answers: int) -> None:
+        self._thread = threading.Thread(target=self._serve, args=(requests, answers), daemon=True)
+        self._thread.start()
+
+    def _serve(self, requests: int, answers: int) -> None:
+        with os.fdopen(requests, "rb", buffering=0) as inbox, os.fdopen(answers, "wb", buffering=0) as outbox:
+            while True:
+                message = _read_exactly(inbox, _MESSAGE.size)
+                if message is None:
+                    return  # the emulator has stopped
+                letter, value, nanos = _MESSAGE.unpack(message)
+                with self.lock:
+                    self.now_s = nanos / 1e9
+                    miso = self._handle(letter, value[0])
+                if letter == b"B":
+                    outbox.write(bytes((miso,)))
+
+    def _handle(self, letter: bytes, value: int) -> int:
+        if letter == b"S":
+            self._selected = self.chips.get(value)
+            if self._selected is not None:
+                self._ignored = self._selected.starting(self.now_s)
+                self._selected.select()
+        elif letter == b"U":
+            self._selected = None
+        elif letter == b"R":
+            for chip in self.chips.values():
+                chip.power_on()
+        elif letter == b"B" and self._selected is not None and not self._ignored:
+            return self._selected.clock(value)
+        return 0x00
+
+
+def _read_exactly(stream: BinaryIO, size: int) -> bytes | None:
+    data = b""
+    while len(data) < size:
+        chunk = stream.read(size - len(data))
+        if not chunk:
+            return None
+        data += chunk
+    return data
 
 
 def binaries() -> tuple[Path, Path]:
@@ -82,9 +146,10 @@ def filesystem(files: Mapping[str, bytes]) -> bytes:
 class EmulatedHub:
     """An emulated Pico running ``files``; ``path`` is its USB serial port's tty, for pyserial."""
 
-    def __init__(self, tmp_path: Path, files: Mapping[str, bytes]) -> None:
+    def __init__(self, tmp_path: Path, files: Mapping[str, bytes], readers: Readers | None = None) -> None:
         self.tmp_path = tmp_path
         self.files = files
+        self.readers = readers
         self.log = tmp_path / "emulator.log"
         self.path = ""
         self._process: subprocess.Popen[bytes] | None = None
@@ -101,8 +166,22 @@ class EmulatedHub:
         self.path = os.ttyname(slave)
         args = ["node", str(EMULATOR / "run.mjs"), "--bootrom", str(bootrom), "--uf2", str(uf2), "--fs", str(image)]
         args += ["--pin-high", str(MAINTENANCE_PIN)]
+        pipes: tuple[int, ...] = ()
+        if self.readers is not None:
+            requests, to_host = os.pipe()
+            from_host, answers = os.pipe()
+            pipes = (to_host, from_host)
+            args += ["--spi0", f"{to_host},{from_host}", "--reset", str(READER_RESET)]
+            for pin in CHIP_SELECTS:
+                args += ["--select", str(pin)]
         with self.log.open("wb") as log:
-            self._process = subprocess.Popen(args, stdin=master, stdout=master, stderr=log)
+            self._process = subprocess.Popen(
+                args, stdin=master, stdout=master, stderr=log, pass_fds=pipes, start_new_session=True
+            )
+        if self.readers is not None:
+            for fd in pipes:
+                os.close(fd)
+            self.readers.serve(requests, answers)
 
     def stop(self) -> None:
         if self._process is not None:

@@ -2,19 +2,24 @@
 
 No stand-in of ours runs here: MicroPython's C code (its USB CDC with its Ctrl-C byte, its littlefs, its
 scheduler) boots from the UF2, our .mpy files and main.py from its filesystem, and the host opens the USB serial
-port with pyserial as it opens a real Pico. No MFRC522 is attached to SPI0 yet, so every zone's reader is down.
+port with pyserial as it opens a real Pico. Without ``Readers`` nothing answers on SPI0 and every zone's reader is
+down; with them, the chip simulator's MFRC522s answer the emulated SPI0's bytes.
 """
 
+import asyncio
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
 import serial
-from rp2040_hub import EmulatedHub, board_files
+from rp2040_hub import EmulatedHub, Readers, board_files
 
-from companion.hub.backend import HubUnavailable, hello
+from companion.events import ZoneScan
+from companion.hub.backend import HubBackend, HubUnavailable, hello
 from companion.hub.protocol import FrameDecoder, Heartbeat, Hello, ZoneError
+from companion.hub.session import HubEvent, HubOffline, HubOnline
+from companion.sim.tags import Ntag213
 
 pytestmark = pytest.mark.rp2040
 
@@ -102,3 +107,50 @@ def test_negative_control_ctrl_c_left_on(tmp_path: Path) -> None:
             time.sleep(1.0)
         with pytest.raises(HubUnavailable):
             hello(hub.path, ZONES)
+
+
+async def until(events: list[HubEvent], condition: Callable[[], bool], what: str, wait_s: float = 60.0) -> None:
+    for _ in range(int(wait_s / 0.05)):
+        if condition():
+            return
+        await asyncio.sleep(0.05)
+    raise AssertionError(f"waited {wait_s:g} s for {what}; events: {events[-5:]}")
+
+
+def test_card_laid_and_lifted_reaches_the_daemon(tmp_path: Path) -> None:
+    """An NTAG213 laid on zone z2's reader and lifted: two zone scans at the daemon's back-end, in order.
+
+    The back-end's clock is the emulated chip's: the emulator runs several times slower than a Pico, and the link's
+    timeouts (a heartbeat a second) are the hub's time, not the host's."""
+    readers = Readers()
+    uid = bytes.fromhex("04a1b2c3d4e5f6")
+    events: list[HubEvent] = []
+
+    def scans() -> list[tuple[bytes, ...]]:
+        return [e.uids for e in events if isinstance(e, ZoneScan) and e.zone == "z2"]
+
+    async def journey(hub: EmulatedHub) -> None:
+        backend = HubBackend(ZONES, events.append, hub.path, clock=lambda: readers.now_s)
+        task = asyncio.create_task(backend.run())
+        try:
+            await until(events, lambda: any(isinstance(e, HubOnline) for e in events), "the hub online")
+            online = next(e for e in events if isinstance(e, HubOnline))
+            assert online.info.health == (0,) * len(ZONES)  # every reader answered at start-up
+            with readers.lock:
+                readers.chips[2].field.add(Ntag213(uid))
+            await until(events, lambda: (uid,) in scans(), "the card on z2")
+            with readers.lock:
+                readers.chips[2].field.clear()
+            await until(events, lambda: scans()[-1] == (), "the card lifted from z2")
+        finally:
+            task.cancel()
+            await asyncio.gather(task, return_exceptions=True)
+
+    with EmulatedHub(tmp_path, board_files(tmp_path), readers) as hub:
+        booted(hub)
+        asyncio.run(journey(hub))
+    laid = scans().index((uid,))
+    assert all(s == () for s in scans()[:laid]) and scans()[-1] == ()
+    assert not any(isinstance(e, HubOffline) for e in events)
+    # No other zone saw the card
+    assert all(e.uids == () for e in events if isinstance(e, ZoneScan) and e.zone != "z2")
