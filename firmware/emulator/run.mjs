@@ -3,6 +3,7 @@
 // writes comes out on stdout, byte for byte. Diagnostics go to stderr.
 //
 //   node run.mjs --bootrom rp2040-bootrom-B1.bin --uf2 micropython.uf2 [--fs littlefs.img] [--pin-high N ...]
+//                [--pin-low N ...]
 //                [--spi0 OUT_FD,IN_FD --select PIN ... --reset PIN]
 //
 // With --spi0, every byte of SPI0 and every chip select's falling edge goes to the host on OUT_FD, which answers
@@ -23,7 +24,7 @@ const UF2_MAGIC = [0x0a324655, 0x9e5d5157];
 const UF2_END = 0x0ab16f30;
 
 function parseArgs(argv) {
-  const args = { pinHigh: [], select: [] };
+  const args = { pinHigh: [], pinLow: [], select: [] };
   for (let i = 0; i < argv.length; i += 2) {
     const [name, value] = [argv[i], argv[i + 1]];
     if (value === undefined) throw new Error(`${name}: give it a value`);
@@ -31,6 +32,7 @@ function parseArgs(argv) {
     else if (name === '--uf2') args.uf2 = value;
     else if (name === '--fs') args.fs = value;
     else if (name === '--pin-high') args.pinHigh.push(Number(value));
+    else if (name === '--pin-low') args.pinLow.push(Number(value));
     else if (name === '--spi0') args.spi0 = value.split(',').map(Number);
     else if (name === '--select') args.select.push(Number(value));
     else if (name === '--reset') args.reset = Number(value);
@@ -58,27 +60,74 @@ function loadUF2(path, mcu) {
 
 function main() {
   const args = parseArgs(process.argv.slice(2));
+  const rom = readFileSync(args.bootrom);
+  const bootrom = new Uint32Array(rom.buffer, rom.byteOffset, rom.length / 4);
+  let offset = 0; // emulated ns before this power-up: the time the readers see never goes back
+  // What the host sends waits here until the device has enumerated and its FIFO (512 bytes) has room, as a host's
+  // writes wait for the port to open and for the device to take them; it outlives a reset of the chip.
+  const queue = [];
+  let board = null;
+  const powerUp = (flash) => {
+    board?.stop();
+    if (board !== null) offset += board.clock.nanos;
+    board = boot(args, offset, bootrom, flash, queue, powerUp);
+  };
+  process.stdin.on('data', (chunk) => {
+    queue.push(...chunk);
+    board.pump();
+  });
+  process.stdin.on('end', () => process.exit(0));
+  // A pty's master side never ends while this process holds it: stop when the one that started it is gone.
+  const parent = process.ppid;
+  setInterval(() => process.ppid !== parent && process.exit(0), 1000).unref();
+  powerUp(null);
+}
+
+// One power-up of the chip, from the boot ROM: a new RP2040 (its clock from 0 again, the readers' time going on
+// from ``offset``), its flash the UF2 and filesystem image at the first boot and, after a reset, what the flash
+// held. Gap: rp2040js's watchdog only calls a hook when it fires (peripherals/watchdog.js,
+// onWatchdogTrigger: "override with your own soft reset implementation"), whether by its timer or by
+// machine.reset(), which the rp2 port does through the watchdog (ports/rp2/modmachine.c, watchdog_reboot): here the
+// hook powers the chip up again, as the watchdog's reset of the whole chip would.
+function boot(args, offset, bootrom, flash, queue, powerUp) {
   const simulator = new Simulator();
+  const { clock } = simulator;
   const mcu = simulator.rp2040;
   mcu.logger = new ConsoleLogger(LogLevel.Error);
-  const rom = readFileSync(args.bootrom);
-  mcu.loadBootrom(new Uint32Array(rom.buffer, rom.byteOffset, rom.length / 4));
-  loadUF2(args.uf2, mcu);
-  if (args.fs) mcu.flash.set(readFileSync(args.fs), FS_OFFSET);
+  mcu.loadBootrom(bootrom);
+  if (flash === null) {
+    loadUF2(args.uf2, mcu);
+    if (args.fs) mcu.flash.set(readFileSync(args.fs), FS_OFFSET);
+  } else {
+    mcu.flash.set(flash);
+  }
+  let stopped = false;
+  const watchdog = mcu.peripherals[0x40058];
+  watchdog.onWatchdogTrigger = () => {
+    // Its timer would fire again at once, for ever (utils/timer32.js reschedules a periodic alarm at 0 ticks)
+    watchdog.alarm.enable = false;
+    if (stopped) return;
+    stopped = true;
+    process.stderr.write(`emulator: watchdog reset at ${((offset + clock.nanos) / 1e6).toFixed(1)} ms\n`);
+    const kept = mcu.flash.slice();
+    setImmediate(() => powerUp(kept));
+  };
 
   // Gap: rp2040js 1.4.1 does not apply the pads' pull-ups (gpio-pin.js reads an input with no level set from the
   // outside as low), so a pin MicroPython sets to Pin.PULL_UP reads 0. Each pin given with --pin-high is held high
   // from outside instead, as its pull-up would on a real Pico with nothing attached (the maintenance jumper left off).
+  // A pin given with --pin-low is held to ground (the jumper fitted).
   for (const pin of args.pinHigh) mcu.gpio[pin].setInputValue(true);
+  for (const pin of args.pinLow) mcu.gpio[pin].setInputValue(false);
 
-  if (args.spi0) bridgeSpi(simulator, args);
+  if (args.spi0) bridgeSpi(simulator, args, offset);
 
   const cdc = new USBCDC(mcu.usbCtrl);
   const usb = mcu.usbCtrl;
   // Gap: rp2040js's USBCDC sends SET_ADDRESS the moment the device clears the bus reset in its interrupt handler
   // (usb/cdc.js, onResetReceived), before TinyUSB's task has handled the reset, and the request is lost: USB never
   // enumerates. A real host leaves the device 10 ms to recover from a reset (USB 2.0, 7.1.7.5, TRSTRCY).
-  const setAddress = simulator.clock.createAlarm(() => usb.sendSetupPacket(setDeviceAddressPacket(1)));
+  const setAddress = clock.createAlarm(() => usb.sendSetupPacket(setDeviceAddressPacket(1)));
   usb.onResetReceived = () => setAddress.schedule(10e6);
   // Gap: rp2040js's USBCDC answers every read the device arms on its OUT endpoint at once, with an empty packet when
   // the host has nothing to send (usb/cdc.js, onEndpointRead), so TinyUSB re-arms and is interrupted again every
@@ -86,9 +135,6 @@ function main() {
   // (it NAKs the OUT token's absence by not sending one), so here an armed read waits until bytes arrive.
   let pendingRead = null;
   let connected = false;
-  // What the host sends waits here until the device has enumerated and its FIFO (512 bytes) has room, as a host's
-  // writes wait for the port to open and for the device to take them.
-  const queue = [];
   const pump = () => {
     if (connected) {
       while (queue.length > 0 && !cdc.txFIFO.full) cdc.sendSerialByte(queue.shift());
@@ -114,20 +160,24 @@ function main() {
     process.stderr.write('emulator: USB CDC connected\n');
     pump();
   };
-  cdc.onSerialData = (buffer) => process.stdout.write(buffer);
-  process.stdin.on('data', (chunk) => {
-    queue.push(...chunk);
-    pump();
-  });
-  process.stdin.on('end', () => process.exit(0));
+  cdc.onSerialData = (buffer) => {
+    if (!stopped) process.stdout.write(buffer);
+  };
 
   mcu.core.PC = FLASH_START;
-  execute(simulator);
+  execute(simulator, () => stopped);
+  return {
+    clock,
+    pump,
+    stop: () => {
+      stopped = true;
+    },
+  };
 }
 
 // SPI0 and its chip selects to the host's readers. The host's answer is waited for (the emulated chip stands still
 // meanwhile); the byte then takes its time on the wire, 8 clocks at the SPI's clock, in emulated time.
-function bridgeSpi(simulator, args) {
+function bridgeSpi(simulator, args, offset) {
   const { rp2040: mcu, clock } = simulator;
   const [out, input] = args.spi0;
   const message = new Uint8Array(10);
@@ -135,7 +185,7 @@ function bridgeSpi(simulator, args) {
   const tell = (letter, value) => {
     message[0] = letter.charCodeAt(0);
     message[1] = value;
-    view.setFloat64(2, clock.nanos, true);
+    view.setFloat64(2, offset + clock.nanos, true);
     writeSync(out, message);
   };
   for (const pin of args.select) {
@@ -166,17 +216,18 @@ function bridgeSpi(simulator, args) {
 // emulated clock stops (simulator.js ticks it only to the next alarm), and so would ticks_ms(); on a real Pico
 // time goes on. Here it goes on at the pace of the wall clock until an interrupt (USB data from the host) wakes
 // the core, without spinning the host's CPU meanwhile.
-function execute(simulator) {
+function execute(simulator, stopped) {
   const { rp2040: mcu, clock } = simulator;
   const cycleNanos = 1e9 / 125e6;
   let sleptAt = null;
   const slice = () => {
+    if (stopped()) return;
     if (sleptAt !== null) {
       const now = performance.now();
       clock.tick((now - sleptAt) * 1e6);
       sleptAt = now;
     }
-    for (let i = 0; i < 500_000; i++) {
+    for (let i = 0; i < 500_000 && !stopped(); i++) {
       if (mcu.core.waiting) {
         if (clock.nextAlarm === null) {
           sleptAt ??= performance.now();

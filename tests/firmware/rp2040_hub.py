@@ -146,10 +146,13 @@ def filesystem(files: Mapping[str, bytes]) -> bytes:
 class EmulatedHub:
     """An emulated Pico running ``files``; ``path`` is its USB serial port's tty, for pyserial."""
 
-    def __init__(self, tmp_path: Path, files: Mapping[str, bytes], readers: Readers | None = None) -> None:
+    def __init__(
+        self, tmp_path: Path, files: Mapping[str, bytes], readers: Readers | None = None, *, jumper: bool = False
+    ) -> None:
         self.tmp_path = tmp_path
         self.files = files
         self.readers = readers
+        self.jumper = jumper  # the maintenance jumper fitted: its pin held to ground
         self.log = tmp_path / "emulator.log"
         self.path = ""
         self._process: subprocess.Popen[bytes] | None = None
@@ -165,7 +168,7 @@ class EmulatedHub:
         self._fds = (master, slave)
         self.path = os.ttyname(slave)
         args = ["node", str(EMULATOR / "run.mjs"), "--bootrom", str(bootrom), "--uf2", str(uf2), "--fs", str(image)]
-        args += ["--pin-high", str(MAINTENANCE_PIN)]
+        args += ["--pin-low" if self.jumper else "--pin-high", str(MAINTENANCE_PIN)]
         pipes: tuple[int, ...] = ()
         if self.readers is not None:
             requests, to_host = os.pipe()
@@ -175,9 +178,7 @@ class EmulatedHub:
             for pin in CHIP_SELECTS:
                 args += ["--select", str(pin)]
         with self.log.open("wb") as log:
-            self._process = subprocess.Popen(
-                args, stdin=master, stdout=master, stderr=log, pass_fds=pipes, start_new_session=True
-            )
+            self._process = subprocess.Popen(args, stdin=master, stdout=master, stderr=log, pass_fds=pipes)
         if self.readers is not None:
             for fd in pipes:
                 os.close(fd)

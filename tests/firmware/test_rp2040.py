@@ -35,6 +35,14 @@ def without_ctrl_c_off(name: str, source: str) -> str:
     return source.replace("micropython.kbd_intr(-1)", "pass  # Ctrl-C left on")
 
 
+def hung_after_four_rounds(name: str, source: str) -> str:
+    """A scan loop that hangs (a reader's driver stuck, say) after its fourth round, with a 500 ms watchdog."""
+    if name == "hub_config.py":
+        return source.replace("WATCHDOG_MS = 2000", "WATCHDOG_MS = 500")
+    hang = "            self.scans += 1\n"
+    return source.replace(hang, hang + "            while self.scans > 3:\n                pass\n")
+
+
 def frames_until(port: serial.Serial, wanted: type, wait_s: float) -> list[object]:
     """What the hub sends until a frame of type ``wanted``; fails after ``wait_s`` with what came."""
     decoder = FrameDecoder()
@@ -154,3 +162,37 @@ def test_card_laid_and_lifted_reaches_the_daemon(tmp_path: Path) -> None:
     assert not any(isinstance(e, HubOffline) for e in events)
     # No other zone saw the card
     assert all(e.uids == () for e in events if isinstance(e, ZoneScan) and e.zone != "z2")
+
+
+def test_watchdog_resets_a_hung_firmware(tmp_path: Path) -> None:
+    """The real port's machine.WDT, fed by the scan loop only: a hung loop restarts the board, which greets the
+    host again (the emulator powers the chip up again when its watchdog fires, run.mjs)."""
+    files = board_files(tmp_path, hung_after_four_rounds)
+    assert b"while self.scans > 3" in files["hub_app.py"] and b"WATCHDOG_MS = 500" in files["hub_config.py"]
+    with EmulatedHub(tmp_path, files, Readers()) as hub, serial.Serial(hub.path, timeout=0) as port:
+        first = frames_until(port, Hello, BOOT_S)
+        again = frames_until(port, Hello, BOOT_S)
+        log = hub.diagnostics()
+    assert isinstance(first[-1], Hello) and isinstance(again[-1], Hello)
+    # Between the two greetings the hung board sent no heartbeat of more than 3 rounds: it hung at its fourth
+    assert not any(isinstance(m, Heartbeat) and m.scans > 3 for m in again)
+    assert "watchdog reset" in log
+
+
+def test_maintenance_jumper_gives_the_repl(tmp_path: Path) -> None:
+    """GP22 held to ground at power-up: no scanning, no watchdog, and MicroPython's REPL on the link."""
+    files = board_files(tmp_path)
+    with EmulatedHub(tmp_path, files, Readers(), jumper=True) as hub, serial.Serial(hub.path, timeout=0) as port:
+        seen = b""
+        deadline = time.monotonic() + BOOT_S
+        while b">>> " not in seen and time.monotonic() < deadline:
+            seen += port.read(4096)
+            time.sleep(0.05)
+        port.write(b"print(6 * 7)\r\n")
+        deadline = time.monotonic() + 10.0
+        while b"42\r\n" not in seen and time.monotonic() < deadline:
+            seen += port.read(4096)
+            time.sleep(0.05)
+    assert b"companion hub: maintenance mode" in seen, seen[-300:]
+    assert b"42\r\n" in seen, seen[-300:]
+    assert FrameDecoder().feed(seen) == []  # no frame: nothing scans, no heartbeat
