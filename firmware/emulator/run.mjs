@@ -121,6 +121,7 @@ function boot(args, offset, bootrom, flash, queue, powerUp) {
   for (const pin of args.pinLow) mcu.gpio[pin].setInputValue(false);
 
   if (args.spi0) bridgeSpi(simulator, args, offset);
+  const romHooks = flashRom(mcu);
 
   const cdc = new USBCDC(mcu.usbCtrl);
   const usb = mcu.usbCtrl;
@@ -165,7 +166,7 @@ function boot(args, offset, bootrom, flash, queue, powerUp) {
   };
 
   mcu.core.PC = FLASH_START;
-  execute(simulator, () => stopped);
+  execute(simulator, () => stopped, romHooks);
   return {
     clock,
     pump,
@@ -173,6 +174,40 @@ function boot(args, offset, bootrom, flash, queue, powerUp) {
       stopped = true;
     },
   };
+}
+
+// Gap: rp2040js does not emulate the flash's SPI commands (its SSI and IO_QSPI are stubs), so the boot ROM's
+// flash functions write nothing and MicroPython's littlefs reports every write as an I/O error: no file can be
+// saved (the hub's maintenance flag among them). Here the ROM's flash functions, as the ROM's function table names
+// them (RP2040 datasheet, 2.8.3.1.3, "Flash Access Functions"), are run in JavaScript on the emulated flash:
+// flash_range_erase(addr, count, ...) leaves 0xff, flash_range_program(addr, data, count) copies from RAM (a
+// NOR flash can only clear bits), and the XIP and cache functions do nothing, then each returns to its caller.
+function flashRom(mcu) {
+  const { core } = mcu;
+  const code = (name) => name.charCodeAt(0) | (name.charCodeAt(1) << 8);
+  const lookup = (name) => {
+    for (let entry = mcu.readUint16(0x14); ; entry += 4) {
+      const found = mcu.readUint16(entry);
+      if (found === 0) throw new Error(`boot ROM: no function ${name}`);
+      if (found === code(name)) return mcu.readUint16(entry + 2) & ~1;
+    }
+  };
+  const back = () => {
+    core.PC = core.LR & ~1;
+  };
+  const hooks = new Map();
+  for (const name of ['IF', 'EX', 'FC', 'CX']) hooks.set(lookup(name), back);
+  hooks.set(lookup('RE'), () => {
+    const [at, count] = [core.registers[0], core.registers[1]];
+    mcu.flash.fill(0xff, at, at + count);
+    back();
+  });
+  hooks.set(lookup('RP'), () => {
+    const [at, data, count] = [core.registers[0], core.registers[1], core.registers[2]];
+    for (let i = 0; i < count; i++) mcu.flash[at + i] &= mcu.readUint8(data + i);
+    back();
+  });
+  return hooks;
 }
 
 // SPI0 and its chip selects to the host's readers. The host's answer is waited for (the emulated chip stands still
@@ -216,7 +251,7 @@ function bridgeSpi(simulator, args, offset) {
 // emulated clock stops (simulator.js ticks it only to the next alarm), and so would ticks_ms(); on a real Pico
 // time goes on. Here it goes on at the pace of the wall clock until an interrupt (USB data from the host) wakes
 // the core, without spinning the host's CPU meanwhile.
-function execute(simulator, stopped) {
+function execute(simulator, stopped, romHooks) {
   const { rp2040: mcu, clock } = simulator;
   const cycleNanos = 1e9 / 125e6;
   let sleptAt = null;
@@ -239,7 +274,9 @@ function execute(simulator, stopped) {
         i += nanos / cycleNanos;
       } else {
         sleptAt = null;
-        clock.tick(mcu.core.executeInstruction() * cycleNanos);
+        const pc = mcu.core.PC;
+        if (pc < 0x4000 && romHooks.has(pc)) romHooks.get(pc)();
+        else clock.tick(mcu.core.executeInstruction() * cycleNanos);
       }
     }
     setImmediate(slice);

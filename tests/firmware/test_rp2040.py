@@ -17,7 +17,17 @@ from rp2040_hub import EmulatedHub, Readers, board_files
 
 from companion.events import ZoneScan
 from companion.hub.backend import HubBackend, HubUnavailable, hello
-from companion.hub.protocol import FrameDecoder, Heartbeat, Hello, ZoneError
+from companion.hub.protocol import (
+    ACK_OK,
+    Ack,
+    FrameDecoder,
+    Heartbeat,
+    Hello,
+    Maintenance,
+    Sync,
+    ZoneError,
+    encode_frame,
+)
 from companion.hub.session import HubEvent, HubOffline, HubOnline
 from companion.sim.tags import Ntag213
 
@@ -177,6 +187,33 @@ def test_watchdog_resets_a_hung_firmware(tmp_path: Path) -> None:
     # Between the two greetings the hung board sent no heartbeat of more than 3 rounds: it hung at its fourth
     assert not any(isinstance(m, Heartbeat) and m.scans > 3 for m in again)
     assert "watchdog reset" in log
+
+
+def read_until(port: serial.Serial, wanted: bytes, wait_s: float, seen: bytes = b"") -> bytes:
+    """Bytes from the port until ``wanted`` is among them; fails after ``wait_s`` with the last of them."""
+    deadline = time.monotonic() + wait_s
+    while wanted not in seen and time.monotonic() < deadline:
+        seen += port.read(4096)
+        time.sleep(0.05)
+    assert wanted in seen, seen[-300:]
+    return seen
+
+
+def test_maintenance_command_restarts_into_the_repl_once(tmp_path: Path) -> None:
+    """MAINTENANCE over the link: the flag file written to the real port's littlefs, the ACK, a restart into the
+    REPL; the flag is removed, so the next restart is a normal one (run.mjs emulates the ROM's flash writes)."""
+    with EmulatedHub(tmp_path, board_files(tmp_path), Readers()) as hub, serial.Serial(hub.path, timeout=0) as port:
+        frames_until(port, Heartbeat, BOOT_S)
+        port.write(b"\x00" + encode_frame(0, Sync(0, 0)) + encode_frame(1, Maintenance()))
+        acks = [m for m in frames_until(port, Ack, 10.0) if isinstance(m, Ack)]
+        assert acks == [Ack(1, ACK_OK)]
+        seen = read_until(port, b">>> ", BOOT_S)
+        assert b"companion hub: maintenance mode" in seen
+        port.write(b"import os; print(os.listdir())\r\n")
+        listing = read_until(port, b"]\r\n", 10.0).rpartition(b"os.listdir())")[2]
+        assert b"main.py" in listing and b"maintenance" not in listing  # the flag is gone again
+        port.write(b"import machine; machine.reset()\r\n")
+        assert any(isinstance(m, Hello) for m in frames_until(port, Heartbeat, BOOT_S))
 
 
 def test_maintenance_jumper_gives_the_repl(tmp_path: Path) -> None:
