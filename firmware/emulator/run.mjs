@@ -3,7 +3,11 @@
 // writes comes out on stdout, byte for byte. Diagnostics go to stderr.
 //
 //   node run.mjs --bootrom rp2040-bootrom-B1.bin --uf2 micropython.uf2 [--fs littlefs.img] [--pin-high N ...]
-//                [--pin-low N ...]
+//                [--pin-low N ...] [--leds PIN]
+//
+// With --leds, the WS2812 chain's data pin is decoded (a high pulse of more than 0.6 µs is a 1, its datasheet's
+// T0H is 0.4 µs and T1H 0.8 µs; 50 µs low ends a frame) and each frame is written to stderr as
+// `emulator: leds HEX` (3 bytes a LED, in the chain's G, R, B order).
 //                [--spi0 OUT_FD,IN_FD --select PIN ... --reset PIN]
 //
 // With --spi0, every byte of SPI0 and every chip select's falling edge goes to the host on OUT_FD, which answers
@@ -36,6 +40,7 @@ function parseArgs(argv) {
     else if (name === '--spi0') args.spi0 = value.split(',').map(Number);
     else if (name === '--select') args.select.push(Number(value));
     else if (name === '--reset') args.reset = Number(value);
+    else if (name === '--leds') args.leds = Number(value);
     else throw new Error(`unknown option ${name}`);
   }
   if (!args.bootrom || !args.uf2) throw new Error('give --bootrom and --uf2');
@@ -121,6 +126,7 @@ function boot(args, offset, bootrom, flash, queue, powerUp) {
   for (const pin of args.pinLow) mcu.gpio[pin].setInputValue(false);
 
   if (args.spi0) bridgeSpi(simulator, args, offset);
+  if (args.leds !== undefined) watchLeds(mcu, clock, args.leds);
   const romHooks = flashRom(mcu);
 
   const cdc = new USBCDC(mcu.usbCtrl);
@@ -174,6 +180,31 @@ function boot(args, offset, bootrom, flash, queue, powerUp) {
       stopped = true;
     },
   };
+}
+
+function watchLeds(mcu, clock, pin) {
+  let bits = [];
+  let roseAt = null;
+  let fellAt = -Infinity;
+  const flush = () => {
+    const bytes = [];
+    for (let i = 0; i + 8 <= bits.length; i += 8) bytes.push(bits.slice(i, i + 8).reduce((b, bit) => (b << 1) | bit, 0));
+    if (bytes.length > 0) process.stderr.write(`emulator: leds ${Buffer.from(bytes).toString('hex')}\n`);
+    bits = [];
+  };
+  mcu.gpio[pin].addListener((state) => {
+    const now = clock.nanos;
+    if (state === GPIOPinState.High) {
+      if (now - fellAt > 50_000) flush();
+      roseAt = now;
+    } else if (state === GPIOPinState.Low && roseAt !== null) {
+      bits.push(now - roseAt > 600 ? 1 : 0);
+      roseAt = null;
+      fellAt = now;
+    }
+  });
+  // A frame is over once the line has stayed low for 50 µs: looked at from time to time, as no edge comes then.
+  setInterval(() => clock.nanos - fellAt > 50_000 && bits.length > 0 && flush(), 50).unref();
 }
 
 // Gap: rp2040js does not emulate the flash's SPI commands (its SSI and IO_QSPI are stubs), so the boot ROM's

@@ -40,10 +40,11 @@ BOOTROM = "rp2040-bootrom-B1.bin"
 FS_BLOCK = 4096
 FS_BLOCKS = 1408 * 1024 // FS_BLOCK
 # firmware/hub_config.py's pins: the maintenance jumper's (held high from outside, see run.mjs on pull-ups), the
-# readers' chip selects on SPI0 and their shared reset
+# readers' chip selects on SPI0 and their shared reset, the WS2812 chain's data
 MAINTENANCE_PIN = 22
 CHIP_SELECTS = (0, 1, 2, 3, 4, 5, 6, 7)
 READER_RESET = 8
+LED_DATA = 9
 _MESSAGE = struct.Struct("<ccd")  # run.mjs's SPI messages: letter, byte, emulated time in ns
 
 
@@ -168,7 +169,7 @@ class EmulatedHub:
         self._fds = (master, slave)
         self.path = os.ttyname(slave)
         args = ["node", str(EMULATOR / "run.mjs"), "--bootrom", str(bootrom), "--uf2", str(uf2), "--fs", str(image)]
-        args += ["--pin-low" if self.jumper else "--pin-high", str(MAINTENANCE_PIN)]
+        args += ["--pin-low" if self.jumper else "--pin-high", str(MAINTENANCE_PIN), "--leds", str(LED_DATA)]
         pipes: tuple[int, ...] = ()
         if self.readers is not None:
             requests, to_host = os.pipe()
@@ -197,6 +198,15 @@ class EmulatedHub:
             for fd in self._fds:
                 os.close(fd)
             self._fds = None
+
+    def led_frames(self) -> list[list[tuple[int, int, int]]]:
+        """Every frame the WS2812 chain got so far, decoded from its data pin by run.mjs: per LED, (R, G, B)."""
+        frames = []
+        for line in self.log.read_text(errors="replace").splitlines():
+            if line.startswith("emulator: leds "):
+                grb = bytes.fromhex(line.removeprefix("emulator: leds "))
+                frames.append([(grb[i + 1], grb[i], grb[i + 2]) for i in range(0, len(grb) - 2, 3)])
+        return frames
 
     def diagnostics(self) -> str:
         """What the emulator wrote to stderr, for a failing test's message."""

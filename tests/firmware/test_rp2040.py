@@ -19,11 +19,14 @@ from companion.events import ZoneScan
 from companion.hub.backend import HubBackend, HubUnavailable, hello
 from companion.hub.protocol import (
     ACK_OK,
+    COLOURS,
+    MODES,
     Ack,
     FrameDecoder,
     Heartbeat,
     Hello,
     Maintenance,
+    SetLed,
     Sync,
     ZoneError,
     encode_frame,
@@ -233,3 +236,26 @@ def test_maintenance_jumper_gives_the_repl(tmp_path: Path) -> None:
     assert b"companion hub: maintenance mode" in seen, seen[-300:]
     assert b"42\r\n" in seen, seen[-300:]
     assert FrameDecoder().feed(seen) == []  # no frame: nothing scans, no heartbeat
+
+
+def test_set_led_lights_the_ws2812_chain(tmp_path: Path) -> None:
+    """SET_LED reaches the LEDs: the real port's neopixel (machine.bitstream) on GP9, decoded from the pin."""
+    red, amber = COLOURS.index("red"), COLOURS.index("amber")
+    steady, blink = MODES.index("steady"), MODES.index("blink")
+    with EmulatedHub(tmp_path, board_files(tmp_path), Readers()) as hub, serial.Serial(hub.path, timeout=0) as port:
+        frames_until(port, Heartbeat, BOOT_S)
+        port.write(b"\x00" + encode_frame(0, Sync(0, 0)))
+        port.write(encode_frame(1, SetLed(3, red, steady)) + encode_frame(2, SetLed(5, amber, blink)))
+        acks = [m for m in frames_until(port, Ack, 10.0) if isinstance(m, Ack)]
+        acks += [m for m in frames_until(port, Ack, 10.0) if isinstance(m, Ack)] if len(acks) < 2 else []
+        assert acks == [Ack(1, ACK_OK), Ack(2, ACK_OK)]
+        before = len(hub.led_frames())
+        for _ in range(3):  # three quarters of a second of the hub's time: three blinks of 250 ms
+            frames_until(port, Heartbeat, 10.0)
+        time.sleep(0.2)  # run.mjs writes a frame down once the line has been low 50 µs, looked at every 50 ms
+        frames = hub.led_frames()[before:]
+    assert frames and all(len(frame) == len(ZONES) for frame in frames)
+    # zone 3 red in every frame (a quarter of full power: hub_app._RGB), zone 5 amber and off in turn, the rest off
+    assert all(frame[3] == (64, 0, 0) for frame in frames)
+    assert {frame[5] for frame in frames} == {(64, 24, 0), (0, 0, 0)}, frames
+    assert all(frame[z] == (0, 0, 0) for frame in frames for z in range(len(ZONES)) if z not in (3, 5))
