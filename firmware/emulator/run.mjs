@@ -82,6 +82,10 @@ function main() {
     board.pump();
   });
   process.stdin.on('end', () => process.exit(0));
+  // The host closing and opening the port: SIGUSR1 drops DTR (and RTS), SIGUSR2 raises them again (CDC
+  // SET_CONTROL_LINE_STATE, as a host's serial driver sends on close and open).
+  process.on('SIGUSR1', () => board.lineState(0));
+  process.on('SIGUSR2', () => board.lineState(3));
   // A pty's master side never ends while this process holds it: stop when the one that started it is gone.
   const parent = process.ppid;
   setInterval(() => process.ppid !== parent && process.exit(0), 1000).unref();
@@ -176,6 +180,7 @@ function boot(args, offset, bootrom, flash, queue, powerUp) {
   return {
     clock,
     pump,
+    lineState: (value) => connected && cdc.cdcSetControlLineState(value),
     stop: () => {
       stopped = true;
     },

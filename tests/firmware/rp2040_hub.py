@@ -199,6 +199,11 @@ class EmulatedHub:
                 os.close(fd)
             self._fds = None
 
+    def line_state(self, dtr: bool) -> None:
+        """The host closes the port (DTR and RTS dropped) or opens it again, as its serial driver tells the Pico."""
+        assert self._process is not None
+        self._process.send_signal(signal.SIGUSR2 if dtr else signal.SIGUSR1)
+
     def led_frames(self) -> list[list[tuple[int, int, int]]]:
         """Every frame the WS2812 chain got so far, decoded from its data pin by run.mjs: per LED, (R, G, B)."""
         frames = []

@@ -259,3 +259,24 @@ def test_set_led_lights_the_ws2812_chain(tmp_path: Path) -> None:
     assert all(frame[3] == (64, 0, 0) for frame in frames)
     assert {frame[5] for frame in frames} == {(64, 24, 0), (0, 0, 0)}, frames
     assert all(frame[z] == (0, 0, 0) for frame in frames for z in range(len(ZONES)) if z not in (3, 5))
+
+
+def test_host_closing_the_port_neither_blocks_nor_restarts_the_hub(tmp_path: Path) -> None:
+    """DTR dropped for longer than the watchdog's 2 s (the companion stopped, its port closed): the real port's
+    USB CDC then takes the hub's writes without waiting for the host (shared/tinyusb/mp_usbd_cdc.c), so the scan
+    loop goes on, and when the port opens again the same boot answers the handshake. (The emulated host still
+    takes what TinyUSB sends meanwhile: a pulled cable, where nothing leaves, is not emulated.)"""
+    readers = Readers()
+    with EmulatedHub(tmp_path, board_files(tmp_path), readers) as hub:
+        booted(hub)
+        before = hello(hub.path, ZONES)
+        hub.line_state(dtr=False)
+        closed_at = readers.now_s
+        deadline = time.monotonic() + 120.0
+        while readers.now_s < closed_at + 3.0 and time.monotonic() < deadline:
+            time.sleep(0.1)
+        assert readers.now_s >= closed_at + 3.0, "the hub's time stood still: its scan loop stopped"
+        hub.line_state(dtr=True)
+        after = hello(hub.path, ZONES)
+    assert after.boot == before.boot  # no watchdog reset while nobody listened
+    assert "watchdog reset" not in hub.diagnostics()
