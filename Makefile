@@ -40,7 +40,7 @@ HUB_PORT     ?=
 HUB_CONFIG   ?= firmware/hub_config.py
 MPREMOTE     := PYTHONPATH=build/mpremote $(BIN)/python -m mpremote $(if $(HUB_PORT),connect $(HUB_PORT))
 
-.PHONY: firmware firmware-check firmware-vm firmware-flash firmware-deploy firmware-maintenance
+.PHONY: firmware firmware-check firmware-vm firmware-emulator firmware-flash firmware-deploy firmware-maintenance
 
 firmware: $(BIN)/.installed
 	$(BIN)/python firmware/build.py $(FIRMWARE_OUT)
@@ -55,7 +55,14 @@ firmware-vm: firmware/vm/node_modules/.package-lock.json
 firmware/vm/node_modules/.package-lock.json: firmware/vm/package-lock.json
 	cd firmware/vm && npm ci --no-audit --no-fund
 
-firmware-check: $(BIN)/.installed typings/.installed firmware-vm
+# An emulated RP2040 (rp2040js) for MicroPython's real rp2 port: the tests marked rp2040 run the hub on it, with the
+# UF2 and boot ROM from ../shared/firmware/rp2/ or $COMPANION_RP2_UF2 and $COMPANION_RP2_BOOTROM (docs/TESTING.md).
+firmware-emulator: firmware/emulator/node_modules/.package-lock.json
+
+firmware/emulator/node_modules/.package-lock.json: firmware/emulator/package-lock.json
+	cd firmware/emulator && npm ci --no-audit --no-fund
+
+firmware-check: $(BIN)/.installed typings/.installed firmware-vm firmware-emulator
 	$(BIN)/ruff check firmware
 	$(BIN)/ruff format --check firmware
 	$(BIN)/mypy --config-file firmware/mypy.ini

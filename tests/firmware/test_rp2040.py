@@ -1,0 +1,282 @@
+"""The hub's firmware on MicroPython's real rp2 port, in an emulated RP2040, reached by the daemon's own back-end.
+
+No stand-in of ours runs here: MicroPython's C code (its USB CDC with its Ctrl-C byte, its littlefs, its
+scheduler) boots from the UF2, our .mpy files and main.py from its filesystem, and the host opens the USB serial
+port with pyserial as it opens a real Pico. Without ``Readers`` nothing answers on SPI0 and every zone's reader is
+down; with them, the chip simulator's MFRC522s answer the emulated SPI0's bytes.
+"""
+
+import asyncio
+import time
+from collections.abc import Callable, Iterator
+from pathlib import Path
+
+import pytest
+import serial
+from rp2040_hub import EmulatedHub, Readers, board_files
+
+from companion.events import ZoneScan
+from companion.hub.backend import HubBackend, HubUnavailable, hello
+from companion.hub.protocol import (
+    ACK_OK,
+    COLOURS,
+    MODES,
+    Ack,
+    FrameDecoder,
+    Heartbeat,
+    Hello,
+    Maintenance,
+    SetLed,
+    Sync,
+    ZoneError,
+    encode_frame,
+)
+from companion.hub.session import HubEvent, HubOffline, HubOnline
+from companion.sim.tags import Ntag213
+
+pytestmark = pytest.mark.rp2040
+
+ZONES = [f"z{n}" for n in range(8)]  # firmware/hub_config.py's eight chip selects
+BOOT_S = 30.0  # wall time for the emulated Pico to boot and greet (about 3 s on an idle 2-core machine)
+# Garbage as a host's line noise or a stray program might write: every byte value, 0x03 (Ctrl-C) and 0x04 (Ctrl-D)
+# among them, twice over
+GARBAGE = bytes(range(256)) * 2
+
+
+def without_ctrl_c_off(name: str, source: str) -> str:
+    """The firmware as it would be without its fix: Ctrl-C left on, as MicroPython runs main.py."""
+    return source.replace("micropython.kbd_intr(-1)", "pass  # Ctrl-C left on")
+
+
+def hung_after_four_rounds(name: str, source: str) -> str:
+    """A scan loop that hangs (a reader's driver stuck, say) after its fourth round, with a 500 ms watchdog."""
+    if name == "hub_config.py":
+        return source.replace("WATCHDOG_MS = 2000", "WATCHDOG_MS = 500")
+    hang = "            self.scans += 1\n"
+    return source.replace(hang, hang + "            while self.scans > 3:\n                pass\n")
+
+
+def frames_until(port: serial.Serial, wanted: type, wait_s: float) -> list[object]:
+    """What the hub sends until a frame of type ``wanted``; fails after ``wait_s`` with what came."""
+    decoder = FrameDecoder()
+    messages: list[object] = []
+    deadline = time.monotonic() + wait_s
+    while time.monotonic() < deadline:
+        for _, message in decoder.feed(port.read(4096)):
+            messages.append(message)
+            if isinstance(message, wanted):
+                return messages
+        time.sleep(0.02)
+    raise AssertionError(f"no {wanted.__name__} within {wait_s:g} s; got {messages[-5:]}")
+
+
+@pytest.fixture
+def hub(tmp_path: Path) -> Iterator[EmulatedHub]:
+    with EmulatedHub(tmp_path, board_files(tmp_path)) as running:
+        yield running
+
+
+def booted(hub: EmulatedHub) -> None:
+    """Wait for the firmware's first heartbeat: MicroPython has booted, run main.py and started the loops."""
+    with serial.Serial(hub.path, timeout=0) as port:
+        try:
+            frames_until(port, Heartbeat, BOOT_S)
+        except AssertionError as exc:
+            raise AssertionError(f"{exc}\nemulator: {hub.diagnostics()}") from None
+
+
+def test_firmware_comes_up_on_usb(hub: EmulatedHub) -> None:
+    with serial.Serial(hub.path, timeout=0) as port:
+        messages = frames_until(port, Heartbeat, BOOT_S)
+    hellos = [m for m in messages if isinstance(m, Hello)]
+    assert hellos and hellos[0].firmware == (1, 0, 0)
+    # Nothing on SPI0 answers: each zone's reader is reported down, by the real port's SPI and our driver
+    assert len(hellos[0].health) == len(ZONES) and all(hellos[0].health)
+    assert {m.zone for m in messages if isinstance(m, ZoneError)} == set(range(len(ZONES)))
+
+
+def test_daemon_backend_handshake(hub: EmulatedHub) -> None:
+    booted(hub)
+    info = hello(hub.path, ZONES)
+    assert info.firmware == "1.0.0"
+    assert info.zones == tuple(ZONES)
+
+
+def test_garbage_with_ctrl_c_does_not_stop_the_hub(hub: EmulatedHub) -> None:
+    booted(hub)
+    with serial.Serial(hub.path, timeout=0) as port:
+        port.write(GARBAGE)
+        port.flush()
+        time.sleep(1.0)
+    # A new session after the noise: the hub still answers, and still counts its scans
+    assert hello(hub.path, ZONES).zones == tuple(ZONES)
+    with serial.Serial(hub.path, timeout=0) as port:
+        beats = [m for m in frames_until(port, Heartbeat, 5.0) if isinstance(m, Heartbeat)]
+    assert beats[-1].scans > 0
+
+
+def test_negative_control_ctrl_c_left_on(tmp_path: Path) -> None:
+    """The check above catches the fault it is there for: with Ctrl-C left on, the real port's USB CDC takes the
+    host's 0x03 as an interrupt (shared/tinyusb/mp_usbd_cdc.c) and the hub stops answering."""
+    files = board_files(tmp_path, without_ctrl_c_off)
+    assert b"kbd_intr(-1)" not in files["main.py"] and b"kbd_intr(-1)" not in files["hub_app.py"]
+    with EmulatedHub(tmp_path, files) as hub:
+        booted(hub)
+        with serial.Serial(hub.path, timeout=0) as port:
+            port.write(GARBAGE)
+            port.flush()
+            time.sleep(1.0)
+        with pytest.raises(HubUnavailable):
+            hello(hub.path, ZONES)
+
+
+async def until(events: list[HubEvent], condition: Callable[[], bool], what: str, wait_s: float = 60.0) -> None:
+    for _ in range(int(wait_s / 0.05)):
+        if condition():
+            return
+        await asyncio.sleep(0.05)
+    raise AssertionError(f"waited {wait_s:g} s for {what}; events: {events[-5:]}")
+
+
+def test_card_laid_and_lifted_reaches_the_daemon(tmp_path: Path) -> None:
+    """An NTAG213 laid on zone z2's reader and lifted: two zone scans at the daemon's back-end, in order.
+
+    The back-end's clock is the emulated chip's: the emulator runs several times slower than a Pico, and the link's
+    timeouts (a heartbeat a second) are the hub's time, not the host's."""
+    readers = Readers()
+    uid = bytes.fromhex("04a1b2c3d4e5f6")
+    events: list[HubEvent] = []
+
+    def scans() -> list[tuple[bytes, ...]]:
+        return [e.uids for e in events if isinstance(e, ZoneScan) and e.zone == "z2"]
+
+    async def journey(hub: EmulatedHub) -> None:
+        backend = HubBackend(ZONES, events.append, hub.path, clock=lambda: readers.now_s)
+        task = asyncio.create_task(backend.run())
+        try:
+            await until(events, lambda: any(isinstance(e, HubOnline) for e in events), "the hub online")
+            online = next(e for e in events if isinstance(e, HubOnline))
+            assert online.info.health == (0,) * len(ZONES)  # every reader answered at start-up
+            with readers.lock:
+                readers.chips[2].field.add(Ntag213(uid))
+            await until(events, lambda: (uid,) in scans(), "the card on z2")
+            with readers.lock:
+                readers.chips[2].field.clear()
+            await until(events, lambda: scans()[-1] == (), "the card lifted from z2")
+        finally:
+            task.cancel()
+            await asyncio.gather(task, return_exceptions=True)
+
+    with EmulatedHub(tmp_path, board_files(tmp_path), readers) as hub:
+        booted(hub)
+        asyncio.run(journey(hub))
+    laid = scans().index((uid,))
+    assert all(s == () for s in scans()[:laid]) and scans()[-1] == ()
+    assert not any(isinstance(e, HubOffline) for e in events)
+    # No other zone saw the card
+    assert all(e.uids == () for e in events if isinstance(e, ZoneScan) and e.zone != "z2")
+
+
+def test_watchdog_resets_a_hung_firmware(tmp_path: Path) -> None:
+    """The real port's machine.WDT, fed by the scan loop only: a hung loop restarts the board, which greets the
+    host again (the emulator powers the chip up again when its watchdog fires, run.mjs)."""
+    files = board_files(tmp_path, hung_after_four_rounds)
+    assert b"while self.scans > 3" in files["hub_app.py"] and b"WATCHDOG_MS = 500" in files["hub_config.py"]
+    with EmulatedHub(tmp_path, files, Readers()) as hub, serial.Serial(hub.path, timeout=0) as port:
+        first = frames_until(port, Hello, BOOT_S)
+        again = frames_until(port, Hello, BOOT_S)
+        log = hub.diagnostics()
+    assert isinstance(first[-1], Hello) and isinstance(again[-1], Hello)
+    # Between the two greetings the hung board sent no heartbeat of more than 3 rounds: it hung at its fourth
+    assert not any(isinstance(m, Heartbeat) and m.scans > 3 for m in again)
+    assert "watchdog reset" in log
+
+
+def read_until(port: serial.Serial, wanted: bytes, wait_s: float, seen: bytes = b"") -> bytes:
+    """Bytes from the port until ``wanted`` is among them; fails after ``wait_s`` with the last of them."""
+    deadline = time.monotonic() + wait_s
+    while wanted not in seen and time.monotonic() < deadline:
+        seen += port.read(4096)
+        time.sleep(0.05)
+    assert wanted in seen, seen[-300:]
+    return seen
+
+
+def test_maintenance_command_restarts_into_the_repl_once(tmp_path: Path) -> None:
+    """MAINTENANCE over the link: the flag file written to the real port's littlefs, the ACK, a restart into the
+    REPL; the flag is removed, so the next restart is a normal one (run.mjs emulates the ROM's flash writes)."""
+    with EmulatedHub(tmp_path, board_files(tmp_path), Readers()) as hub, serial.Serial(hub.path, timeout=0) as port:
+        frames_until(port, Heartbeat, BOOT_S)
+        port.write(b"\x00" + encode_frame(0, Sync(0, 0)) + encode_frame(1, Maintenance()))
+        acks = [m for m in frames_until(port, Ack, 10.0) if isinstance(m, Ack)]
+        assert acks == [Ack(1, ACK_OK)]
+        seen = read_until(port, b">>> ", BOOT_S)
+        assert b"companion hub: maintenance mode" in seen
+        port.write(b"import os; print(os.listdir())\r\n")
+        listing = read_until(port, b"]\r\n", 10.0).rpartition(b"os.listdir())")[2]
+        assert b"main.py" in listing and b"maintenance" not in listing  # the flag is gone again
+        port.write(b"import machine; machine.reset()\r\n")
+        assert any(isinstance(m, Hello) for m in frames_until(port, Heartbeat, BOOT_S))
+
+
+def test_maintenance_jumper_gives_the_repl(tmp_path: Path) -> None:
+    """GP22 held to ground at power-up: no scanning, no watchdog, and MicroPython's REPL on the link."""
+    files = board_files(tmp_path)
+    with EmulatedHub(tmp_path, files, Readers(), jumper=True) as hub, serial.Serial(hub.path, timeout=0) as port:
+        seen = b""
+        deadline = time.monotonic() + BOOT_S
+        while b">>> " not in seen and time.monotonic() < deadline:
+            seen += port.read(4096)
+            time.sleep(0.05)
+        port.write(b"print(6 * 7)\r\n")
+        deadline = time.monotonic() + 10.0
+        while b"42\r\n" not in seen and time.monotonic() < deadline:
+            seen += port.read(4096)
+            time.sleep(0.05)
+    assert b"companion hub: maintenance mode" in seen, seen[-300:]
+    assert b"42\r\n" in seen, seen[-300:]
+    assert FrameDecoder().feed(seen) == []  # no frame: nothing scans, no heartbeat
+
+
+def test_set_led_lights_the_ws2812_chain(tmp_path: Path) -> None:
+    """SET_LED reaches the LEDs: the real port's neopixel (machine.bitstream) on GP9, decoded from the pin."""
+    red, amber = COLOURS.index("red"), COLOURS.index("amber")
+    steady, blink = MODES.index("steady"), MODES.index("blink")
+    with EmulatedHub(tmp_path, board_files(tmp_path), Readers()) as hub, serial.Serial(hub.path, timeout=0) as port:
+        frames_until(port, Heartbeat, BOOT_S)
+        port.write(b"\x00" + encode_frame(0, Sync(0, 0)))
+        port.write(encode_frame(1, SetLed(3, red, steady)) + encode_frame(2, SetLed(5, amber, blink)))
+        acks = [m for m in frames_until(port, Ack, 10.0) if isinstance(m, Ack)]
+        acks += [m for m in frames_until(port, Ack, 10.0) if isinstance(m, Ack)] if len(acks) < 2 else []
+        assert acks == [Ack(1, ACK_OK), Ack(2, ACK_OK)]
+        before = len(hub.led_frames())
+        for _ in range(3):  # three quarters of a second of the hub's time: three blinks of 250 ms
+            frames_until(port, Heartbeat, 10.0)
+        time.sleep(0.2)  # run.mjs writes a frame down once the line has been low 50 µs, looked at every 50 ms
+        frames = hub.led_frames()[before:]
+    assert frames and all(len(frame) == len(ZONES) for frame in frames)
+    # zone 3 red in every frame (a quarter of full power: hub_app._RGB), zone 5 amber and off in turn, the rest off
+    assert all(frame[3] == (64, 0, 0) for frame in frames)
+    assert {frame[5] for frame in frames} == {(64, 24, 0), (0, 0, 0)}, frames
+    assert all(frame[z] == (0, 0, 0) for frame in frames for z in range(len(ZONES)) if z not in (3, 5))
+
+
+def test_host_closing_the_port_neither_blocks_nor_restarts_the_hub(tmp_path: Path) -> None:
+    """DTR dropped for longer than the watchdog's 2 s (the companion stopped, its port closed): the real port's
+    USB CDC then takes the hub's writes without waiting for the host (shared/tinyusb/mp_usbd_cdc.c), so the scan
+    loop goes on, and when the port opens again the same boot answers the handshake. (The emulated host still
+    takes what TinyUSB sends meanwhile: a pulled cable, where nothing leaves, is not emulated.)"""
+    readers = Readers()
+    with EmulatedHub(tmp_path, board_files(tmp_path), readers) as hub:
+        booted(hub)
+        before = hello(hub.path, ZONES)
+        hub.line_state(dtr=False)
+        closed_at = readers.now_s
+        deadline = time.monotonic() + 120.0
+        while readers.now_s < closed_at + 3.0 and time.monotonic() < deadline:
+            time.sleep(0.1)
+        assert readers.now_s >= closed_at + 3.0, "the hub's time stood still: its scan loop stopped"
+        hub.line_state(dtr=True)
+        after = hello(hub.path, ZONES)
+    assert after.boot == before.boot  # no watchdog reset while nobody listened
+    assert "watchdog reset" not in hub.diagnostics()
