@@ -141,7 +141,7 @@ def problems_beyond_the_file(config: Config) -> list[str]:
     try:
         pinmap = load_pinmap(pinmap_path(config.pinmap))
     except PinMapError as exc:
-        problems.append(f"{config.source}: pins.map: {exc}")
+        problems.append(f"{config.source}: pins.map: {exc.text(language())}")
     else:
         problems += [f"{config.source}: {problem}" for problem in readers.zone_problems(pinmap, list(config.zones))]
     if config.display:

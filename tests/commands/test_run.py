@@ -48,8 +48,8 @@ def test_every_problem_is_named_at_once(tmp_path: Path) -> None:
         f"{config}: display.dim_after_s: must be a whole number, not 'soon'",
         f"{config}: game.confim_turns: unknown key; did you mean game.confirm_turns?",
         f"{config}: jounral: unknown table; did you mean journal?",
-        f"{config}: pins.map: {pinmap}: buttons.undo: 'GPIO40': GPIO40 is not a valid pin name on the Raspberry Pi "
-        '4B\'s header; write 17, "GPIO17", "BCM17" or the header pin "BOARD11"',
+        f"{config}: pins.map: {pinmap}: buttons.undo: 'GPIO40' is not a GPIO of the Raspberry Pi 4B's header; "
+        'write 17, "GPIO17", "BCM17" or the header pin "BOARD11"',
         f"{config}: 6 problem(s); nothing was started",
     ]
     assert sorted(path.name for path in tmp_path.iterdir()) == ["config.toml", "pinmap.toml"]
@@ -296,3 +296,47 @@ def test_a_broker_password_every_user_can_read_is_said(tmp_path: Path) -> None:
     ]
     config.chmod(0o640)
     assert len(check(config, cwd=tmp_path).stdout.splitlines()) == 1
+
+
+@pytest.mark.parametrize(
+    ("lang", "said"),
+    [
+        (
+            "es",
+            [
+                "buttons.undo: 'GPIO40' no es un GPIO del conector de la Raspberry Pi 4B; escribe 17, \"GPIO17\", "
+                '"BCM17" o el pin del conector "BOARD11"',
+                "zones.z2.red = 10: GPIO10 es MOSI de SPI0, el bus de los lectores; elige un GPIO libre (libres ahora:",
+                "no es TOML válido (",
+            ],
+        ),
+        (
+            "en",
+            [
+                "buttons.undo: 'GPIO40' is not a GPIO of the Raspberry Pi 4B's header; write 17, \"GPIO17\", "
+                '"BCM17" or the header pin "BOARD11"',
+                "zones.z2.red = 10: GPIO10 is MOSI of SPI0, the readers' bus; pick a free GPIO (free now:",
+                "not valid TOML (",
+            ],
+        ),
+    ],
+)
+def test_a_broken_pin_map_is_said_in_the_command_lines_language(
+    lang: str, said: list[str], tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    pinmap = tmp_path / "pinmap.toml"
+    config = tmp_path / "config.toml"
+    config.write_text(f'[pins]\nmap = "{pinmap}"\n', "utf-8")
+    shipped = DEFAULT_PINMAP.read_text("utf-8")
+    broken = (
+        shipped.replace("undo = 13", 'undo = "GPIO40"'),
+        shipped.replace("red = 22", "red = 10"),
+        shipped + "\n[[[",
+    )
+    for text, expected in zip(broken, said, strict=True):
+        pinmap.write_text(text, "utf-8")
+        assert main(["run", "--config", str(config), "--check", "--lang", lang]) == 2
+        err = capsys.readouterr().err.splitlines()
+        assert err[0].startswith(f"{config}: pins.map: {pinmap}: {expected}"), err
+    started = start(config, tmp_path)  # the service's log stays English whatever the table speaks
+    assert f"cannot start: {config}: pins.map: {pinmap}: not valid TOML (" in started.stderr, started.stderr
