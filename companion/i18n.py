@@ -67,8 +67,8 @@ class Said:
     """A text to say later, in whatever language it is asked for: an English msgid and the fields that fill it
     (a field that is itself Said is said in the same language). ``str()`` says it in English.
 
-    >>> Said(N_("{path}: {count} games"), path="j.db", count=3).text("es")
-    'j.db: 3 partidas'
+    >>> Said(N_("{path}: damaged ({check})"), path="j.db", check="ok").text("es")
+    'j.db: dañado (ok)'
     """
 
     def __init__(self, msgid: str, **fields: object) -> None:

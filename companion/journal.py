@@ -36,7 +36,7 @@ from pathlib import Path
 from typing import Any, ClassVar
 from urllib.parse import quote
 
-from companion.i18n import N_, Said, _, language
+from companion.i18n import N_, Said, _, language, ngettext
 
 __all__ = [
     "Cursor",
@@ -726,7 +726,8 @@ def health(path: Path) -> tuple[bool, str, str]:
     if check != "ok":
         damaged = _("{path}: damaged ({check})").format(path=path, check=check)
         return False, damaged + kept, _("restart the service: it sets it aside and starts a new one")
-    return not aside, _("{path}: {count} games").format(path=path, count=len(games)) + kept, look
+    said = ngettext("{path}: {count} game", "{path}: {count} games", len(games)).format(path=path, count=len(games))
+    return not aside, said + kept, look
 
 
 class _Guard:

@@ -15,7 +15,7 @@ from companion.cli import language_of, main
 from companion.config import parse_config
 from companion.documents.catalogues import said
 from companion.events import Button, Press, UnknownTag
-from companion.i18n import LOCALE, compile_po, is_translated, language_name, languages, parse_po, translate
+from companion.i18n import LOCALE, compile_po, is_translated, language_name, languages, parse_po, translate, translate_n
 from companion.journal import Journal
 from companion.menu import Choice, Menu, Settings
 from companion.referee import Referee
@@ -166,6 +166,11 @@ msgstr "{rank} de {suit}"
 
 msgid "coins"
 msgstr "deniers"
+
+msgid "{path}: {count} game"
+msgid_plural "{path}: {count} games"
+msgstr[0] "{path} : {count} partie"
+msgstr[1] "{path} : {count} parties"
 """
 
 
@@ -196,6 +201,17 @@ def test_a_third_language_is_one_catalogue_file_and_the_table_speaks_it(french: 
     render(referee.view())  # and it fits the screen
     assert Menu(Settings(language="fr")).view().items[3] == "Langue: Français"
     assert translate("Pot", "fr") == "Pot" and translate("Pot", "es") == "Bote"
+
+
+def test_a_count_is_said_in_the_form_its_catalogues_plural_forms_choose(french: Path) -> None:
+    """French says 0 in the singular (plural=(n > 1)), Spanish and English in the plural (n != 1)."""
+    one, more = "{path}: {count} game", "{path}: {count} games"
+    said = {lang: [translate_n(one, more, n, lang) for n in (0, 1, 2)] for lang in ("fr", "es", "en")}
+    assert said == {
+        "fr": ["{path} : {count} partie", "{path} : {count} partie", "{path} : {count} parties"],
+        "es": ["{path}: {count} partidas", "{path}: {count} partida", "{path}: {count} partidas"],
+        "en": [more, one, more],
+    }
 
 
 def test_the_menu_offers_every_language_a_catalogue_speaks_in_its_own_words(french: Path) -> None:
