@@ -21,7 +21,7 @@ from pathlib import Path
 
 from companion.events import Button
 from companion.files import read_bytes
-from companion.i18n import N_, Said, SaidError
+from companion.i18n import N_, Said, SaidError, os_reason
 from companion.pins import PIN_NAMES, board_revision, gpio_number
 
 __all__ = [
@@ -228,7 +228,7 @@ def load_pinmap(path: str | Path | None = None, revision: int | None = None) -> 
     try:
         data = read_bytes(path, MAX_PINMAP_BYTES + 1)
     except OSError as exc:
-        problem = Said(N_("cannot read the pin map ({reason}); give the path of a pinmap.toml"), reason=exc.strerror)
+        problem = Said(N_("cannot read the pin map ({reason}); give the path of a pinmap.toml"), reason=os_reason(exc))
         raise PinMapError(str(path), "", problem) from None
     if len(data) > MAX_PINMAP_BYTES:
         problem = Said(N_("larger than {size} kB, not a pin map; give a pinmap.toml"), size=MAX_PINMAP_BYTES // 1024)

@@ -24,6 +24,7 @@ Folders named in ``COMPANION_LOCALES`` (separated by ``:``) are searched before 
 from __future__ import annotations
 
 import ast
+import errno
 import gettext
 import io
 import os
@@ -49,6 +50,7 @@ __all__ = [
     "language_name",
     "languages",
     "ngettext",
+    "os_reason",
     "parse_po",
     "set_language",
     "translate",
@@ -99,6 +101,29 @@ class SaidError(ValueError):
 def N_(message: str) -> str:
     """Marks ``message`` as a msgid said later through :func:`translate` or :func:`_`; returns it as it is."""
     return message
+
+
+# The system's commonest reasons, which it says in English only (Python's strerror ignores the locale).
+OS_ERRORS = {
+    errno.ENOENT: N_("no such file"),
+    errno.EACCES: N_("permission denied"),
+    errno.EPERM: N_("permission denied"),
+    errno.EISDIR: N_("it is a folder"),
+    errno.ENOTDIR: N_("a part of its path is not a folder"),
+    errno.ENOSPC: N_("the disk is full"),
+    errno.EROFS: N_("the disk is read-only"),
+}
+
+
+def os_reason(exc: OSError) -> Said | str:
+    """Why ``exc`` happened, in any language for the commonest reasons; else the system's own words.
+
+    >>> os_reason(FileNotFoundError(errno.ENOENT, "No such file or directory")).text("es")
+    'no existe el fichero'
+    """
+    if exc.errno in OS_ERRORS:
+        return Said(OS_ERRORS[exc.errno])
+    return exc.strerror or str(exc)
 
 
 # ---- reading a .po file --------------------------------------------------------------------------------------
