@@ -344,3 +344,21 @@ def test_a_broken_pin_map_is_said_in_the_command_lines_language(
         assert err[1:] == [f"{config}: {one_problem}"]  # one, in the singular: the catalogue's plural forms
     started = start(config, tmp_path)  # the service's log stays English whatever the table speaks
     assert f"cannot start: {config}: pins.map: {pinmap}: not valid TOML (" in started.stderr, started.stderr
+
+
+@pytest.mark.parametrize(
+    ("lang", "said"),
+    [
+        ("es", "buttons.undo = 2: GPIO2 es SDA de I2C1, el bus de la OLED; elige un GPIO libre"),
+        ("en", "buttons.undo = 2: GPIO2 is SDA of I2C1, the OLED's bus; pick a free GPIO"),
+    ],
+)
+def test_enroll_says_a_broken_pin_map_in_the_command_lines_language(
+    lang: str, said: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    pinmap = tmp_path / "pinmap.toml"
+    pinmap.write_text(DEFAULT_PINMAP.read_text("utf-8").replace("undo = 13", "undo = 2"), "utf-8")
+    config = tmp_path / "config.toml"
+    config.write_text(f'[pins]\nmap = "{pinmap}"\n', "utf-8")
+    assert main(["enroll", "--config", str(config), "--lang", lang]) == 2
+    assert capsys.readouterr().err.startswith(f"companion enroll: {pinmap}: {said}")

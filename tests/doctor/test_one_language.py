@@ -148,9 +148,13 @@ def run_history(tmp_path: Path, lang: str, capsys: pytest.CaptureFixture[str]) -
     game = journal.new_game({"game": "seises", "players": 4}, t=1.0)
     for t, action in enumerate(("play 6O", "play 7O", "pay", "play 5O"), start=2):
         journal.append(game, Entry("action", action, float(t)))
-    journal.new_game({"game": "sexto-set", "players": 4}, t=10.0)
+    second = journal.new_game({"game": "sexto-set", "players": 4}, t=10.0)
+    journal.append(second, Entry("zone", "z1 M1R", 11.0))
     journal.close()
-    yield captured(capsys, lambda: main(["history", "--journal", str(journal_path), "--lang", lang]))
+    listed = captured(capsys, lambda: main(["history", "--journal", str(journal_path), "--lang", lang]))
+    one = {"es": "1 entrada", "en": "1 entry"}[lang]  # a count in the singular, a game by its caption
+    assert re.search(rf"  6º SET +{one}  ", listed) and "sexto-set" not in listed, listed
+    yield listed
     yield captured(capsys, lambda: main(["history", "--journal", str(tmp_path / "none.db"), "--lang", lang]))
 
 
