@@ -19,6 +19,7 @@ import polib
 import pytest
 from fake_pi import Pi
 
+import companion.sim as sim
 from companion.cli import build_parser, main
 from companion.commands.doctor import run as doctor
 from companion.hardware import DEFAULT_PINMAP
@@ -129,6 +130,11 @@ def run_doctor(pi: Pi, lang: str) -> Iterator[str]:
             set_language(before)
         return out.getvalue()
 
+    yield once()
+    sim.unplug(0, 1)  # a reader that does not answer, SPI and I2C off, the user in no group, no display
+    pi.boot("dtparam=audio=on\n")
+    pi.groups({})
+    pi.i2c.devices[1] = set()
     yield once()
     pi.write_config('[game]\nplayers = 9\n[zones]\nz1 = "table"\nz2 = "O"\n')
     (pi.root / "etc/companion").mkdir(exist_ok=True)
