@@ -13,9 +13,19 @@ import pytest
 
 from companion.cli import language_of, main
 from companion.config import parse_config
-from companion.documents.catalogues import said
+from companion.documents.catalogues import said, update_catalogue
 from companion.events import Button, Press, UnknownTag
-from companion.i18n import LOCALE, compile_po, is_translated, language_name, languages, parse_po, translate, translate_n
+from companion.i18n import (
+    LOCALE,
+    compile_po,
+    is_translated,
+    language_name,
+    languages,
+    parse_po,
+    plurals_in_code,
+    translate,
+    translate_n,
+)
 from companion.journal import Journal
 from companion.menu import Choice, Menu, Settings
 from companion.referee import Referee
@@ -429,3 +439,15 @@ def test_history_export_and_club_speak_the_language(
     err = capsys.readouterr().err
     assert all(line in err for line in said), err
     assert "--out" in err and ("propio diario" if lang == "es" else "the journal itself") in err
+
+
+@pytest.mark.parametrize("lang", ["es", "en"])
+def test_the_catalogue_tool_leaves_a_catalogue_in_step_as_it_is(lang: str, tmp_path: Path) -> None:
+    """``python -m companion.documents.catalogues`` rewrites no entry of a catalogue in step with the code (plural
+    forms, header and all): its edits are only the texts that came or went."""
+    shipped = LOCALE / lang / "LC_MESSAGES/companion.po"
+    copy = tmp_path / "companion.po"
+    copy.write_text(shipped.read_text("utf-8"), "utf-8")
+    untranslated = update_catalogue(copy, SAID, plurals_in_code())
+    assert set(untranslated) == (set() if lang == "es" else set(SAID))  # English translates none
+    assert copy.read_text("utf-8") == shipped.read_text("utf-8")
