@@ -41,6 +41,7 @@ from companion.nfc.tracking import TableTracker
 from companion.pins import PinFactoryError, choose, make_factory
 from companion.readers import Readers, Setup, kind
 from companion.referee import HubStatus, JournalNotice, Referee
+from companion.referee.texts import TEXT
 from companion.rules.transcript import state
 from companion.systemd import Notifier
 from companion.table import Table
@@ -333,8 +334,8 @@ class Daemon:
             self.stopped_view = replace(self.stopped_view, message=unwritten)
         for output in self.table.outputs:
             output.show(self.stopped_view, self.clock())
-        assert self.stopped_view.message is not None
-        log.info("stopped: %s", self.stopped_view.message.title)
+        # the log is English whatever the table speaks (docs/TRANSLATING.md): the screen's words in English
+        log.info("stopped: %s", TEXT["stopped"] if unwritten is None else "plays not written, logged above, kept")
 
 
 def _runtime_folder() -> Path | None:

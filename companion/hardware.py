@@ -21,6 +21,7 @@ from pathlib import Path
 
 from companion.events import Button
 from companion.files import read_bytes
+from companion.i18n import N_, Said, SaidError, os_reason
 from companion.pins import PIN_NAMES, board_revision, gpio_number
 
 __all__ = [
@@ -102,25 +103,28 @@ class SpiBus:
     miso: int
     chip_selects: tuple[int, ...]
 
-    def lines(self, port: int) -> dict[int, str]:
+    def lines(self, port: int) -> dict[int, Said]:
         """Each GPIO of the bus and what it is, e.g. ``{18: "CE0 of SPI1", ...}``."""
-        named = {gpio: f"CE{index} of SPI{port}" for index, gpio in enumerate(self.chip_selects)}
+        named = {
+            gpio: Said(N_("CE{index} of SPI{port}"), index=index, port=port)
+            for index, gpio in enumerate(self.chip_selects)
+        }
         return named | {
-            self.miso: f"MISO of SPI{port}",
-            self.mosi: f"MOSI of SPI{port}",
-            self.sclk: f"SCLK of SPI{port}",
+            self.miso: Said(N_("MISO of SPI{port}"), port=port),
+            self.mosi: Said(N_("MOSI of SPI{port}"), port=port),
+            self.sclk: Said(N_("SCLK of SPI{port}"), port=port),
         }
 
 
 # The SPI ports a reader can be wired to (BCM2711/BCM2712 peripherals: SPI0 and, with the spi1-Ncs overlay, SPI1).
 SPI_BUSES = {0: SpiBus(sclk=11, mosi=10, miso=9, chip_selects=(8, 7)), 1: SpiBus(21, 20, 19, (18, 17, 16))}
 # GPIOs that belong to a bus the table uses, and why: SPI1's too when a reader is wired to it (_check_pins).
-RESERVED: dict[int, str] = {
-    0: "ID_SD, the HAT EEPROM's I2C bus",
-    1: "ID_SC, the HAT EEPROM's I2C bus",
-    2: "SDA of I2C1, the OLED's bus",
-    3: "SCL of I2C1, the OLED's bus",
-    **{gpio: f"{line}, the readers' bus" for gpio, line in SPI_BUSES[0].lines(0).items()},
+RESERVED: dict[int, Said] = {
+    0: Said(N_("ID_SD, the HAT EEPROM's I2C bus")),
+    1: Said(N_("ID_SC, the HAT EEPROM's I2C bus")),
+    2: Said(N_("SDA of I2C1, the OLED's bus")),
+    3: Said(N_("SCL of I2C1, the OLED's bus")),
+    **{gpio: Said(N_("{line}, the readers' bus"), line=line) for gpio, line in SPI_BUSES[0].lines(0).items()},
 }
 # The Pico's usable GP numbers (GP23-25 drive its regulator, VBUS sense and LED).
 PICO_GPS = (*range(23), 26, 27, 28)
@@ -140,8 +144,13 @@ PICO_POWER = {"VBUS": 40, "VSYS": 39, "3V3(OUT)": 36, "GND": 38}
 PICO_GROUNDS = (3, 8, 13, 18, 23, 28, 33, 38)
 
 
-class PinMapError(ValueError):
-    """A pin map that cannot be wired: the message names the file, the key and what to do."""
+class PinMapError(SaidError):
+    """A pin map that cannot be wired: the message names the file, the key and what to do; ``str()`` says it in
+    English (the service's log), :meth:`text` in a language (``run --check``, ``doctor``)."""
+
+    def __init__(self, source: str, key: str, problem: Said) -> None:
+        where = Said(N_("{source}: {key}: {problem}"), source=source, key=key, problem=problem)
+        super().__init__(where if key else Said(N_("{source}: {problem}"), source=source, problem=problem))
 
 
 @dataclass(frozen=True, slots=True)
@@ -219,15 +228,18 @@ def load_pinmap(path: str | Path | None = None, revision: int | None = None) -> 
     try:
         data = read_bytes(path, MAX_PINMAP_BYTES + 1)
     except OSError as exc:
-        raise PinMapError(f"{path}: cannot read the pin map ({exc.strerror}); give the path of a pinmap.toml") from None
+        problem = Said(N_("cannot read the pin map ({reason}); give the path of a pinmap.toml"), reason=os_reason(exc))
+        raise PinMapError(str(path), "", problem) from None
     if len(data) > MAX_PINMAP_BYTES:
-        raise PinMapError(f"{path}: larger than {MAX_PINMAP_BYTES // 1024} kB, not a pin map; give a pinmap.toml")
+        problem = Said(N_("larger than {size} kB, not a pin map; give a pinmap.toml"), size=MAX_PINMAP_BYTES // 1024)
+        raise PinMapError(str(path), "", problem)
     try:
         text = data.decode("utf-8")
     except UnicodeDecodeError as exc:
-        raise PinMapError(
-            f"{path}: not UTF-8 text (byte {exc.start}); save it as UTF-8, or copy hardware/pinmap.toml again"
-        ) from None
+        problem = Said(
+            N_("not UTF-8 text (byte {byte}); save it as UTF-8, or copy hardware/pinmap.toml again"), byte=exc.start
+        )
+        raise PinMapError(str(path), "", problem) from None
     return parse_pinmap(text, str(path), revision)
 
 
@@ -236,18 +248,19 @@ def parse_pinmap(text: str, source: str, revision: int | None = None) -> PinMap:
     try:
         data = tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:
-        raise PinMapError(f"{source}: not valid TOML ({exc})") from None
+        raise PinMapError(source, "", Said(N_("not valid TOML ({reason})"), reason=str(exc))) from None
     keys = _Keys(data, source, board_revision() if revision is None else revision)
     oled = keys.table("oled")
     buttons = keys.table("buttons")
     button_pins = {button: keys.gpio(buttons, f"buttons.{button}") for button in Button}
     extra = sorted(set(buttons) - set(Button))
     if extra:
-        raise PinMapError(f"{source}: buttons.{extra[0]}: the buttons are {', '.join(Button)}; remove this key")
+        problem = Said(N_("the buttons are {buttons}; remove this key"), buttons=", ".join(Button))
+        raise PinMapError(source, f"buttons.{extra[0]}", problem)
     status = keys.gpio(keys.table("status_led"), "status_led.pin")
     zones = {name: keys.zone(name) for name in keys.table("zones")}
     if not zones:
-        raise PinMapError(f"{source}: zones: no zone; add a [zones.z1] table with its red and green pins")
+        raise PinMapError(source, "zones", Said(N_("no zone; add a [zones.z1] table with its red and green pins")))
     pinmap = PinMap(
         source=source,
         oled=keys.options(oled, "oled"),
@@ -267,18 +280,19 @@ def _check_pins(pinmap: PinMap) -> None:
     used: dict[int, str] = {}
     for key, pin in pinmap.gpios():
         if pin not in HEADER_GPIOS:
-            raise PinMapError(
-                f"{pinmap.source}: {key} = {pin}: the Pi's header has GPIO0 to GPIO27 only; pick a GPIO in that range"
-            )
+            problem = Said(N_("the Pi's header has GPIO0 to GPIO27 only; pick a GPIO in that range"))
+            raise PinMapError(pinmap.source, f"{key} = {pin}", problem)
         if pin in reserved:
-            raise PinMapError(
-                f"{pinmap.source}: {key} = {pin}: GPIO{pin} is {reserved[pin]}; pick a free GPIO "
-                f"(free now: {', '.join(map(str, _free(pinmap, reserved)))})"
+            problem = Said(
+                N_("GPIO{pin} is {line}; pick a free GPIO (free now: {free})"),
+                pin=pin,
+                line=reserved[pin],
+                free=", ".join(map(str, _free(pinmap, reserved))),
             )
+            raise PinMapError(pinmap.source, f"{key} = {pin}", problem)
         if pin in used:
-            raise PinMapError(
-                f"{pinmap.source}: {key} = {pin}: GPIO{pin} is already {used[pin]}; give each part its own GPIO"
-            )
+            problem = Said(N_("GPIO{pin} is already {key}; give each part its own GPIO"), pin=pin, key=used[pin])
+            raise PinMapError(pinmap.source, f"{key} = {pin}", problem)
         used[pin] = key
     chip_selects: dict[tuple[int, int], str] = {}
     for name, zone in pinmap.zones.items():
@@ -286,14 +300,17 @@ def _check_pins(pinmap: PinMap) -> None:
             continue
         where = (zone.reader.spi_port, zone.reader.spi_device)
         if where in chip_selects:
-            raise PinMapError(
-                f"{pinmap.source}: zones.{name}.reader: SPI{where[0]} CE{where[1]} already serves "
-                f"zones.{chip_selects[where]}; give each reader its own spi_device"
+            problem = Said(
+                N_("SPI{port} CE{device} already serves zones.{zone}; give each reader its own spi_device"),
+                port=where[0],
+                device=where[1],
+                zone=chip_selects[where],
             )
+            raise PinMapError(pinmap.source, f"zones.{name}.reader", problem)
         chip_selects[where] = name
 
 
-def _free(pinmap: PinMap, reserved: Mapping[int, str]) -> list[int]:
+def _free(pinmap: PinMap, reserved: Mapping[int, Said]) -> list[int]:
     taken = {pin for _, pin in pinmap.gpios()} | set(reserved)
     return [pin for pin in HEADER_GPIOS if pin not in taken]
 
@@ -304,13 +321,13 @@ class _Keys:
     def __init__(self, data: Mapping[str, object], source: str, revision: int) -> None:
         self.data, self.source, self.revision = data, source, revision
 
-    def fail(self, key: str, problem: str) -> PinMapError:
-        return PinMapError(f"{self.source}: {key}: {problem}")
+    def fail(self, key: str, problem: Said) -> PinMapError:
+        return PinMapError(self.source, key, problem)
 
     def table(self, key: str, parent: Mapping[str, object] | None = None) -> Mapping[str, object]:
         value = (self.data if parent is None else parent).get(key.rsplit(".", 1)[-1])
         if not isinstance(value, dict):
-            raise self.fail(key, "missing or not a table; see hardware/pinmap.toml for the layout")
+            raise self.fail(key, Said(N_("missing or not a table; see hardware/pinmap.toml for the layout")))
         return value
 
     def whole(self, table: Mapping[str, object], key: str, value: object = None) -> int:
@@ -318,25 +335,27 @@ class _Keys:
         if value is None:
             value = table.get(key.rsplit(".", 1)[-1])
         if isinstance(value, bool) or not isinstance(value, int):
-            raise self.fail(key, f"must be a whole number, not {value!r}")
+            raise self.fail(key, Said(N_("must be a whole number, not {value}"), value=repr(value)))
         return value
 
     def gpio(self, table: Mapping[str, object], key: str) -> int:
         """The Pi GPIO at ``key`` of ``table``, written as gpiozero takes a pin, as a BCM number."""
         value = table.get(key.rsplit(".", 1)[-1])
         if value is None:
-            raise self.fail(key, f"missing; give the GPIO it is wired to, as {PIN_NAMES}")
+            raise self.fail(key, Said(N_("missing; give the GPIO it is wired to, as {names}"), names=Said(PIN_NAMES)))
         try:
             return gpio_number(value, self.revision)
-        except ValueError as exc:
-            raise self.fail(key, f"{value!r}: {exc}") from None
+        except SaidError as exc:
+            raise self.fail(key, exc.said) from None
 
     def options(self, table: Mapping[str, object], key: str) -> dict[str, str | int]:
         """A table of luma options: each a text or a whole number."""
         options: dict[str, str | int] = {}
         for name, value in table.items():
             if isinstance(value, bool) or not isinstance(value, str | int):
-                raise self.fail(f"{key}.{name}", f"a display option is a text or a number, not {value!r}")
+                raise self.fail(
+                    f"{key}.{name}", Said(N_("a display option is a text or a number, not {value}"), value=repr(value))
+                )
             options[name] = value
         return options
 
@@ -351,7 +370,11 @@ class _Keys:
             if port not in SPI_BUSES or not 0 <= device < len(SPI_BUSES[port].chip_selects):
                 raise self.fail(
                     f"zones.{name}.reader",
-                    f"SPI{port} CE{device} does not exist; use spi_port 0 (spi_device 0 or 1) or 1 (0 to 2)",
+                    Said(
+                        N_("SPI{port} CE{device} does not exist; use spi_port 0 (spi_device 0 or 1) or 1 (0 to 2)"),
+                        port=port,
+                        device=device,
+                    ),
                 )
             reader = ReaderPins(port, device, self.gpio(spec, f"zones.{name}.reader.reset"))
         label = zone.get("label", name)
@@ -367,11 +390,13 @@ class _Keys:
         hub = self.table("hub")
         zones = hub.get("zones")
         if not isinstance(zones, list) or not zones or not all(isinstance(zone, str) for zone in zones):
-            raise self.fail("hub.zones", 'must list the hub\'s zone names, e.g. ["z1", "z2"]')
+            raise self.fail("hub.zones", Said(N_('must list the hub\'s zone names, e.g. ["z1", "z2"]')))
         spi = self.table("hub.spi", hub)
         selects = hub.get("chip_selects")
         if not isinstance(selects, list) or len(selects) != len(zones):
-            raise self.fail("hub.chip_selects", f"must give one Pico GP pin per zone ({len(zones)})")
+            raise self.fail(
+                "hub.chip_selects", Said(N_("must give one Pico GP pin per zone ({count})"), count=len(zones))
+            )
         pins = HubPins(
             serial=str(hub.get("serial", "/dev/companion-hub")),
             zones=tuple(zones),
@@ -386,9 +411,11 @@ class _Keys:
         seen: dict[int, str] = {}
         for key, gp in hub_pins(pins):
             if gp not in PICO_GPS:
-                raise self.fail(key, f"GP{gp} is not a free Pico pin; use GP0-GP22 or GP26-GP28")
+                raise self.fail(key, Said(N_("GP{gp} is not a free Pico pin; use GP0-GP22 or GP26-GP28"), gp=gp))
             if gp in seen:
-                raise self.fail(key, f"GP{gp} is already {seen[gp]}; give each line its own Pico pin")
+                raise self.fail(
+                    key, Said(N_("GP{gp} is already {key}; give each line its own Pico pin"), gp=gp, key=seen[gp])
+                )
             seen[gp] = key
         return pins
 

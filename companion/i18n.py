@@ -14,23 +14,25 @@ command line speaks one language for the whole process, chosen once by :func:`co
 (:func:`choose_language`), in which :func:`_` translates. A text defined in one place and said in another (a table
 of texts by key) is marked with :func:`N_`, so that the check of the catalogues (``tests/test_i18n.py``) finds it.
 
-The ``.po`` files are read as they are: :func:`compile_po` turns one into the binary ``.mo`` form that
-:class:`gettext.GNUTranslations` loads, in memory, so there is no build step and no second file to keep in step.
+The ``.po`` files are read as they are, by polib (:func:`parse_po`); :func:`compile_po` turns one into the binary
+``.mo`` form that :class:`gettext.GNUTranslations` loads, in memory, so there is no build step and no second file
+to keep in step. A text said of a count has plural forms (:func:`ngettext`, :func:`translate_n`), chosen by the
+catalogue's ``Plural-Forms`` header.
 Folders named in ``COMPANION_LOCALES`` (separated by ``:``) are searched before the package's own.
 """
 
 from __future__ import annotations
 
 import ast
+import errno
 import gettext
 import io
 import os
-import re
-import struct
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass, field
 from functools import cache
 from pathlib import Path
+
+import polib
 
 __all__ = [
     "DEFAULT_LANGUAGE",
@@ -38,18 +40,21 @@ __all__ = [
     "LOCALE",
     "N_",
     "SOURCE_LANGUAGE",
-    "PoEntry",
     "Said",
     "SaidError",
     "_",
     "choose_language",
     "compile_po",
+    "is_translated",
     "language",
     "language_name",
     "languages",
+    "ngettext",
+    "os_reason",
     "parse_po",
     "set_language",
     "translate",
+    "translate_n",
     "translation",
 ]
 
@@ -64,8 +69,8 @@ class Said:
     """A text to say later, in whatever language it is asked for: an English msgid and the fields that fill it
     (a field that is itself Said is said in the same language). ``str()`` says it in English.
 
-    >>> Said(N_("{path}: {count} games"), path="j.db", count=3).text("es")
-    'j.db: 3 partidas'
+    >>> Said(N_("{path}: damaged ({check})"), path="j.db", check="ok").text("es")
+    'j.db: dañado (ok)'
     """
 
     def __init__(self, msgid: str, **fields: object) -> None:
@@ -98,108 +103,54 @@ def N_(message: str) -> str:
     return message
 
 
+# The system's commonest reasons, which it says in English only (Python's strerror ignores the locale).
+OS_ERRORS = {
+    errno.ENOENT: N_("no such file"),
+    errno.EACCES: N_("permission denied"),
+    errno.EPERM: N_("permission denied"),
+    errno.EISDIR: N_("it is a folder"),
+    errno.ENOTDIR: N_("a part of its path is not a folder"),
+    errno.ENOSPC: N_("the disk is full"),
+    errno.EROFS: N_("the disk is read-only"),
+}
+
+
+def os_reason(exc: OSError) -> Said | str:
+    """Why ``exc`` happened, in any language for the commonest reasons; else the system's own words.
+
+    >>> os_reason(FileNotFoundError(errno.ENOENT, "No such file or directory")).text("es")
+    'no existe el fichero'
+    """
+    if exc.errno in OS_ERRORS:
+        return Said(OS_ERRORS[exc.errno])
+    return exc.strerror or str(exc)
+
+
 # ---- reading a .po file --------------------------------------------------------------------------------------
 
 
-@dataclass
-class PoEntry:
-    """One entry of a catalogue: its msgid (with its context and plural, if any) and its translations."""
-
-    msgid: str
-    msgstr: list[str] = field(default_factory=list)  # one per plural form; empty strings are untranslated
-    context: str | None = None
-    plural: str | None = None
-    fuzzy: bool = False
-    line: int = 0
-
-    @property
-    def translated(self) -> bool:
-        return bool(self.msgstr) and all(self.msgstr) and not self.fuzzy
-
-
-def parse_po(text: str, source: str = "<po>") -> list[PoEntry]:
-    """The entries of a ``.po`` file, the header (msgid "") first when there is one.
+def parse_po(text: str, source: str = "<po>") -> polib.POFile:
+    """The catalogue a ``.po`` file's text holds (polib's reading of it); a broken one raises ``ValueError`` with
+    its line.
 
     >>> [(e.msgid, e.msgstr) for e in parse_po('msgid "Pot"\\nmsgstr "Bote"\\n')]
-    [('Pot', ['Bote'])]
+    [('Pot', 'Bote')]
     """
-    entries: list[PoEntry] = []
-    entry: PoEntry | None = None
-    keyword = ""
-    fuzzy = False
-    for number, raw in enumerate(text.splitlines(), 1):
-        line = raw.strip()
-        if not line or (line.startswith("#") and not line.startswith("#,")):
-            continue
-        if line.startswith("#,"):
-            fuzzy = "fuzzy" in line
-            continue
-        word, _space, rest = line.partition(" ")
-        if line.startswith('"'):
-            word, rest = "", line
-        elif word in ("msgctxt", "msgid"):
-            if entry is not None and (word == "msgctxt" or entry.msgid or keyword != "msgctxt"):
-                entries.append(entry)
-                entry = None
-            if entry is None:
-                entry = PoEntry("", fuzzy=fuzzy, line=number)
-                fuzzy = False
-            keyword = word
-            if word == "msgctxt":
-                entry.context = ""
-        elif word == "msgid_plural" or re.fullmatch(r"msgstr(\[\d+\])?", word):
-            keyword = word
-            if entry is None:
-                raise ValueError(f"{source}:{number}: {word} before any msgid")
-            if word == "msgid_plural":
-                entry.plural = ""
-            else:
-                entry.msgstr.append("")
-        else:
-            raise ValueError(f"{source}:{number}: not a line of a .po file: {raw!r}")
-        if entry is None:
-            raise ValueError(f"{source}:{number}: a string before any msgid")
-        try:
-            value = ast.literal_eval(rest)
-        except (SyntaxError, ValueError):
-            raise ValueError(f"{source}:{number}: a string must be in double quotes: {raw!r}") from None
-        if not isinstance(value, str):
-            raise ValueError(f"{source}:{number}: a string must be in double quotes: {raw!r}")
-        if keyword == "msgctxt":
-            entry.context = (entry.context or "") + value
-        elif keyword == "msgid":
-            entry.msgid += value
-        elif keyword == "msgid_plural":
-            entry.plural = (entry.plural or "") + value
-        else:
-            entry.msgstr[-1] += value
-    if entry is not None:
-        entries.append(entry)
-    return entries
+    try:
+        return polib.pofile(text, wrapwidth=0)
+    except OSError as exc:  # polib says a syntax error so: "Syntax error in po file (line 2)"
+        raise ValueError(f"{source}: {exc}") from None
 
 
-def compile_po(entries: Iterable[PoEntry]) -> bytes:
-    """The ``.mo`` form of ``entries`` (GNU gettext's format, as CPython's Tools/i18n/msgfmt.py writes it),
-    keeping only translated entries, as msgfmt does; the header is kept as it is."""
-    messages: dict[bytes, bytes] = {}
-    for entry in entries:
-        if not entry.translated and entry.msgid:
-            continue
-        key = entry.msgid if entry.plural is None else f"{entry.msgid}\0{entry.plural}"
-        if entry.context is not None:
-            key = f"{entry.context}\x04{key}"
-        messages[key.encode()] = "\0".join(entry.msgstr).encode()
-    keys = sorted(messages)
-    values = [messages[key] for key in keys]
-    ids, strs = b"".join(key + b"\0" for key in keys), b"".join(value + b"\0" for value in values)
-    start = 7 * 4 + 16 * len(keys)  # the header, then the two tables of (length, offset)
-    offsets: list[int] = []
-    for strings, base in ((keys, start), (values, start + len(ids))):
-        for string in strings:
-            offsets += [len(string), base]
-            base += len(string) + 1
-    header = struct.pack("<7I", 0x950412DE, 0, len(keys), 7 * 4, 7 * 4 + 8 * len(keys), 0, 0)
-    return header + struct.pack(f"<{len(offsets)}I", *offsets) + ids + strs
+def compile_po(catalogue: polib.POFile) -> bytes:
+    """The ``.mo`` form of ``catalogue``, as msgfmt writes it: its header and its translated entries (a fuzzy or
+    empty one is left out), contexts and plural forms kept."""
+    return bytes(catalogue.to_binary())
+
+
+def is_translated(entry: polib.POEntry) -> bool:
+    """Whether gettext would say ``entry``'s translation: every form filled in, and not fuzzy."""
+    return bool(entry.translated())
 
 
 # ---- finding and loading catalogues ---------------------------------------------------------------------------
@@ -237,12 +188,23 @@ def _load(path: Path | None, _modified: int) -> gettext.NullTranslations:
     if path is None:
         return gettext.NullTranslations()
     mo = compile_po(parse_po(path.read_text("utf-8"), str(path)))
-    return gettext.GNUTranslations(io.BytesIO(mo))
+    return gettext.GNUTranslations(io.BytesIO(mo))  # its Plural-Forms header chooses the plural forms
 
 
 def translate(message: str, lang: str) -> str:
     """``message`` (an English msgid) in ``lang``, the table's or the page's language."""
     return translation(lang).gettext(message)
+
+
+def translate_n(singular: str, plural: str, n: int, lang: str) -> str:
+    """The form of ``singular``/``plural`` (English msgids) for ``n`` in ``lang``, as its catalogue's
+    ``Plural-Forms`` chooses it.
+
+    >>> one, more = "{path}: {count} problem; nothing was started", "{path}: {count} problems; nothing was started"
+    >>> [translate_n(one, more, n, "es").split(";")[0] for n in (1, 2)]
+    ['{path}: {count} problema', '{path}: {count} problemas']
+    """
+    return translation(lang).ngettext(singular, plural, n)
 
 
 def language_name(lang: str) -> str:
@@ -271,6 +233,11 @@ def _(message: str) -> str:
     return translate(message, _language)
 
 
+def ngettext(singular: str, plural: str, n: int) -> str:
+    """The form of ``singular``/``plural`` for ``n`` in the command line's language."""
+    return translate_n(singular, plural, n, _language)
+
+
 def choose_language(given: str | None, config: str | None, environ: Mapping[str, str]) -> str:
     """The command line's language: ``given`` (``--lang``), else the config's, else the environment's as gettext
     reads it (the first of ``LANGUAGE``, ``LC_ALL``, ``LC_MESSAGES`` and ``LANG`` that is set; its first language a
@@ -296,21 +263,39 @@ def choose_language(given: str | None, config: str | None, environ: Mapping[str,
 
 # ---- the texts the code says ------------------------------------------------------------------------------
 
-MARKERS = ("_", "N_", "translate")  # the calls whose first argument is a msgid
+MARKERS = ("_", "N_", "translate", "ngettext", "translate_n")  # the calls whose first argument is a msgid
+PLURALS = ("ngettext", "translate_n")  # the calls whose second argument is its plural
 
 
 def said_in_code(package: Path = Path(__file__).parent) -> tuple[dict[str, list[str]], list[str]]:
-    """Every msgid the package says (a string literal given to ``_``, ``N_`` or ``translate``) -> where it says
-    it, and where an f-string is given to be translated (no catalogue can hold one: translate the template)."""
+    """Every msgid the package says (a string literal given to ``_``, ``N_``, ``translate``, ``ngettext`` or
+    ``translate_n``) -> where it says it, and where an f-string is given to be translated (no catalogue can hold
+    one: translate the template)."""
     said: dict[str, list[str]] = {}
     built: list[str] = []
+    for path, node in _calls(package):
+        first = node.args[0] if node.args else None
+        where = f"{path.relative_to(package.parent).as_posix()}:{node.lineno}"
+        if isinstance(first, ast.Constant) and isinstance(first.value, str):
+            said.setdefault(first.value, []).append(where)
+        elif isinstance(first, ast.JoinedStr):
+            built.append(where)
+    return said, built
+
+
+def plurals_in_code(package: Path = Path(__file__).parent) -> dict[str, str]:
+    """The msgid of every text the package says with plural forms -> its plural (``ngettext``'s second argument)."""
+    plurals: dict[str, str] = {}
+    for _path, node in _calls(package):
+        if isinstance(node.func, ast.Name) and node.func.id in PLURALS and len(node.args) > 1:
+            singular, plural = node.args[0], node.args[1]
+            if isinstance(singular, ast.Constant) and isinstance(plural, ast.Constant):
+                plurals[str(singular.value)] = str(plural.value)
+    return plurals
+
+
+def _calls(package: Path) -> Iterable[tuple[Path, ast.Call]]:
     for path in sorted(package.rglob("*.py")):
         for node in ast.walk(ast.parse(path.read_text("utf-8"), str(path))):
             if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id in MARKERS:
-                first = node.args[0] if node.args else None
-                where = f"{path.relative_to(package.parent).as_posix()}:{node.lineno}"
-                if isinstance(first, ast.Constant) and isinstance(first.value, str):
-                    said.setdefault(first.value, []).append(where)
-                elif isinstance(first, ast.JoinedStr):
-                    built.append(where)
-    return said, built
+                yield path, node

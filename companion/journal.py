@@ -21,6 +21,7 @@ disk has room again.
 from __future__ import annotations
 
 import contextlib
+import errno
 import fcntl
 import functools
 import json
@@ -36,7 +37,7 @@ from pathlib import Path
 from typing import Any, ClassVar
 from urllib.parse import quote
 
-from companion.i18n import N_, Said, _, language
+from companion.i18n import N_, Said, _, language, ngettext
 
 __all__ = [
     "Cursor",
@@ -726,7 +727,8 @@ def health(path: Path) -> tuple[bool, str, str]:
     if check != "ok":
         damaged = _("{path}: damaged ({check})").format(path=path, check=check)
         return False, damaged + kept, _("restart the service: it sets it aside and starts a new one")
-    return not aside, _("{path}: {count} games").format(path=path, count=len(games)) + kept, look
+    said = ngettext("{path}: {count} game", "{path}: {count} games", len(games)).format(path=path, count=len(games))
+    return not aside, said + kept, look
 
 
 class _Guard:
@@ -788,10 +790,11 @@ def _error(path: Path, exc: BaseException) -> JournalError:
         return JournalDamaged(
             Said(N_("journal {path}: damaged, not a journal SQLite can read ({error})"), path=path, error=text)
         )
-    if "full" in text:
+    code = getattr(exc, "errno", None) if isinstance(exc, OSError) else None
+    if name.startswith("SQLITE_FULL") or code == errno.ENOSPC:  # by its kind, never by its words
         said = N_("journal {path}: the disk is full ({error}); free some space: the game goes on in memory meanwhile")
         return JournalError(Said(said, path=path, error=text), disk_full=True)
-    if "readonly" in text or "read-only" in text.lower():  # SQLite's, or the kernel's "Read-only file system"
+    if name.startswith("SQLITE_READONLY") or code == errno.EROFS:  # SQLite's, or the kernel's
         said = N_(
             "journal {path}: the disk is read-only ({error}); remount it read-write or set journal to a writable path"
         )

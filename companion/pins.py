@@ -37,7 +37,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Protocol
 
-from companion.i18n import _
+from companion.i18n import N_, Said, SaidError, _
 
 __all__ = [
     "MODEL",
@@ -56,7 +56,7 @@ __all__ = [
 MODEL = Path("/proc/device-tree/model")  # "Raspberry Pi 4 Model B Rev 1.5", NUL-terminated
 REVISION = Path("/proc/device-tree/system/linux,revision")  # the board's revision code, 4 bytes big-endian
 MOCK_REVISION = "c03111"  # the mock pins are a Pi 4 B's header
-PIN_NAMES = '17, "GPIO17", "BCM17" or the header pin "BOARD11"'
+PIN_NAMES = N_('17, "GPIO17", "BCM17" or the header pin "BOARD11"')  # a msgid: say it as Said(PIN_NAMES)
 
 
 class PinFactoryError(RuntimeError):
@@ -115,16 +115,19 @@ def _board_info(revision: int) -> Any:
 
 def gpio_number(name: object, revision: int) -> int:
     """The BCM GPIO number of the pin ``name`` (as gpiozero takes it) on the board of ``revision``; a
-    :class:`ValueError` says why it is not a GPIO and how to write one."""
+    :class:`~companion.i18n.SaidError` says why it is not a GPIO and how to write one."""
     from gpiozero.exc import PinInvalidPin
 
     board = _board_info(revision)
     if isinstance(name, bool) or not isinstance(name, int | str):  # gpiozero would take True for GPIO1
-        raise ValueError(f"a pin is a number or a name such as {PIN_NAMES}, not {name!r}")
+        raise SaidError(
+            Said(N_("a pin is a number or a name such as {names}, not {name}"), names=Said(PIN_NAMES), name=repr(name))
+        )
     try:
         gpio: str = board.to_gpio(name)
-    except PinInvalidPin as exc:
-        raise ValueError(f"{exc} on the Raspberry Pi {board.model}'s header; write {PIN_NAMES}") from None
+    except PinInvalidPin:  # gpiozero's own words are English: say it in ours
+        said = N_("{name} is not a GPIO of the Raspberry Pi {model}'s header; write {names}")
+        raise SaidError(Said(said, name=repr(name), model=board.model, names=Said(PIN_NAMES))) from None
     return int(gpio.removeprefix("GPIO"))
 
 

@@ -208,7 +208,7 @@ def test_sigterm_stops_the_service_cleanly(tmp_path: Path, service: Service) -> 
     process.send_signal(signal.SIGTERM)
     out, _ = process.communicate(timeout=10)
     assert process.returncode == 0, out
-    assert "stopped: Companion parado" in out
+    assert "stopped: Companion stopped" in out  # the log is English; the table speaks Spanish
 
 
 def test_the_service_comes_up_on_a_journal_with_a_damaged_game(tmp_path: Path, service: Service) -> None:

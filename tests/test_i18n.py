@@ -8,14 +8,24 @@ import re
 from collections.abc import Iterator
 from pathlib import Path
 
+import polib
 import pytest
 
-from companion import i18n
 from companion.cli import language_of, main
 from companion.config import parse_config
-from companion.documents.catalogues import said
+from companion.documents.catalogues import said, update_catalogue
 from companion.events import Button, Press, UnknownTag
-from companion.i18n import LOCALE, compile_po, language_name, languages, parse_po, translate
+from companion.i18n import (
+    LOCALE,
+    compile_po,
+    is_translated,
+    language_name,
+    languages,
+    parse_po,
+    plurals_in_code,
+    translate,
+    translate_n,
+)
 from companion.journal import Journal
 from companion.menu import Choice, Menu, Settings
 from companion.referee import Referee
@@ -27,12 +37,20 @@ FIELD = re.compile(r"\{(\w*)[^{}]*\}")
 PERCENT = re.compile(r"%(?:\(\w+\))?[a-z]")  # argparse's words fill theirs with %: "%(prog)s", "%s"
 
 
-def shipped() -> dict[str, dict[str, i18n.PoEntry]]:
+def shipped() -> dict[str, dict[str, polib.POEntry]]:
     catalogues = {}
     for path in sorted(LOCALE.glob("*/LC_MESSAGES/companion.po")):
         entries = parse_po(path.read_text("utf-8"), str(path))
         catalogues[path.parts[-3]] = {entry.msgid: entry for entry in entries if entry.msgid}
     return catalogues
+
+
+def texts(entry: polib.POEntry) -> list[str]:
+    """An entry's msgid (and plural) and each of its translations."""
+    said = [entry.msgid, *([entry.msgid_plural] if entry.msgid_plural else [])]
+    return said + (
+        [entry.msgstr_plural[n] for n in sorted(entry.msgstr_plural)] if entry.msgid_plural else [entry.msgstr]
+    )
 
 
 SAID, BUILT = said()  # the code's texts and the play mats'
@@ -58,10 +76,10 @@ def test_every_text_the_code_says_is_in_every_shipped_catalogue(lang: str) -> No
 @pytest.mark.parametrize("lang", sorted(set(SHIPPED) - {"en"}))
 def test_every_shipped_translation_is_done_and_keeps_the_fields(lang: str) -> None:
     for entry in SHIPPED[lang].values():
-        assert entry.translated, f"{lang}: {entry.msgid!r} is untranslated or fuzzy (line {entry.line})"
-        fields = [set(FIELD.findall(text)) for text in (entry.msgid, *entry.msgstr)]
+        assert is_translated(entry), f"{lang}: {entry.msgid!r} is untranslated or fuzzy (line {entry.linenum})"
+        fields = [set(FIELD.findall(text)) for text in texts(entry)]
         assert all(found == fields[0] for found in fields), f"{lang}: {entry.msgid!r} changes its {{fields}}"
-        percents = [sorted(PERCENT.findall(text)) for text in (entry.msgid, *entry.msgstr)]
+        percents = [sorted(PERCENT.findall(text)) for text in texts(entry)]
         assert all(found == percents[0] for found in percents), f"{lang}: {entry.msgid!r} changes its %fields"
 
 
@@ -74,7 +92,7 @@ def test_no_catalogue_keeps_a_text_the_code_no_longer_says(lang: str) -> None:
 
 
 def test_english_is_the_msgids_and_translates_nothing() -> None:
-    assert not [entry.msgid for entry in SHIPPED["en"].values() if any(entry.msgstr)]
+    assert not [entry.msgid for entry in SHIPPED["en"].values() if any(texts(entry)[1 + bool(entry.msgid_plural) :])]
     assert language_name("en") == "English" and language_name("es") == "Español"
 
 
@@ -116,9 +134,8 @@ msgstr ""
 @pytest.mark.parametrize(
     ("text", "said"),
     [
-        ('msgid "a"\nmsgstr b\n', "xx.po:2: a string must be in double quotes"),
-        ('msgstr "b"\n', "xx.po:1: msgstr before any msgid"),
-        ('msgid "a"\nmsgstring "b"\n', "xx.po:2: not a line of a .po file"),
+        ('msgstr "b"\n', "xx.po: Syntax error in po file (line 1)"),
+        ('msgid "a"\nmsgstring "b"\n', "xx.po: Syntax error in po file (line 2)"),
     ],
 )
 def test_a_broken_catalogue_names_its_line(text: str, said: str) -> None:
@@ -159,6 +176,11 @@ msgstr "{rank} de {suit}"
 
 msgid "coins"
 msgstr "deniers"
+
+msgid "{path}: {count} game"
+msgid_plural "{path}: {count} games"
+msgstr[0] "{path} : {count} partie"
+msgstr[1] "{path} : {count} parties"
 """
 
 
@@ -189,6 +211,17 @@ def test_a_third_language_is_one_catalogue_file_and_the_table_speaks_it(french: 
     render(referee.view())  # and it fits the screen
     assert Menu(Settings(language="fr")).view().items[3] == "Langue: Français"
     assert translate("Pot", "fr") == "Pot" and translate("Pot", "es") == "Bote"
+
+
+def test_a_count_is_said_in_the_form_its_catalogues_plural_forms_choose(french: Path) -> None:
+    """French says 0 in the singular (plural=(n > 1)), Spanish and English in the plural (n != 1)."""
+    one, more = "{path}: {count} game", "{path}: {count} games"
+    said = {lang: [translate_n(one, more, n, lang) for n in (0, 1, 2)] for lang in ("fr", "es", "en")}
+    assert said == {
+        "fr": ["{path} : {count} partie", "{path} : {count} partie", "{path} : {count} parties"],
+        "es": ["{path}: {count} partidas", "{path}: {count} partida", "{path}: {count} partidas"],
+        "en": [more, one, more],
+    }
 
 
 def test_the_menu_offers_every_language_a_catalogue_speaks_in_its_own_words(french: Path) -> None:
@@ -303,7 +336,7 @@ CONFIG_WITH_PROBLEMS = '[game]\nlanguage = "{lang}"\nplayers = 9\nconfirm_turn =
             [
                 "game.players: 9 no está entre 2 y 8",
                 "game.confirm_turn: clave desconocida; ¿querías decir game.confirm_turns?",
-                "2 problema(s); no se ha puesto nada en marcha",
+                "2 problemas; no se ha puesto nada en marcha",
             ],
         ),
         (
@@ -311,7 +344,7 @@ CONFIG_WITH_PROBLEMS = '[game]\nlanguage = "{lang}"\nplayers = 9\nconfirm_turn =
             [
                 "game.players: 9 is not between 2 and 8",
                 "game.confirm_turn: unknown key; did you mean game.confirm_turns?",
-                "2 problem(s); nothing was started",
+                "2 problems; nothing was started",
             ],
         ),
     ],
@@ -406,3 +439,15 @@ def test_history_export_and_club_speak_the_language(
     err = capsys.readouterr().err
     assert all(line in err for line in said), err
     assert "--out" in err and ("propio diario" if lang == "es" else "the journal itself") in err
+
+
+@pytest.mark.parametrize("lang", ["es", "en"])
+def test_the_catalogue_tool_leaves_a_catalogue_in_step_as_it_is(lang: str, tmp_path: Path) -> None:
+    """``python -m companion.documents.catalogues`` rewrites no entry of a catalogue in step with the code (plural
+    forms, header and all): its edits are only the texts that came or went."""
+    shipped = LOCALE / lang / "LC_MESSAGES/companion.po"
+    copy = tmp_path / "companion.po"
+    copy.write_text(shipped.read_text("utf-8"), "utf-8")
+    untranslated = update_catalogue(copy, SAID, plurals_in_code())
+    assert set(untranslated) == (set() if lang == "es" else set(SAID))  # English translates none
+    assert copy.read_text("utf-8") == shipped.read_text("utf-8")

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import errno
 import sqlite3
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -162,3 +163,22 @@ def test_a_journal_whose_entries_took_no_reopen_is_migrated_keeping_them(tmp_pat
     assert record is not None and record.outcome is None and record.wall == 5.0
     assert [n.wall for n in journal.entries_after(1, 0)] == [6.0, 7.0]
     assert journal.integrity() == "ok"
+
+
+def test_a_full_or_read_only_disk_is_told_by_the_errors_kind_not_its_words(tmp_path: Path) -> None:
+    """SQLite's error name and the system's errno say what happened, whatever language the words are in."""
+    from companion.journal import _error
+
+    path = tmp_path / "journal.db"
+    sqlite3.connect(path).execute("CREATE TABLE t (x)").connection.close()
+    reader = sqlite3.connect(f"file:{path}?mode=ro", uri=True)
+    with pytest.raises(sqlite3.OperationalError) as readonly:
+        reader.execute("INSERT INTO t VALUES (1)")
+    reader.close()
+    told = {
+        "readonly": _error(path, readonly.value),
+        "erofs": _error(path, OSError(errno.EROFS, "Sistema de ficheros de solo lectura")),
+        "enospc": _error(path, OSError(errno.ENOSPC, "No queda espacio en el dispositivo")),
+    }
+    assert "the disk is read-only" in str(told["readonly"]) and "the disk is read-only" in str(told["erofs"])
+    assert told["enospc"].disk_full and "the disk is full" in str(told["enospc"])

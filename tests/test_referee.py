@@ -5,6 +5,8 @@ from __future__ import annotations
 import json
 import random
 
+import pytest
+
 from companion.config import GameConfig
 from companion.events import CardArrived, CardLeft, Press, SameCardTwice, UnknownTag, UnknownTagLeft
 from companion.games.seises import SeisesView
@@ -399,7 +401,7 @@ def test_a_long_confirm_opens_the_menu_and_new_game_starts_one() -> None:
     assert press(referee, "confirm", t=9.0) == [] and referee.view().menu is not None  # "New game?"
     assert press(referee, "confirm", t=9.0) == []  # the new game goes to the journal with its first entry
     assert referee.view().menu is None and referee.game.actions == []
-    assert referee.view().message == Message(MessageKind.INFO, "Partida nueva: seises")
+    assert referee.view().message == Message(MessageKind.INFO, "Partida nueva: Seises")
     lay(referee, "6O")
     entries = press(referee, "confirm", t=10.0)
     assert [entry.kind for entry in entries] == ["new_game", "action"]
@@ -423,7 +425,7 @@ def test_a_new_game_with_seat_names_says_the_table_will_ask_who_laid_the_six_of_
         press(referee, "pass")
     press(referee, "confirm"), press(referee, "confirm")
     assert referee.game.players == 5  # 4 names for 5 players: the seats are numbered, nobody is asked
-    assert referee.view().message == Message(MessageKind.INFO, "Partida nueva: seises")
+    assert referee.view().message == Message(MessageKind.INFO, "Partida nueva: Seises")
     lay(referee, "6O"), press(referee, "confirm")
     assert referee.asking is None and seat_names(referee)[:2] == ["Asiento 1", "Asiento 2"]
 
@@ -453,13 +455,20 @@ def test_the_first_screen_of_two_or_three_seises_players_gives_the_sheets_advice
 # ---- the games a table's zones can play --------------------------------------------------------------------------
 
 
+@pytest.mark.parametrize(("lang", "said"), [("es", "Partida nueva: 6º SET"), ("en", "New game: 6º SET")])
+def test_a_new_game_is_named_by_its_caption_not_its_config_name(lang: str, said: str) -> None:
+    referee = Referee(GameConfig(language=lang), {f"z{i}": "auto" for i in range(1, 9)})
+    assert referee.handle(NewGame(Settings(game="sexto-set", players=4, language=lang)), 1.0) == []
+    assert referee.kind.name == "sexto-set" and referee.view().message == Message(MessageKind.INFO, said)
+
+
 def test_a_phone_asking_a_one_zone_table_for_6o_set_is_refused_and_the_game_goes_on() -> None:
     referee = seises()
     tap(referee, "6O"), press(referee, "confirm")
     assert referee.handle(NewGame(Settings(game="sexto-set")), 1.0) == []
     message = referee.view().message
     assert message is not None and message.kind is MessageKind.ILLEGAL
-    assert message.title == "sexto-set: no en estas zonas" and "8 zonas" in message.todo
+    assert message.title == "6º SET: no en estas zonas" and "8 zonas" in message.todo
     assert referee.kind.name == "seises" and len(referee.game.actions) == 1
     lay(referee, "7O")  # the game goes on: the next card is judged as Seises
     assert light(referee) is ZoneLight.PENDING_OK

@@ -19,7 +19,7 @@ from companion.club.publisher import publish_journal
 from companion.config import ConfigError, MqttConfig, parse_listen, read_mqtt
 from companion.demo import Demo, save_gif
 from companion.games import kinds
-from companion.i18n import _
+from companion.i18n import _, ngettext
 from companion.journal import Journal
 
 MQTT_PROBE_S = 3.0  # how long the broker has to accept a connection before the game is played
@@ -169,7 +169,7 @@ def _run(args: argparse.Namespace, games: list[str], mqtt: MqttConfig | None) ->
             said = _("--gif {file}: cannot write it ({error}); give another file")
             print("companion demo: " + said.format(file=args.gif, error=exc.strerror), file=sys.stderr)
             return 1
-        print(_("{file}: {count} screens").format(file=args.gif, count=count))
+        print(ngettext("{file}: {count} screen", "{file}: {count} screens", count).format(file=args.gif, count=count))
     return 0
 
 

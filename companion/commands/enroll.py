@@ -16,7 +16,7 @@ from companion.config import DEFAULT_PATH as CONFIG_PATH
 from companion.config import DEFAULT_REGISTRY, ConfigError, load_config
 from companion.decks import Deck, DeckError, load_deck
 from companion.hardware import PinMap, PinMapError
-from companion.i18n import N_, _
+from companion.i18n import N_, SaidError, _, language
 from companion.nfc.enrollment import Enrollment, Station
 from companion.nfc.rc522 import NfcError
 from companion.nfc.registry import Registry, RegistryError
@@ -195,7 +195,8 @@ def run(args: argparse.Namespace) -> int:
                 print(_("simulated readers: lay each card's tag with companion.sim, or add --auto to watch it"))
         enrollment.run()
     except ERRORS as exc:
-        print(f"companion enroll: {exc}", file=sys.stderr)
+        said = exc.text(language()) if isinstance(exc, SaidError) else exc  # a pin map's, a deck's: in --lang's
+        print(f"companion enroll: {said}", file=sys.stderr)
         if isinstance(exc, OSError) and station is not None:
             print(_("the cards enrolled so far are saved: run the same command to go on"), file=sys.stderr)
         return 2

@@ -16,7 +16,7 @@ from typing import Any
 
 from companion.config import ConfigError, load_config
 from companion.games import kinds
-from companion.i18n import N_, Said, _, language
+from companion.i18n import N_, Said, _, language, ngettext
 from companion.journal import GameRecord, Journal, JournalError
 from companion.referee.history import standing
 
@@ -173,7 +173,9 @@ ENDED = {"replaced": N_("left for a new game"), "damaged": N_("ended, damaged"),
 
 def _line(game: GameRecord, journal: Journal) -> str:
     name = str(game.settings.get("game", "?"))
-    entries = _("{count:5d} entries").format(count=game.entries)
+    if name in kinds():  # the game as players write it (6º SET), not as the config names it (sexto-set)
+        name = kinds()[name].title(language())
+    entries = ngettext("{count:5d} entry", "{count:5d} entries", game.entries).format(count=game.entries)
     return f"{game.id:4d}  {_when(game):<16}  {name:<9}  {entries}  {_score(game, journal)}"
 
 

@@ -21,7 +21,7 @@ from companion.daemon import Daemon, StartError
 from companion.decks import Deck, DeckError, load_deck
 from companion.games import find_kind
 from companion.hardware import PinMapError, load_pinmap, pinmap_path
-from companion.i18n import _, language
+from companion.i18n import _, language, ngettext
 from companion.nfc.registry import Registry, RegistryError
 from companion.readers import kind
 from companion.rules import SetupError
@@ -80,7 +80,11 @@ def check(path: Path) -> int:
     for problem in problems:
         print(problem, file=sys.stderr)
     if config is None or problems:
-        said = _("{path}: {count} problem(s); nothing was started").format(path=path, count=len(problems))
+        said = ngettext(
+            "{path}: {count} problem; nothing was started",
+            "{path}: {count} problems; nothing was started",
+            len(problems),
+        ).format(path=path, count=len(problems))
         print(said, file=sys.stderr)
         return 2
     said = _("{path}: ok: {game}, {players} players, deck {deck}, zones {zones}, readers {readers}, pin map {pinmap}")
@@ -141,7 +145,7 @@ def problems_beyond_the_file(config: Config) -> list[str]:
     try:
         pinmap = load_pinmap(pinmap_path(config.pinmap))
     except PinMapError as exc:
-        problems.append(f"{config.source}: pins.map: {exc}")
+        problems.append(f"{config.source}: pins.map: {exc.text(language())}")
     else:
         problems += [f"{config.source}: {problem}" for problem in readers.zone_problems(pinmap, list(config.zones))]
     if config.display:

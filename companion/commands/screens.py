@@ -10,7 +10,7 @@ from typing import Any
 
 from PIL import Image
 
-from companion.i18n import _, languages
+from companion.i18n import _, languages, ngettext
 from companion.ui.display import FakeI2CBus, Screen, make_device
 from companion.ui.examples import example_views
 
@@ -48,7 +48,8 @@ def run(args: argparse.Namespace) -> int:
         if args.scale > 1:
             image = image.resize((image.width * args.scale, image.height * args.scale), Image.Resampling.NEAREST)
         image.save(args.out / f"{name}.png")
-    print("companion screens: " + _("wrote {count} PNG files to {folder}").format(count=len(frames), folder=args.out))
+    wrote = ngettext("wrote {count} PNG file to {folder}", "wrote {count} PNG files to {folder}", len(frames))
+    print("companion screens: " + wrote.format(count=len(frames), folder=args.out))
     return 0
 
 

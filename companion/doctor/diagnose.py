@@ -19,7 +19,7 @@ from companion.decks import DeckError, load_deck
 from companion.doctor.checks import Check, System
 from companion.doctor.pi import check_access, check_gpio, check_i2c, check_pins
 from companion.hardware import DEFAULT_PINMAP, INSTALLED_PINMAP, PinMap, PinMapError, load_pinmap, pinmap_path
-from companion.i18n import N_, _
+from companion.i18n import N_, _, language
 from companion.journal import health as journal_health
 from companion.readers import kind
 from companion.ui.display import parse_options as parse_display_options
@@ -79,7 +79,7 @@ def check_pinmap(config: Config, system: System) -> tuple[Check, PinMap | None]:
     try:
         pinmap = load_pinmap(path)
     except PinMapError as exc:
-        return Check(_(PINMAP), False, str(exc), edit.format(config=config.source)), None
+        return Check(_(PINMAP), False, exc.text(language()), edit.format(config=config.source)), None
     have, where = kind(config.backend).wired_zones(config, pinmap)
     missing = [zone for zone in config.zones if zone not in have]
     if missing:

@@ -8,13 +8,16 @@ would change the catalogues at every edit of the code.
 
 from __future__ import annotations
 
+import re
 import sys
 from collections.abc import Iterable, Mapping
 from pathlib import Path
 
+import polib
+
 from companion.documents.drawings import mat_texts
 from companion.hardware import HARDWARE_DIR
-from companion.i18n import DOMAIN, LOCALE, SOURCE_LANGUAGE, PoEntry, parse_po, said_in_code
+from companion.i18n import DOMAIN, LOCALE, SOURCE_LANGUAGE, is_translated, parse_po, plurals_in_code, said_in_code
 
 __all__ = ["format_po", "said", "update_catalogue"]
 
@@ -37,30 +40,47 @@ def _quoted(text: str) -> str:
     return f'"{escaped}"'
 
 
-def format_po(header: PoEntry, entries: Iterable[PoEntry], texts: Mapping[str, list[str]]) -> str:
-    """A catalogue's text: its header, then each entry with the files that say it."""
-    lines = ['msgid ""', 'msgstr ""', *(_quoted(line + "\n") for line in header.msgstr[0].splitlines())]
+def format_po(header: str, entries: Iterable[polib.POEntry], texts: Mapping[str, list[str]]) -> str:
+    """A catalogue's text: its header (its ``Key: value`` lines), then each entry with the files that say it; an
+    entry with plural forms has as many ``msgstr[n]`` as the header's ``Plural-Forms`` says."""
+    found = re.search(r"nplurals\s*=\s*(\d+)", header)
+    forms = int(found.group(1)) if found else 2
+    lines = ['msgid ""', 'msgstr ""', *(_quoted(line + "\n") for line in header.splitlines())]
     for entry in entries:
         files = sorted({_place(where)[0] for where in texts.get(entry.msgid, [])})
         lines.append("")
         lines += [f"#: {' '.join(files)}"] if files else []
         lines += ["#, fuzzy"] if entry.fuzzy else []
         lines.append(f"msgid {_quoted(entry.msgid)}")
-        lines.append(f"msgstr {_quoted(entry.msgstr[0] if entry.msgstr else '')}")
+        if entry.msgid_plural:
+            lines.append(f"msgid_plural {_quoted(entry.msgid_plural)}")
+            lines += [f"msgstr[{n}] {_quoted(entry.msgstr_plural.get(n, ''))}" for n in range(forms)]
+        else:
+            lines.append(f"msgstr {_quoted(entry.msgstr)}")
     return "\n".join(lines) + "\n"
 
 
-def update_catalogue(path: Path, texts: Mapping[str, list[str]]) -> list[str]:
-    """Brings the catalogue at ``path`` in step with ``texts``; returns the msgids it leaves untranslated."""
+def _entry(msgid: str, plural: str | None, known: polib.POEntry | None) -> polib.POEntry:
+    """The catalogue's entry for ``msgid`` as the code says it: the one it has, else a new untranslated one."""
+    if known is not None and (known.msgid_plural or None) == plural:
+        return known
+    if plural is None:
+        return polib.POEntry(msgid=msgid, msgstr="")
+    return polib.POEntry(msgid=msgid, msgid_plural=plural, msgstr_plural={})
+
+
+def update_catalogue(path: Path, texts: Mapping[str, list[str]], plurals: Mapping[str, str]) -> list[str]:
+    """Brings the catalogue at ``path`` in step with ``texts`` (and the plurals of those said of a count);
+    returns the msgids it leaves untranslated."""
     text = path.read_text("utf-8")
     comment = "".join(line + "\n" for line in text.splitlines() if line.startswith("# "))  # the file's own words
-    entries = parse_po(text, str(path))
-    header = next(entry for entry in entries if not entry.msgid)
-    known = {entry.msgid: entry for entry in entries if entry.msgid}
+    catalogue = parse_po(text, str(path))
+    header = "".join(f"{key}: {value}\n" for key, value in catalogue.metadata.items())
+    known = {entry.msgid: entry for entry in catalogue if entry.msgid and not entry.obsolete}
     order = sorted(texts, key=lambda msgid: min(_place(where) for where in texts[msgid]))
-    kept = [known.get(msgid) or PoEntry(msgid, [""]) for msgid in order]
+    kept = [_entry(msgid, plurals.get(msgid), known.get(msgid)) for msgid in order]
     path.write_text(comment + format_po(header, kept, texts), "utf-8")
-    return [entry.msgid for entry in kept if not entry.translated]
+    return [entry.msgid for entry in kept if not is_translated(entry)]
 
 
 def main() -> int:
@@ -69,7 +89,7 @@ def main() -> int:
         print(f"{where}: an f-string is translated; translate its template, then .format() it", file=sys.stderr)
     status = 1 if built else 0
     for path in sorted(LOCALE.glob(f"*/LC_MESSAGES/{DOMAIN}.po")):
-        untranslated = update_catalogue(path, texts)
+        untranslated = update_catalogue(path, texts, plurals_in_code())
         if path.parts[-3] != SOURCE_LANGUAGE and untranslated:
             status = 1
             print(f"{path}: {len(untranslated)} to translate:")

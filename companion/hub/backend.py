@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import errno
 import logging
 import os
 import time
@@ -24,6 +25,7 @@ import serial
 from serial.tools import list_ports
 
 from companion.hub.session import Backoff, HubEvent, HubInfo, HubOffline, HubOnline, HubSession, LinkState
+from companion.i18n import N_, Said
 
 log = logging.getLogger(__name__)
 
@@ -36,7 +38,22 @@ HELLO_WAIT_S = 2.0  # the session gives up after 1 s without HELLO; this only bo
 
 
 class HubUnavailable(OSError):
-    """The hub did not come online: its port would not open or the handshake failed; the message says why."""
+    """The hub did not come online: its port would not open or the handshake failed; ``said`` says why (its msgid
+    is the kind of failure), ``str()`` in English."""
+
+    def __init__(self, said: Said) -> None:
+        super().__init__(str(said))
+        self.said = said
+
+
+# Why the port gave no hub (HubOffline.reason's msgid), beside the session's reasons (companion.hub.session).
+ABSENT = N_("no hub at {where}: plug it in (and see README, Reader hub)")
+ABSENT_WHERE = N_("{port} nor any USB device {usb}")
+BUSY = N_("{port} is held by another program: {error}")
+CANNOT_OPEN = N_("cannot open {port}: {error}")
+PORT_FAILED = N_("the hub's serial port failed ({error}): was its USB cable pulled?")
+WRITE_FAILED = N_("writing to the hub failed ({error}): was its USB cable pulled?")
+NO_HELLO = N_("no HELLO from {port} within {seconds} s")
 
 
 def find_hub(port: str = "auto") -> str | None:
@@ -90,14 +107,16 @@ class HubBackend:
         path = find_hub(self.port)
         now = self._clock()
         if path is None:
-            where = f"{UDEV_PORT} nor any USB device {USB_VID:04X}:{USB_PID:04X}" if self.port == "auto" else self.port
-            self._deliver(self.session.close(f"no hub at {where}: plug it in (and see README, Reader hub)", now))
+            usb = f"{USB_VID:04X}:{USB_PID:04X}"
+            where = Said(ABSENT_WHERE, port=UDEV_PORT, usb=usb) if self.port == "auto" else self.port
+            self._deliver(self.session.close(Said(ABSENT, where=where), now))
             return False
         try:
             self._serial = serial.Serial(path, timeout=0, write_timeout=0.5, exclusive=True)
             self._serial.reset_input_buffer()  # bytes from before this connection belong to no session of ours
         except (serial.SerialException, OSError) as exc:
-            self._deliver(self.session.close(f"cannot open {path}: {exc}", now))
+            held = getattr(exc, "errno", None) in (errno.EAGAIN, errno.EBUSY)  # the daemon's exclusive lock
+            self._deliver(self.session.close(Said(BUSY if held else CANNOT_OPEN, port=path, error=str(exc)), now))
             return False
         log.info("hub: connected on %s", path)
         self._lost.clear()
@@ -123,7 +142,7 @@ class HubBackend:
         try:
             data = self._serial.read(self._serial.in_waiting or 1)
         except (serial.SerialException, OSError) as exc:
-            self._fail(f"the hub's serial port failed ({exc}): was its USB cable pulled?")
+            self._fail(Said(PORT_FAILED, error=str(exc)))
             return
         self._deliver(self.session.receive(data, self._clock()))
         self._flush()
@@ -135,10 +154,10 @@ class HubBackend:
         try:
             self._serial.write(bytes(self.session.outbox))
         except (serial.SerialException, OSError) as exc:
-            self._fail(f"writing to the hub failed ({exc}): was its USB cable pulled?")
+            self._fail(Said(WRITE_FAILED, error=str(exc)))
         self.session.outbox.clear()
 
-    def _fail(self, reason: str) -> None:
+    def _fail(self, reason: Said) -> None:
         self._deliver(self.session.close(reason, self._clock()))
         self._lost.set()
 
@@ -178,7 +197,7 @@ async def _hello(port: str, zones: Sequence[str], wait_s: float) -> HubInfo:
                 if isinstance(event, HubOffline):
                     raise HubUnavailable(event.reason)
     except TimeoutError:
-        raise HubUnavailable(f"no HELLO from {port} within {wait_s:g} s") from None
+        raise HubUnavailable(Said(NO_HELLO, port=port, seconds=f"{wait_s:g}")) from None
     finally:
         if serving is not None:
             serving.cancel()

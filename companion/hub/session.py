@@ -33,6 +33,7 @@ from companion.hub.protocol import (
     ZoneReport,
     encode_frame,
 )
+from companion.i18n import N_, Said
 
 log = logging.getLogger(__name__)
 
@@ -54,6 +55,23 @@ MAX_STEP = 64
 # What MicroPython's REPL says where the companion firmware would answer SYNC: its banner and prompts
 # (shared/runtime/pyexec.c: "MicroPython v...", ">>> ", "raw REPL; CTRL-B to exit") and the hub's own line at a
 # maintenance start (firmware/hub_app.py). The hub is then in maintenance mode, not unplugged.
+# Why a hub went offline (HubOffline.reason's msgid): doctor chooses its fix by which it is.
+MAINTENANCE = N_(
+    "the hub is in maintenance mode (MicroPython's REPL answered, not the companion firmware): take the cap off its "
+    "maintenance jumper (GP22) if it is on and replug the hub (after a deploy, mpremote reset)"
+)
+NO_SYNC = N_("the hub did not answer SYNC within 1 s: is it running the companion firmware?")
+NO_HEARTBEAT = N_("no heartbeat from the hub for 1 s: check its USB cable")
+MISCONFIGURED = N_("the hub's configuration is wrong: {detail}")
+OTHER_PROTOCOL = N_(
+    "the hub runs firmware {firmware} with protocol {protocol}; this companion speaks protocol {ours}: flash the "
+    "hub with this companion's firmware (make firmware-deploy)"
+)
+OTHER_ZONES = N_(
+    "hub has {hub} zones, config names {count} ({zones}): flash the hub with your table layout's hub_config.py, one "
+    "chip select a zone (make firmware-deploy HUB_CONFIG=hardware/layouts/NAME/hub_config.py), or name the hub's "
+    "zones in the config's [zones]"
+)
 REPL_SAYS = (b"companion hub: maintenance mode", b"MicroPython v", b"raw REPL; CTRL-B to exit", b">>> ")
 HEARD_BYTES = 512  # what is kept of the bytes heard during a handshake, to tell a REPL from silence
 
@@ -80,7 +98,7 @@ class HubOffline:
     """The hub is lost (unplugged, silent) or refused (wrong protocol or configuration); ``reason`` says what to do.
     ``zones`` is set when it was refused for its zone count: (the hub's zones, the config's)."""
 
-    reason: str
+    reason: Said  # its msgid is the kind of failure (doctor picks its fix by it); str() is English, for the log
     t: float
     zones: tuple[int, int] | None = None
 
@@ -203,17 +221,12 @@ class HubSession:
         self._log_faults(now)
         if self.state is LinkState.HANDSHAKE and now >= self._deadline:
             if any(said in self._heard for said in REPL_SAYS):
-                return self.close(
-                    "the hub is in maintenance mode (MicroPython's REPL answered, not the companion firmware): take "
-                    "the cap off its maintenance jumper (GP22) if it is on and replug the hub (after a deploy, "
-                    "mpremote reset)",
-                    now,
-                )
-            return self.close("the hub did not answer SYNC within 1 s: is it running the companion firmware?", now)
+                return self.close(Said(MAINTENANCE), now)
+            return self.close(Said(NO_SYNC), now)
         if self.state is not LinkState.ONLINE:
             return []
         if now >= self._deadline:
-            return self.close("no heartbeat from the hub for 1 s: check its USB cable", now)
+            return self.close(Said(NO_HEARTBEAT), now)
         for seq, pending in list(self._pending.items()):
             if now >= pending.deadline:
                 del self._pending[seq]
@@ -240,7 +253,7 @@ class HubSession:
             self._next_keepalive = now + KEEPALIVE_S
         return events
 
-    def close(self, reason: str, now: float) -> list[HubEvent]:
+    def close(self, reason: Said, now: float) -> list[HubEvent]:
         """The connection is gone (or must go): tell the daemon once, then wait for ``open()``."""
         if self.state is not LinkState.REFUSED:
             self.state = LinkState.CLOSED
@@ -281,7 +294,7 @@ class HubSession:
             return self._hello(message, now)
         if isinstance(message, ZoneError) and message.zone == protocol.HUB_ZONE:
             self.state = LinkState.REFUSED
-            return self._announce(False, now, f"the hub's configuration is wrong: {message.detail}")
+            return self._announce(False, now, Said(MISCONFIGURED, detail=message.detail))
         if self.state is not LinkState.ONLINE:
             self._count("before_hello")  # left over from before this connection's HELLO
             return []
@@ -303,12 +316,8 @@ class HubSession:
         firmware = ".".join(str(part) for part in hello.firmware)
         if hello.protocol != PROTOCOL_VERSION:
             self.state = LinkState.REFUSED
-            return self._announce(
-                False,
-                now,
-                f"the hub runs firmware {firmware} with protocol {hello.protocol}; this companion speaks protocol "
-                f"{PROTOCOL_VERSION}: flash the hub with this companion's firmware (make firmware-deploy)",
-            )
+            said = Said(OTHER_PROTOCOL, firmware=firmware, protocol=hello.protocol, ours=PROTOCOL_VERSION)
+            return self._announce(False, now, said)
         if not hello.health:
             return []  # a hub with a bad configuration: its ERROR frames follow and say what is wrong
         if len(hello.health) != len(self.zones):
@@ -316,9 +325,7 @@ class HubSession:
             return self._announce(
                 False,
                 now,
-                f"hub has {len(hello.health)} zones, config names {len(self.zones)} ({', '.join(self.zones)}): flash "
-                "the hub with your table layout's hub_config.py, one chip select a zone (make firmware-deploy "
-                "HUB_CONFIG=hardware/layouts/NAME/hub_config.py), or name the hub's zones in the config's [zones]",
+                Said(OTHER_ZONES, hub=len(hello.health), count=len(self.zones), zones=", ".join(self.zones)),
                 zones=(len(hello.health), len(self.zones)),
             )
         if hello.boot != self._boot:
@@ -334,7 +341,7 @@ class HubSession:
         self._deadline = now + HEARTBEAT_TIMEOUT_S
         for zone in sorted(self._leds):
             self._send_led(zone, now, 1)
-        events = self._announce(True, now, "")
+        events = self._announce(True, now, Said(""))
         for zone, (name, health) in enumerate(zip(self.zones, hello.health, strict=True)):
             self._down[zone] = f"the reader of zone {name} did not answer at start-up" if health else None
             if health:
@@ -428,7 +435,7 @@ class HubSession:
         seq = self._send(SetLed(zone, colour, mode))
         self._pending[seq] = _PendingLed(zone, now + LED_ACK_TIMEOUT_S, tries)
 
-    def _announce(self, online: bool, now: float, reason: str, zones: tuple[int, int] | None = None) -> list[HubEvent]:
+    def _announce(self, online: bool, now: float, reason: Said, zones: tuple[int, int] | None = None) -> list[HubEvent]:
         if self._announced is online:
             return []
         self._announced = online

@@ -263,7 +263,7 @@ class HubStation:
             elif isinstance(event, HubOffline):
                 if self._online:
                     raise HubLost(f"hub lost: {event.reason}")
-                self._reason = event.reason
+                self._reason = str(event.reason)
                 if self.session.state is LinkState.CLOSED:
                     self.session.open(now)  # it did not answer SYNC in time: ask again until the deadline
                     self._flush()

@@ -13,7 +13,7 @@ from companion.doctor.checks import Check, System
 from companion.events import ZoneScan
 from companion.hardware import PinMap
 from companion.hub.session import TRACKER_ABSENCES, HubEvent, HubOffline, HubOnline
-from companion.i18n import _
+from companion.i18n import N_, _, language
 from companion.nfc.backends import Feed
 from companion.readers import ReaderKind, Readers, Setup, StationError, StationOptions
 from companion.readers.registry import Setting, register
@@ -112,7 +112,7 @@ class _Hub:
         elif isinstance(event, HubOnline):
             self._feed.link(True, "", None)
         elif isinstance(event, HubOffline):
-            self._feed.link(False, event.reason, event.zones)
+            self._feed.link(False, str(event.reason), event.zones)
 
     def lights(self, status: StatusLed) -> HubZoneLights:
         from companion.ui.lights import HubZoneLights
@@ -137,6 +137,8 @@ def hub_port(configured: str, system: System) -> str:
 
 def check_hub(system: System, port: str, zones: Sequence[str]) -> Check:
     """The hub's port is a character device, and the hub answers SYNC with a HELLO that fits our zones."""
+    from companion.hub import backend, session
+
     path = system.path(port)
     try:
         info = path.stat()  # follows the udev symlink to the tty
@@ -144,49 +146,56 @@ def check_hub(system: System, port: str, zones: Sequence[str]) -> Check:
         return Check(
             "hub",
             False,
-            f"no {port}: the hub is not plugged in, or not named",
-            "plug the hub in by USB; if it is, sudo make install puts the udev rule that names it "
-            "/dev/companion-hub, or set readers.hub_port to its port (ls /dev/ttyACM*)",
+            _("no {port}: the hub is not plugged in, or not named").format(port=port),
+            _(
+                "plug the hub in by USB; if it is, sudo make install puts the udev rule that names it "
+                "/dev/companion-hub, or set readers.hub_port to its port (ls /dev/ttyACM*)"
+            ),
         )
     if not stat.S_ISCHR(info.st_mode):
-        return Check(
-            "hub",
-            False,
-            f"{port} is not a serial port (a {stat.filemode(info.st_mode)[0]!r} file, not a character device)",
-            f"set readers.hub_port to the hub's port (ls /dev/ttyACM*), or remove the file {port}",
-        )
+        detail = _("{port} is not a serial port (a {kind!r} file, not a character device)")
+        fix = _("set readers.hub_port to the hub's port (ls /dev/ttyACM*), or remove the file {port}")
+        return Check("hub", False, detail.format(port=port, kind=stat.filemode(info.st_mode)[0]), fix.format(port=port))
     try:
         hello = system.hub_handshake(str(path), zones)
     except OSError as exc:
-        return Check("hub", False, f"{port}: {exc}", _hub_fix(str(exc), len(zones)))
-    down = [f"{zone} (error {code})" for zone, code in zip(hello.zones, hello.health, strict=False) if code]
-    detail = f"{port}: firmware {hello.firmware}, protocol {hello.protocol}, zones {', '.join(hello.zones)}"
+        said = exc.said if isinstance(exc, backend.HubUnavailable) else None  # else the system's own words
+        fixes = {
+            backend.BUSY: N_(
+                "the daemon holds the port: sudo systemctl stop companion, run doctor, then sudo systemctl start "
+                "companion"
+            ),
+            backend.CANNOT_OPEN: N_(
+                "unplug the hub and plug it in; if the error says permission, see the user check above"
+            ),
+            session.OTHER_ZONES: N_(
+                "flash the hub with a hub_config.py of {zones} chip selects, your table layout's (make "
+                "firmware-deploy HUB_CONFIG=hardware/layouts/NAME/hub_config.py), or make [hub] zones agree"
+            ),
+            session.MISCONFIGURED: N_(
+                "correct the hub's hub_config.py as the message says (mpremote edit :hub_config.py)"
+            ),
+        }
+        flash = N_("flash the hub with this companion's firmware (make firmware-deploy), then unplug it and plug it in")
+        fix = _(fixes.get(said.msgid, flash) if said else flash).format(zones=len(zones))
+        return Check("hub", False, f"{port}: {said.text(language()) if said else exc}", fix)
+    down = [
+        _("{zone} (error {code})").format(zone=zone, code=code)
+        for zone, code in zip(hello.zones, hello.health, strict=False)
+        if code
+    ]
+    detail = _("{port}: firmware {firmware}, protocol {protocol}, zones {zones}").format(
+        port=port, firmware=hello.firmware, protocol=hello.protocol, zones=", ".join(hello.zones)
+    )
     if down:
+        refused = _("{detail}; the readers of {down} did not answer at the hub's start")
         return Check(
             "hub",
             False,
-            f"{detail}; the readers of {', '.join(down)} did not answer at the hub's start",
-            "check the wiring of those readers to the Pico (hardware/README.md), then unplug the hub and plug it in",
+            refused.format(detail=detail, down=", ".join(down)),
+            _("check the wiring of those readers to the Pico (hardware/README.md), then unplug the hub and plug it in"),
         )
     return Check("hub", True, detail)
-
-
-def _hub_fix(reason: str, zones: int) -> str:
-    """What to do about a failed handshake, from the session's reason (or the port's error)."""
-    if "lock" in reason or "busy" in reason:
-        return (
-            "the daemon holds the port: sudo systemctl stop companion, run doctor, then sudo systemctl start companion"
-        )
-    if "cannot open" in reason:
-        return "unplug the hub and plug it in; if the error says permission, see the user check above"
-    if "hub has" in reason and "config names" in reason:
-        return (
-            f"flash the hub with a hub_config.py of {zones} chip selects, your table layout's (make firmware-deploy "
-            "HUB_CONFIG=hardware/layouts/NAME/hub_config.py), or make [hub] zones agree"
-        )
-    if "configuration is wrong" in reason:
-        return "correct the hub's hub_config.py as the message says (mpremote edit :hub_config.py)"
-    return "flash the hub with this companion's firmware (make firmware-deploy), then unplug it and plug it in"
 
 
 register(HubReaders())

@@ -500,7 +500,9 @@ class Referee:
         entry (:meth:`handle`), and until then a long UNDO brings back the one it replaced."""
         if settings.game not in games_for(self.zones.roles):  # the phone asked for it: the menu offers none such
             why = "; ".join(said.text(self.language) for said in unfit_games(self.zones.roles)[settings.game])
-            self.message = Message(MessageKind.ILLEGAL, self.text("game_unfit", game=settings.game), why)
+            self.message = Message(
+                MessageKind.ILLEGAL, self.text("game_unfit", game=find_kind(settings.game).title(self.language)), why
+            )
             return []
         if self._replaced is None:  # a second new game before the first one's first card replaces the same game
             self._replaced = _Replaced(self.config, self.game, dict(self.zones.heads), self.first_seat)
@@ -519,7 +521,7 @@ class Referee:
         self._replaced = replaced
         todo = self.text("new_game_names_do") if self.seat_names else ""  # the referee will ask who is seat 1
         advice = self._advice()
-        title = self.text("new_game", game=settings.game) if advice is None else advice.title
+        title = self.text("new_game", game=self.kind.title(self.language)) if advice is None else advice.title
         self.message = Message(MessageKind.INFO, title, todo)
         self._opening = [Entry("new_game", json.dumps(self.config.settings()), now)]
         return []

@@ -48,9 +48,9 @@ def test_every_problem_is_named_at_once(tmp_path: Path) -> None:
         f"{config}: display.dim_after_s: must be a whole number, not 'soon'",
         f"{config}: game.confim_turns: unknown key; did you mean game.confirm_turns?",
         f"{config}: jounral: unknown table; did you mean journal?",
-        f"{config}: pins.map: {pinmap}: buttons.undo: 'GPIO40': GPIO40 is not a valid pin name on the Raspberry Pi "
-        '4B\'s header; write 17, "GPIO17", "BCM17" or the header pin "BOARD11"',
-        f"{config}: 6 problem(s); nothing was started",
+        f"{config}: pins.map: {pinmap}: buttons.undo: 'GPIO40' is not a GPIO of the Raspberry Pi 4B's header; "
+        'write 17, "GPIO17", "BCM17" or the header pin "BOARD11"',
+        f"{config}: 6 problems; nothing was started",
     ]
     assert sorted(path.name for path in tmp_path.iterdir()) == ["config.toml", "pinmap.toml"]
 
@@ -77,7 +77,7 @@ def test_zones_the_pin_map_does_not_wire_are_named(tmp_path: Path) -> None:
                 "game.options: seises no tiene la opción 'renege': sus opciones son renege_penalty, renege_points o "
                 "reserve_exhausted.",
                 "zones.z2: 'X': una zona del Seises es \"table\" o la letra de un palo (O, C, E, B)",
-                "3 problema(s); no se ha puesto nada en marcha",
+                "3 problemas; no se ha puesto nada en marcha",
             ],
             [
                 "game.deck: 'nope' no es una baraja incorporada (spanish-40, spanish-48, squadratik) ni un fichero",
@@ -93,7 +93,7 @@ def test_zones_the_pin_map_does_not_wire_are_named(tmp_path: Path) -> None:
                 "game.options: seises has no option 'renege': its options are renege_penalty, renege_points or "
                 "reserve_exhausted.",
                 "zones.z2: 'X': a Seises zone is \"table\" or a suit letter (O, C, E, B)",
-                "3 problem(s); nothing was started",
+                "3 problems; nothing was started",
             ],
             [
                 "game.deck: 'nope' is neither a built-in deck (spanish-40, spanish-48, squadratik) nor a file",
@@ -131,7 +131,8 @@ def refused_alike(config: Path, cwd: Path) -> list[str]:
     assert done.returncode == 2, done.stdout + done.stderr
     assert "Traceback" not in done.stderr, done.stderr
     problems = done.stderr.splitlines()[:-1]
-    assert done.stderr.splitlines()[-1] == f"{config}: {len(problems)} problem(s); nothing was started"
+    count = f"{len(problems)} problem" + ("s" if len(problems) != 1 else "")
+    assert done.stderr.splitlines()[-1] == f"{config}: {count}; nothing was started"
     started = start(config, cwd)
     assert started.returncode == 2, started.stderr
     assert "Traceback" not in started.stderr, started.stderr
@@ -261,7 +262,7 @@ def test_the_new_problems_speak_the_command_lines_language(tmp_path: Path, capsy
     )
     assert main(["run", "--config", str(config), "--check", "--lang", "es"]) == 2
     said = capsys.readouterr().err.splitlines()
-    assert said[-1] == f"{config}: {len(said) - 1} problema(s); no se ha puesto nada en marcha"
+    assert said[-1] == f"{config}: {len(said) - 1} problemas; no se ha puesto nada en marcha"
     assert said[:4] == [  # then the zones the pin map has no LEDs for (8 zones, 2 in the default pin map)
         f"{config}: game.seat_names: 'Ana' nombra dos asientos: da a cada jugador un nombre propio",
         f"{config}: zones: M1R encabeza z1, z2: da a cada línea una zona; z3 = M9X: ninguna maestra de la baraja es "
@@ -296,3 +297,68 @@ def test_a_broker_password_every_user_can_read_is_said(tmp_path: Path) -> None:
     ]
     config.chmod(0o640)
     assert len(check(config, cwd=tmp_path).stdout.splitlines()) == 1
+
+
+@pytest.mark.parametrize(
+    ("lang", "said", "one_problem"),
+    [
+        (
+            "es",
+            [
+                "buttons.undo: 'GPIO40' no es un GPIO del conector de la Raspberry Pi 4B; escribe 17, \"GPIO17\", "
+                '"BCM17" o el pin del conector "BOARD11"',
+                "zones.z2.red = 10: GPIO10 es MOSI de SPI0, el bus de los lectores; elige un GPIO libre (libres ahora:",
+                "no es TOML válido (",
+            ],
+            "1 problema; no se ha puesto nada en marcha",
+        ),
+        (
+            "en",
+            [
+                "buttons.undo: 'GPIO40' is not a GPIO of the Raspberry Pi 4B's header; write 17, \"GPIO17\", "
+                '"BCM17" or the header pin "BOARD11"',
+                "zones.z2.red = 10: GPIO10 is MOSI of SPI0, the readers' bus; pick a free GPIO (free now:",
+                "not valid TOML (",
+            ],
+            "1 problem; nothing was started",
+        ),
+    ],
+)
+def test_a_broken_pin_map_is_said_in_the_command_lines_language(
+    lang: str, said: list[str], one_problem: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    pinmap = tmp_path / "pinmap.toml"
+    config = tmp_path / "config.toml"
+    config.write_text(f'[pins]\nmap = "{pinmap}"\n', "utf-8")
+    shipped = DEFAULT_PINMAP.read_text("utf-8")
+    broken = (
+        shipped.replace("undo = 13", 'undo = "GPIO40"'),
+        shipped.replace("red = 22", "red = 10"),
+        shipped + "\n[[[",
+    )
+    for text, expected in zip(broken, said, strict=True):
+        pinmap.write_text(text, "utf-8")
+        assert main(["run", "--config", str(config), "--check", "--lang", lang]) == 2
+        err = capsys.readouterr().err.splitlines()
+        assert err[0].startswith(f"{config}: pins.map: {pinmap}: {expected}"), err
+        assert err[1:] == [f"{config}: {one_problem}"]  # one, in the singular: the catalogue's plural forms
+    started = start(config, tmp_path)  # the service's log stays English whatever the table speaks
+    assert f"cannot start: {config}: pins.map: {pinmap}: not valid TOML (" in started.stderr, started.stderr
+
+
+@pytest.mark.parametrize(
+    ("lang", "said"),
+    [
+        ("es", "buttons.undo = 2: GPIO2 es SDA de I2C1, el bus de la OLED; elige un GPIO libre"),
+        ("en", "buttons.undo = 2: GPIO2 is SDA of I2C1, the OLED's bus; pick a free GPIO"),
+    ],
+)
+def test_enroll_says_a_broken_pin_map_in_the_command_lines_language(
+    lang: str, said: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    pinmap = tmp_path / "pinmap.toml"
+    pinmap.write_text(DEFAULT_PINMAP.read_text("utf-8").replace("undo = 13", "undo = 2"), "utf-8")
+    config = tmp_path / "config.toml"
+    config.write_text(f'[pins]\nmap = "{pinmap}"\n', "utf-8")
+    assert main(["enroll", "--config", str(config), "--lang", lang]) == 2
+    assert capsys.readouterr().err.startswith(f"companion enroll: {pinmap}: {said}")

@@ -32,7 +32,7 @@ def test_the_service_runs_on_a_pc_and_draws_png_frames(tmp_path: Path, service: 
         process.send_signal(signal.SIGTERM)
         out, _ = process.communicate(timeout=15)
     assert process.returncode == 0, out
-    assert "mock pins" in out and "stopped: Companion parado" in out
+    assert "mock pins" in out and "stopped: Companion stopped" in out  # English, whatever the table speaks
     assert "Traceback" not in out and "ERROR" not in out, out
     frames = sorted(screen.glob("*.png"))
     assert not list(screen.glob("*.part")), "every frame written whole"

@@ -389,3 +389,25 @@ def test_the_readme_s_doctor_sample_is_what_doctor_says(pi: Pi) -> None:
     status, out = doctor(pi)
     assert status == 1
     assert out.replace(str(pi.config), "/etc/companion/config.toml").replace(str(pi.root), "") == printed
+
+
+@pytest.mark.parametrize(
+    ("lang", "said"),
+    [
+        ("es", "buttons.undo = 2: GPIO2 es SDA de I2C1, el bus de la OLED; elige un GPIO libre"),
+        ("en", "buttons.undo = 2: GPIO2 is SDA of I2C1, the OLED's bus; pick a free GPIO"),
+    ],
+)
+def test_a_broken_pin_map_is_said_in_the_command_lines_language(pi: Pi, lang: str, said: str) -> None:
+    from companion.i18n import language, set_language
+
+    shipped = (Path(__file__).parents[2] / "hardware/pinmap.toml").read_text("utf-8")
+    (pi.root / "etc/companion").mkdir()
+    (pi.root / "etc/companion/pinmap.toml").write_text(shipped.replace("undo = 13", "undo = 2"), "utf-8")
+    before = language()
+    set_language(lang)
+    try:
+        found = checks(pi)["mapa de pines" if lang == "es" else "pin map"]
+    finally:
+        set_language(before)
+    assert not found.ok and f"/etc/companion/pinmap.toml: {said}" in found.detail, found.detail

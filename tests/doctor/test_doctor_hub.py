@@ -15,6 +15,7 @@ import companion.sim as sim
 from companion.doctor.checks import Check
 from companion.doctor.diagnose import diagnose
 from companion.hub.simulated import SimulatedHub
+from companion.i18n import language, set_language
 from companion.readers.hub import check_hub
 
 HUB_ZONES = tuple(f"z{i}" for i in range(1, 9))  # the shipped pin map's [hub] zones
@@ -108,3 +109,66 @@ def test_a_pico_without_the_companion_firmware(hub_pi: Pi) -> None:
         os.close(slave)
     assert not hub.ok and "did not answer SYNC" in hub.detail
     assert hub.fix.startswith("flash the hub with this companion's firmware (make firmware-deploy)")
+
+
+@pytest.fixture
+def silent_pico(hub_pi: Pi) -> Iterator[str]:
+    """A tty that takes the SYNC and never answers, at the hub's port: the tty's name."""
+    master, slave = pty.openpty()
+    try:
+        tty.setraw(slave)
+        (hub_pi.root / "dev/companion-hub").symlink_to(os.ttyname(slave))
+        yield os.ttyname(slave)
+    finally:
+        os.close(master)
+        os.close(slave)
+
+
+def spoken(lang: str, pi: Pi) -> Check:
+    before = language()
+    set_language(lang)
+    try:
+        return hub_check(pi)
+    finally:
+        set_language(before)
+
+
+def test_a_port_the_daemon_holds_is_named_by_its_kind(hub_pi: Pi, silent_pico: str) -> None:
+    """The port's exclusive lock (the running daemon's): the fix is to stop the service, whatever the words."""
+    import serial
+
+    held = serial.Serial(silent_pico, exclusive=True)
+    try:
+        check = spoken("es", hub_pi)
+    finally:
+        held.close()
+    assert not check.ok and "lo tiene otro programa" in check.detail, check.detail
+    assert check.fix.startswith("el servicio tiene el puerto: sudo systemctl stop companion"), check.fix
+
+
+@pytest.mark.parametrize(
+    ("lang", "detail", "fix"),
+    [
+        (
+            "es",
+            "/dev/companion-hub: el hub no respondió a SYNC en 1 s: ¿lleva el firmware de companion?",
+            "graba en el hub el firmware de este companion (make firmware-deploy)",
+        ),
+        (
+            "en",
+            "/dev/companion-hub: the hub did not answer SYNC within 1 s: is it running the companion firmware?",
+            "flash the hub with this companion's firmware (make firmware-deploy)",
+        ),
+    ],
+)
+def test_the_hub_check_speaks_the_command_lines_language(
+    hub_pi: Pi, silent_pico: str, lang: str, detail: str, fix: str
+) -> None:
+    check = spoken(lang, hub_pi)
+    assert not check.ok and check.detail == detail and check.fix.startswith(fix), check
+
+
+def test_no_hub_is_said_in_spanish(hub_pi: Pi) -> None:
+    check = spoken("es", hub_pi)
+    assert check.detail == "no hay /dev/companion-hub: el hub no está conectado, o no tiene nombre"
+    assert check.fix.startswith("conecta el hub por USB")

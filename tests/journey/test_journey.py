@@ -479,7 +479,7 @@ def test_the_readme_journey_from_install_to_history(journey: Journey) -> None:
     assert points == "1:1 2:0 3:0 4:0"  # seat 1 laid its tenth card first, and took the one chip paid
     assert any("stopped: " in line for line in journey.log)
     (line,) = printed["history"].splitlines()
-    assert re.fullmatch(rf"\s+1  \S+ \S+  seises\s+39 entradas  puntos {points}  en juego", line), line
+    assert re.fullmatch(rf"\s+1  \S+ \S+  Seises\s+39 entradas  puntos {points}  en juego", line), line
 
 
 @pytest.mark.slow
@@ -515,7 +515,7 @@ def test_the_readme_journey_of_a_6o_set_table(journey: Journey) -> None:
     assert game.result is not None and game.set_number == 1
     assert journey.logged() == [f"action {action}" for action in game.actions]
     (line,) = printed["history"].splitlines()
-    assert re.search(rf"sexto-set\s+{len(game.actions)} entradas", line), line
+    assert re.search(rf"6º SET\s+{len(game.actions)} entradas", line), line
     assert f"sets A {game.sets_won['A']} B {game.sets_won['B']}" in line and sum(game.sets_won.values()) == 1
 
 
