@@ -7,6 +7,7 @@ run; a violation names its seed and step and the command that plays the same cho
 from __future__ import annotations
 
 import importlib.util
+import json
 import random
 import re
 import subprocess
@@ -16,7 +17,9 @@ from typing import Any
 
 import pytest
 
-from companion.journal import Entry, Journal
+from companion.club.feed import pending
+from companion.club.standings import League
+from companion.journal import Cursor, Entry, Journal
 
 ROOT = Path(__file__).parents[2]
 
@@ -93,3 +96,50 @@ def test_the_service_soak_sees_a_confirmed_action_lost_or_doubled(tmp_path: Path
     with pytest.raises(Violation, match="the journal does not replay"):  # the same card twice
         soak._check_journal("after the play")
     journal.close()
+
+
+def test_the_club_soak_sees_an_event_lost_forged_or_a_game_not_counted(tmp_path: Path) -> None:
+    """The club's check can fail: every event of the table's journal must be in the league, none it did not
+    publish, and a game played to its end counted once."""
+    club_soak = bench_module("soak_club")
+    players = bench_module("soak_service").Players("seises", random.Random(1))
+    journal = Journal(tmp_path / "journal.db")
+    game = journal.new_game(players.config.settings(), 0.0)
+    for t in range(1, 5):
+        action, _, _ = players.choose()
+        players.done(action)
+        journal.append(game, Entry("action", str(action), float(t)))
+    events = [event for _, event in pending(journal, Cursor())]
+    league = League(tmp_path / "club.db")
+    for event in events:
+        if event["id"] != "1:3":  # planted: one entry never reaches the club
+            league.receive("mesa-1", json.dumps(event))
+    league.commit()
+    soak = club_soak.ClubSoak(seed=1, folder=tmp_path)
+    soak.current = "mesa-1"
+    soak.caught_up(tmp_path / "journal.db", over=False, wait=0.2)
+    assert soak.lost == 1 and soak.published == len(events) == 5, soak.violations
+    assert soak.violations == [
+        "mesa-1: 1 of the 5 events it published never reached the club (1:3); the hostile client connected with "
+        "the club's client id 0 times during the game"
+    ]
+    forged = {**events[-1], "id": "1:99"}
+    league.receive("mesa-1", json.dumps(events[3]))
+    league.receive("mesa-1", json.dumps(forged))
+    league.commit()
+    soak.violations.clear()
+    soak.caught_up(tmp_path / "journal.db", over=True, wait=0.2)
+    assert soak.violations == [
+        "mesa-1: the league holds events the table never published: ['1:99']",
+        "mesa-1: its game was played to its end, and the club counted 0 games (the league has not rebuilt it)",
+    ]
+    journal.finish(game, {"termination": "won", "winner": "seat 1"})
+    (end,) = [event for _, event in pending(journal, Cursor(1, 4))]
+    league.receive("mesa-1", json.dumps(end))
+    league.commit()
+    soak.violations.clear()
+    soak.caught_up(tmp_path / "journal.db", over=True, wait=0.2)
+    assert soak.violations == ["mesa-1: the league holds events the table never published: ['1:99']"]
+    assert soak.lost == 1 and soak.finished == 2 and soak.counted == 1  # over the three checks
+    journal.close()
+    league.close()
