@@ -450,7 +450,8 @@ class ClubSoak:
         if len(counted) != over:
             ended = "played to its end" if over else "cut before its end"
             self.violations.append(
-                f"{table}: its game was {ended}, and the club counted {len(counted)} games ({self._rebuilt(table)})"
+                f"{table}: its game was {ended}, and the club counted {len(counted)} games ({self._rebuilt(table)}; "
+                f"{self._journaled(journal)})"
             )
 
     def _rebuilt(self, table: str) -> str:
@@ -460,6 +461,15 @@ class ClubSoak:
             return "the league has not rebuilt it"
         after = game.end.get("after") if game.end is not None else None
         return f"rebuilt to entry {game.applied}, its end after {after}, damage {game.damage!r}"
+
+    @staticmethod
+    def _journaled(journal: Path) -> str:
+        reader = Journal.read_only(journal)
+        try:
+            last = reader.last_game()
+        finally:
+            reader.close()
+        return "no game in the journal" if last is None else f"the journal: {last.entries} entries, {last.outcome}"
 
     def loss(self, journal: Path, table: str) -> Loss:
         """The events of ``journal`` the league holds not (the service holds the journal open: read it read-only)."""
@@ -516,6 +526,8 @@ class ClubSoak:
         raw.disconnect()
 
     def _flood(self) -> None:
+        """A start of a game of the intruder's, then malformed payloads; the first flood of a run sends every kind
+        to the intruder's events (which the club reads), so that a short soak tries each on the club."""
         raw = self._login()
         try:
             self._games += 10
@@ -523,11 +535,12 @@ class ClubSoak:
             raw.publish(f"companion/{INTRUDER}/events", json.dumps(_event(self._games, 0, "start", settings=START)))
             kinds = [k for k in flood if k != "oversize"]
             chosen = self.rng.sample(kinds, self.rng.randint(3, 8)) + (["oversize"] if self.rng.random() < 0.3 else [])
-            for kind in chosen:
+            for kind in list(flood) if self._games == 10 else chosen:
                 self.inputs[kind] += 1
-                who = self.rng.choice((self.current, INTRUDER))
+                who = INTRUDER if self._games == 10 else self.rng.choice((self.current, INTRUDER))
                 self.aimed["table" if who == self.current else "intruder"] += 1
-                raw.publish(f"companion/{who}/{self.rng.choice(('events', 'status'))}", flood[kind])
+                topic = "events" if self._games == 10 else self.rng.choice(("events", "status"))
+                raw.publish(f"companion/{who}/{topic}", flood[kind])
         finally:
             raw.disconnect()
 

@@ -6,6 +6,7 @@ run; a violation names its seed and step and the command that plays the same cho
 
 from __future__ import annotations
 
+import functools
 import importlib.util
 import json
 import random
@@ -65,9 +66,15 @@ def test_a_short_soak_injects_every_fault_and_breaks_no_promise() -> None:
 SERVICE_SEED = 1
 
 
+@functools.cache
+def service_soak() -> str:
+    """One whole game of the service soak (the tests of its parts read the same run)."""
+    return soak("--service", "--minutes", "0", "--seed", str(SERVICE_SEED))
+
+
 @pytest.mark.slow
 def test_a_short_soak_of_the_service_kills_it_unplugs_its_hub_and_breaks_no_promise() -> None:
-    out = soak("--service", "--minutes", "0", "--seed", str(SERVICE_SEED))
+    out = service_soak()
     assert "games: 1 (1 completed)" in out and f"(seed {SERVICE_SEED})" in out, out
     assert "invariant violations: 0 (goal 0)" in out, out
     kills, restarts, unplugs, garbage = map(
@@ -131,7 +138,8 @@ def test_the_club_soak_sees_an_event_lost_forged_or_a_game_not_counted(tmp_path:
     soak.caught_up(tmp_path / "journal.db", over=True, wait=0.2)
     assert soak.violations == [
         "mesa-1: the league holds events the table never published: ['1:99']",
-        "mesa-1: its game was played to its end, and the club counted 0 games (the league has not rebuilt it)",
+        "mesa-1: its game was played to its end, and the club counted 0 games (the league has not rebuilt it; the "
+        "journal: 4 entries, None)",
     ]
     journal.finish(game, {"termination": "won", "winner": "seat 1"})
     (end,) = [event for _, event in pending(journal, Cursor(1, 4))]
@@ -143,3 +151,22 @@ def test_the_club_soak_sees_an_event_lost_forged_or_a_game_not_counted(tmp_path:
     assert soak.lost == 1 and soak.finished == 2 and soak.counted == 1  # over the three checks
     journal.close()
     league.close()
+
+
+@pytest.mark.slow
+def test_a_short_soak_of_the_service_publishes_every_entry_to_a_club_beside_a_hostile_client() -> None:
+    out = service_soak()
+    club = re.search(
+        r"club: 1 tables, (\d+) events published, lost entries: (\d+) \(goal 0\); "
+        r"finished games (\d+), counted (\d+)",
+        out,
+    )
+    assert club is not None and int(club[1]) > 80 and club[2] == "0" and club[3] == club[4] == "1", out
+    tries = re.search(r"hostile client: \d+ tries \((.*?)\); bad logins refused (\d+) of (\d+)", out)
+    assert tries is not None and tries[2] == tries[3] != "0", out
+    kinds = {kind: int(n) for kind, n in re.findall(r"([a-z ]+?) (\d+)(?:, |$)", tries[1])}
+    assert set(kinds) == set(bench_module("soak_club").ACTIONS) and all(kinds.values()), kinds
+    inputs = out.split("hostile inputs tried: ")[1].split("\n")[0]
+    for kind in ("deep nesting", "integer past 64 bits", "oversize", "forged event", "client id of the club"):
+        assert re.search(rf"{kind} [1-9]", inputs), inputs
+    assert "stopped or froze and was started again 0 times (goal 0)" in out, out
