@@ -1,7 +1,8 @@
 """The chaos soak, short and with fixed seeds. In process: one game of each with faults injected at random, and
 not one of the table's promises broken (bench/soak.py says which). Against the service: ``companion run`` in a
 process of its own, SIGKILLed at random moments of a whole 6º SET game and started again, its hub on a pty
-unplugged and fed garbage (bench/soak_service.py). ``python -m bench soak [--service] --minutes 30`` is the long
+unplugged and fed garbage (bench/soak_service.py), its table publishing to a club on mosquitto beside a hostile
+client (bench/soak_club.py). ``python -m bench soak [--service] --minutes 30`` is the long
 run; a violation names its seed and step and the command that plays the same choices again."""
 
 from __future__ import annotations
