@@ -6,13 +6,13 @@ loopback port, its password file, ACL and persistence in a folder of the run's o
 table of its own (``mesa-<n>``: each game has a new journal, whose game numbers start again at 1), logged in with
 its table name, as docs/CLUB.md says. The club is :class:`companion.club.service.Club` on a :class:`League` on
 disk, on a loop in a thread of this process. The hostile client holds a table's login of its own (``intruso``: a
-table's password read off a card, or a guest's), and tries, bounded in count and time (one try every 0.2 to
+table's password read off its config, or a guest's), and tries, bounded in count and time (one try every 0.2 to
 1 s):
 
 - ``takeover``: connects with the club's client id and a clean session (which would throw the club's session away,
   with what the broker kept for it), or with the table's (which would push the table off);
-- ``flood``: malformed and oversize payloads (:data:`PAYLOADS`) on the table's topics, the intruder's own (which
-  the club reads) and the status topics;
+- ``flood``: malformed and oversize payloads (:func:`payloads`) on the table's topics (which the ACL refuses) and
+  the intruder's own (which the club reads), events and status;
 - ``forged``: plausible events on the table's topic: an entry past the journal's, a game won by another seat;
 - ``subscribe and drop``: subscribes to everything, and closes its socket without a DISCONNECT;
 - ``silent``: TCP connections held open a few seconds without a CONNECT;
@@ -21,7 +21,9 @@ table's password read off a card, or a guest's), and tries, bounded in count and
 The promises checked at the end of each game, before the service stops (a broken one is a violation): every
 event of the table's journal (its games' starts, entries and ends) reached the club (lost entries: 0), nothing
 the table did not publish is in the league under its name, the club counted each finished game exactly once (its
-results, one row a side), the club's task never stopped nor its loop froze, and no bad login was let in.
+results), the club's task never stopped nor its loop froze, and no bad login was let in. A club that stopped or
+froze is started again, as systemd restarts a service whose process ends, so that one fault does not hide the
+next.
 """
 
 from __future__ import annotations

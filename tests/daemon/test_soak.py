@@ -37,15 +37,21 @@ def bench_module(name: str) -> Any:
 
 
 def soak(*options: str) -> str:
-    run = subprocess.run(
+    run = soak_run(*options)
+    assert run.returncode == 0, run.stdout + run.stderr[-4000:]
+    return run.stdout
+
+
+@functools.cache
+def soak_run(*options: str) -> subprocess.CompletedProcess[str]:
+    """One run of ``python -m bench soak OPTIONS`` (the tests of a run's parts read the same run)."""
+    return subprocess.run(
         [sys.executable, "-m", "bench", "soak", *options],
         cwd=ROOT,
         capture_output=True,
         text=True,
         timeout=600,
     )
-    assert run.returncode == 0, run.stdout + run.stderr[-4000:]
-    return run.stdout
 
 
 def injected(out: str) -> dict[str, int]:
@@ -67,9 +73,8 @@ def test_a_short_soak_injects_every_fault_and_breaks_no_promise() -> None:
 SERVICE_SEED = 1
 
 
-@functools.cache
 def service_soak() -> str:
-    """One whole game of the service soak (the tests of its parts read the same run)."""
+    """One whole game of the service soak."""
     return soak("--service", "--minutes", "0", "--seed", str(SERVICE_SEED))
 
 
