@@ -376,7 +376,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument(
         "--service",
         action="store_true",
-        help="against the real service: companion run SIGKILLed and restarted, its hub on a pty (soak_service.py)",
+        help="against the real service: companion run SIGKILLed and restarted, its hub on a pty (soak_service.py), "
+        "publishing to a club on mosquitto beside a hostile client (soak_club.py)",
     )
     args = parser.parse_args(argv)
     if args.service:

@@ -47,6 +47,7 @@ from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from bench import soak_web
 from companion.config import GameConfig
@@ -59,6 +60,9 @@ from companion.nfc.registry import Registry
 from companion.referee import Referee
 from companion.rules import Action, Game, Play
 from companion.ui.presses import ENV as PRESSES
+
+if TYPE_CHECKING:
+    from bench.soak_club import ClubSoak
 
 FAULTS = ("kill", "unplug", "garbage", "unknown tag", "illegal", "two cards", "wrong zone", "undo")
 WEIGHTS = (4, 2, 3, 1, 1, 1, 1, 1)  # the faults of the process and the link come most often
@@ -234,6 +238,7 @@ class ServiceSoak:
     games: int = 0
     actions: int = 0  # actions the table committed, over all games
     step: int = 0  # actions attempted, over all games: where a violation is replayed from
+    club: ClubSoak | None = None  # the table publishes to a club, a hostile client beside it (bench/soak_club.py)
 
     def run(self) -> list[str]:
         self._chaos = random.Random(self.seed)
@@ -281,6 +286,7 @@ class ServiceSoak:
             f'[game]\nname = "{name}"\n[zones]\n{zones}'
             f'[readers]\nbackend = "hub"\nhub_port = "{folder / "hub"}"\nregistry = "{folder / "registry.toml"}"\n'
             f'[journal]\npath = "{folder / "journal.db"}"\n[web]\nlisten = "127.0.0.1:0"\n'
+            + (self.club.table(self.games) if self.club else "")
         )
         self.hub = SimulatedHub(folder / "hub", zones=len(players.zones))
         self.hub.start()
@@ -295,6 +301,8 @@ class ServiceSoak:
                 self.step += 1
                 self._action()
             self._check_garbage_said(final=True)
+            if self.club is not None:
+                self.club.caught_up(folder / "journal.db", players.over())
             self._stop()
             self.counts["games completed" if players.over() else "games cut at the end"] += 1
         except Violation as exc:
@@ -635,9 +643,14 @@ class ServiceSoak:
 
 
 def main(minutes: float, seed: int) -> int:
+    from bench.soak_club import ClubSoak
+
     soak = ServiceSoak(seed, minutes)
     started = time.monotonic()
-    violations = soak.run()
+    with ClubSoak(seed) as club:
+        soak.club = club
+        violations = soak.run()
+    violations += club.violations
     counts = soak.counts
     out = soak.out
     out(
@@ -650,6 +663,8 @@ def main(minutes: float, seed: int) -> int:
     )
     out("faults injected: " + ", ".join(f"{kind} {counts[kind]}" for kind in FAULTS))
     soak_web.report(counts, out)
+    for line in club.report():
+        out(line)
     out(f"invariant violations: {len(violations)} (goal 0)")
     for violation in violations[:20]:
         out(f"  {violation}")
