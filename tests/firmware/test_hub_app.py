@@ -106,7 +106,7 @@ def test_a_bad_pin_is_reported_over_the_link_not_a_crash(firmware: Any) -> None:
 
     events = asyncio.run(boot())
     assert [type(e) for e in events] == [HubOffline]
-    assert "pin 40: not a GPIO on the Pico's header" in events[0].reason
+    assert "pin 40: not a GPIO on the Pico's header" in str(events[0].reason)
 
 
 def test_scanning_reporting_and_leds(firmware: Any) -> None:

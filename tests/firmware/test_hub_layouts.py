@@ -68,8 +68,8 @@ def test_the_shipped_firmware_on_a_4_reader_layout_is_refused_with_both_counts(f
     the hub has 8 zones, the config names 4, and the fix is to flash the layout's file."""
     (event,) = hello(firmware, settings(FIRMWARE / "hub_config.py"), config_zones("seises-hub-4"))
     assert isinstance(event, HubOffline) and event.zones == (8, 4)
-    assert event.reason.startswith("hub has 8 zones, config names 4")
-    assert "HUB_CONFIG=hardware/layouts/NAME/hub_config.py" in event.reason
+    assert str(event.reason).startswith("hub has 8 zones, config names 4")
+    assert "HUB_CONFIG=hardware/layouts/NAME/hub_config.py" in str(event.reason)
 
 
 def test_zones_is_the_count_of_chip_selects(firmware: Any) -> None:

@@ -20,6 +20,7 @@ PACKAGE = Path(companion.__file__).parent
 # The same words where they mean something else than a reader type; how many times each module writes them.
 OTHER_MEANINGS = {
     ("doctor/pi.py", "spi"): (1, "the Linux group that owns /dev/spidev*"),
+    ("documents/assembly.py", "spi"): (2, "the colour of the SPI bus's wires"),
     ("documents/drawings.py", "spi"): (3, "the colour of the SPI bus's wires"),
     ("hardware.py", "hub"): (2, "the pin map's [hub] table, the Pico's own pins"),
     ("hub/simulated.py", "hub"): (1, "the firmware's mode, as its status reports it"),
