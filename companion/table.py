@@ -223,7 +223,7 @@ class Table:
         for event in events:
             if self.on_event is not None:
                 self.on_event(event, now)
-            game = self.referee.game  # the game the event may replace
+            game = self.referee.journaled_game  # the game the event may replace, as the journal holds it
             entries = self.referee.handle(event, now)
             self._record(entries, now, game)
         self.show(now)

@@ -57,9 +57,10 @@ def test_a_match_begun_from_the_phone_journals_its_zones_and_a_restart_knows_the
     register(table)
     first = table.game_id
     table.status(NewGame(Settings(game="sexto-set")), 2.0)
-    assert table.game_id != first and not table.referee.registering
+    assert table.game_id == first and not table.referee.registering, "a new game is journaled with its first card"
+    tap(table, "z1", "N01", 3.0)  # pair A's first placement, on master card 1 red: the new match's first entry
+    assert table.game_id != first
     assert zones_of(table.journal, table.game_id) == [f"z{k} {master}" for k, master in enumerate(MASTERS, 1)]
-    tap(table, "z1", "N01", 3.0)  # pair A's first placement, on master card 1 red
     table = power_cut(table, tmp_path)
     assert not table.referee.registering, "the master cards' zones are known after the restart"
     tap(table, "z5", "N07", 4.0)  # pair B's, on master card 1 black

@@ -138,9 +138,14 @@ def test_a_match_left_for_a_new_game_is_closed_as_it_stood(tmp_path: Path) -> No
     )
     table.start(2.0)
     assert table.game_id == match, "the match is resumed"
-    table.status(NewGame(Settings(game="seises")), 3.0)
-    seises = table.game_id
-    table.status(NewGame(Settings(game="seises")), 4.0)
+    games = []
+    for t in (3.0, 4.0):  # a game of Seises, then another, each journaled with its first play
+        table.status(NewGame(Settings(game="seises")), t)
+        play(table, "6O", t + 0.1)
+        table.press(Press(Button.CONFIRM, "short", t + 0.2), t + 0.2)
+        table.status(CardLeft("z1", "6O"), t + 0.3)
+        games.append(table.game_id)
+    seises = games[0]
     outcomes = {record.id: record.outcome for record in table.journal.games()}
     assert outcomes[match] == {"termination": "replaced", "winner": "A"}
     assert outcomes[seises] == {"termination": "replaced", "winner": None}

@@ -173,7 +173,7 @@ ENDED = {"replaced": N_("left for a new game"), "damaged": N_("ended, damaged"),
 
 def _line(game: GameRecord, journal: Journal) -> str:
     name = str(game.settings.get("game", "?"))
-    if name in kinds():  # the game as players write it (6º SET), not as the config names it (sexto-set)
+    if name in kinds():  # the game as players write it (its caption), not as the config names it
         name = kinds()[name].title(language())
     entries = ngettext("{count:5d} entry", "{count:5d} entries", game.entries).format(count=game.entries)
     return f"{game.id:4d}  {_when(game):<16}  {name:<9}  {entries}  {_score(game, journal)}"

@@ -168,6 +168,9 @@ MAY_NAME = (
     "rules/",  # the rules engines, their reasons and their robot players
     "decks/",  # the decks are data
     "documents/layers.py",  # the layers table places each kind module in its layer
+    # the 6º SET walkthrough's picture draws that game's turn with its kind's own words; it moves into the game's
+    # own folder with the rest of its presentation (docs/EXTENDING.md)
+    "documents/assembly.py",
 )
 
 
