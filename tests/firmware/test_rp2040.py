@@ -7,6 +7,7 @@ down; with them, the chip simulator's MFRC522s answer the emulated SPI0's bytes.
 """
 
 import asyncio
+import contextlib
 import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -27,6 +28,7 @@ from companion.hub.protocol import (
     Hello,
     Maintenance,
     SetLed,
+    Snapshot,
     Sync,
     ZoneError,
     encode_frame,
@@ -245,10 +247,22 @@ def test_set_led_lights_the_ws2812_chain(tmp_path: Path) -> None:
     with EmulatedHub(tmp_path, board_files(tmp_path), Readers()) as hub, serial.Serial(hub.path, timeout=0) as port:
         frames_until(port, Heartbeat, BOOT_S)
         port.write(b"\x00" + encode_frame(0, Sync(0, 0)))
-        port.write(encode_frame(1, SetLed(3, red, steady)) + encode_frame(2, SetLed(5, amber, blink)))
-        acks = [m for m in frames_until(port, Ack, 10.0) if isinstance(m, Ack)]
-        acks += [m for m in frames_until(port, Ack, 10.0) if isinstance(m, Ack)] if len(acks) < 2 else []
-        assert acks == [Ack(1, ACK_OK), Ack(2, ACK_OK)]
+        frames_until(port, Snapshot, 10.0)  # the handshake's end: the daemon sends LEDs only after it, too
+        # Each command in a write of its own, sent again until acknowledged as the daemon's session does: a second
+        # frame in the same write is sometimes never acknowledged on the real port (docs/TESTING.md, "The hub on
+        # MicroPython's real rp2 port": left to the firmware's read path), which this test is not about.
+        seq, acked = 1, set()
+        for command in (SetLed(3, red, steady), SetLed(5, amber, blink)):
+            for _ in range(6):
+                port.write(encode_frame(seq, Heartbeat(0)) + b"\x00")  # the host's keepalive
+                port.write(encode_frame(seq + 1, command))
+                with contextlib.suppress(AssertionError):  # no answer within the try's time: the next try
+                    acked |= {m.seq for m in frames_until(port, Ack, 3.0) if isinstance(m, Ack) and m.status == ACK_OK}
+                seq += 2
+                if seq - 1 in acked:
+                    break
+            else:
+                raise AssertionError(f"{command} was never acknowledged ({sorted(acked)})")
         before = len(hub.led_frames())
         for _ in range(3):  # three quarters of a second of the hub's time: three blinks of 250 ms
             frames_until(port, Heartbeat, 10.0)
