@@ -53,6 +53,7 @@ from typing import Any
 
 import aiomqtt
 
+from companion.club.broker import LocalBroker
 from companion.club.feed import pending
 from companion.club.service import CLIENT_ID, Club
 from companion.club.standings import League
@@ -172,13 +173,13 @@ def _text(text: str) -> bytes:
     return struct.pack("!H", len(data)) + data
 
 
-class Broker:
-    """mosquitto with the sample config and ACL, on a free loopback port, every file in ``folder``."""
+class Broker(LocalBroker):
+    """mosquitto with the sample config and ACL, on a free loopback port, every file in ``folder`` (stopped and its
+    log read as the club's own broker's)."""
 
     def __init__(self, folder: Path) -> None:
-        self.folder, self.port = folder, _free_port()
+        super().__init__(_free_port(), folder)
         self.passwords: dict[str, str] = {}
-        self.process: subprocess.Popen[bytes] | None = None
 
     def config(self) -> str:
         """The sample config, its listener, files and persistence moved here (its TLS lines are comments)."""
@@ -244,20 +245,6 @@ class Broker:
                 if time.monotonic() > end:
                     raise
                 time.sleep(0.05)
-
-    def stop(self) -> None:
-        if self.process is not None:
-            self.process.terminate()
-            try:
-                self.process.wait(10)
-            except subprocess.TimeoutExpired:
-                self.process.kill()
-                self.process.wait()
-            self.process = None
-
-    def log(self) -> str:
-        path = self.folder / "mosquitto.log"
-        return path.read_text(errors="replace") if path.exists() else ""
 
 
 class WatchedClub(Club):
