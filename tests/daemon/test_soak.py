@@ -27,7 +27,10 @@ ROOT = Path(__file__).parents[2]
 
 
 def bench_module(name: str) -> Any:
-    """``bench/NAME.py`` (the benchmarks sit beside the package, not in it)."""
+    """``bench/NAME.py`` (the benchmarks sit beside the package, not in it; they import each other as ``bench.*``,
+    as ``python -m bench`` run from the project's root finds them)."""
+    if str(ROOT) not in sys.path:
+        sys.path.insert(0, str(ROOT))
     spec = importlib.util.spec_from_file_location(f"bench.{name}", ROOT / "bench" / f"{name}.py")
     assert spec is not None and spec.loader is not None
     module = importlib.util.module_from_spec(spec)
