@@ -12,8 +12,11 @@ import time
 import timeit
 
 from companion.decks import load_deck
-from companion.rules import Play, Seises, SextoSet
-from companion.rules.robots import SeisesRobots, SextoSetRobots
+from companion.games.seises.robots import SeisesRobots
+from companion.games.seises.rules import Seises
+from companion.games.sexto_set.robots import SextoSetRobots
+from companion.games.sexto_set.rules import SextoSet
+from companion.rules import Play
 
 ROUNDS = 3
 

@@ -37,11 +37,12 @@ from dataclasses import dataclass, field
 import companion.sim
 from companion.demo import Demo
 from companion.events import Button
+from companion.games.sexto_set.rules import SextoSet
 from companion.journal import Entry, Journal
 from companion.nfc.ndef import FIRST_PAGE, LAST_USER_PAGE, card_id_pages
 from companion.nfc.tracking import TableTracker
 from companion.referee import HubStatus, Referee
-from companion.rules import Action, Play, SextoSet
+from companion.rules import Action, Play
 from companion.table import Table
 from companion.ui.display import FakeI2CBus, make_device
 from companion.ui.lights import LOOK, ZoneLights

@@ -33,7 +33,7 @@ def test_version() -> None:
 @pytest.mark.parametrize(
     "command",
     [
-        ["play", "seises", "companion/games/seises.txt"],
+        ["play", "seises", "companion/games/seises/example.txt"],
         ["demo", "--game", "seises"],
         ["cards", "--backend", "sim", "--deck", "spanish-40", "--registry", "{tmp}/r.toml", "--identify", "--auto"],
     ],

@@ -15,6 +15,7 @@ from companion.cli import language_of, main
 from companion.config import parse_config
 from companion.documents.catalogues import said, update_catalogue
 from companion.events import Button, Press, UnknownTag
+from companion.games.seises.rules import Seises
 from companion.i18n import (
     LOCALE,
     compile_po,
@@ -29,7 +30,7 @@ from companion.i18n import (
 from companion.journal import Journal
 from companion.menu import Choice, Menu, Settings
 from companion.referee import Referee
-from companion.rules import Play, Seises
+from companion.rules import Play
 from companion.ui.screens import render
 from companion.view import TableView
 

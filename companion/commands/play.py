@@ -9,7 +9,7 @@ from typing import Any, Literal, TextIO, TypeVar
 
 from companion.decks import DeckError, load_deck
 from companion.files import read_text
-from companion.games import GameKind, find_kind, kinds
+from companion.games import AnyKind, find_kind, kinds
 from companion.i18n import N_, Said, SaidError, _, translate
 from companion.rules import Action, Game, IllegalPlay, SetupError
 from companion.rules.transcript import UNDO, TranscriptError, parse_line, state
@@ -101,7 +101,7 @@ def final_json(game: Game, refused: list[dict[str, Any]]) -> str:
     return json.dumps(state(game, refused), ensure_ascii=False)
 
 
-def _step(kind: GameKind, game: Game, action: Action | Literal["undo"], lang: str) -> tuple[str, str | None]:
+def _step(kind: AnyKind, game: Game, action: Action | Literal["undo"], lang: str) -> tuple[str, str | None]:
     """Apply one transcript action: the verdict in words, and the reason code when it was refused."""
     if action == UNDO:
         try:

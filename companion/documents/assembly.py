@@ -25,10 +25,10 @@ from companion.documents.drawings import (
     write_drawings,
 )
 from companion.games import find_kind
+from companion.games.sexto_set.rules import DECK
 from companion.hardware import PICO_PINS, PinMap, pico_ground_beside
 from companion.i18n import translate
 from companion.referee.texts import TEXT
-from companion.rules.sexto_set import DECK
 
 __all__ = [
     "LED_HOLE",

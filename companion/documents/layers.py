@@ -3,17 +3,21 @@
 A module may import the modules of its own layer and of the layers below it, never one above, and no two
 modules import each other, even through others (``tests/test_layers.py`` reads every import and checks both).
 Each layer is a list of files and folders of ``companion/``; a module belongs to the layer that names its file
-or the nearest folder around it, and the root package (``companion/__init__.py``, its version) is core::
+or the nearest folder around it (a pattern such as ``games/*/screen.py`` names
+the files it matches), and the root package (``companion/__init__.py``, its version) is core::
 
     >>> layer_of("companion.rules.base").name, layer_of("companion.nfc.rc522").name
     ('core', 'devices')
     >>> layer_of("companion.commands.play").name
     'commands'
+    >>> layer_of("companion.games.seises").name, layer_of("companion.games.seises.screen").name
+    ('core', 'devices')
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
+from fnmatch import fnmatchcase
 from pathlib import Path
 
 from companion.documents.drawings import COLOURS, Drawing, Label, Rect, Wire
@@ -29,7 +33,8 @@ DOCS_DIR = Path(__file__).resolve().parent.parent.parent / "docs"
 class Layer:
     name: str
     holds: str  # what the layer is, for the picture and the docs
-    paths: tuple[str, ...]  # under companion/: a module ("view.py") or a package ("rules/")
+    paths: tuple[str, ...]  # under companion/: a module ("view.py"), a package ("rules/"), or a pattern of modules
+    # ("games/*/screen.py": every game's screen)
 
 
 LAYERS = (
@@ -62,8 +67,8 @@ LAYERS = (
             "hub/",
             "sim/",
             "ui/",
-            "games/seises.py",
-            "games/sexto_set.py",
+            "games/*/screen.py",
+            "games/*/examples.py",
             "doctor/",
             "readers/",
         ),
@@ -89,7 +94,7 @@ def layer_of(module: str) -> Layer:
     candidates = ["/".join(parts) + ".py"] + ["/".join(parts[:end]) + "/" for end in range(len(parts), 0, -1)]
     for candidate in candidates:
         for layer in LAYERS:
-            if candidate in layer.paths:
+            if any(fnmatchcase(candidate, path) for path in layer.paths):
                 return layer
     raise KeyError(f"{module} is in no layer: add its file or folder to LAYERS in companion/documents/layers.py")
 

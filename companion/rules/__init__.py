@@ -1,9 +1,8 @@
-"""The rules engines: one per game, pure (actions in, legality and state out). A game kind
-(:mod:`companion.games`) glues each one to the table and registers it by name."""
+"""What every game's rules engine is (:class:`Game`, pure: actions in, legality and state out) and the actions and
+refusals they share. Each engine lives in its game's package (``companion/games/<game>/rules.py``), whose kind
+(:mod:`companion.games`) glues it to the table."""
 
 from companion.rules.base import Action, Game, IllegalPlay, Outcome, Pass, Pay, Play, Reason, SetupError
-from companion.rules.seises import Seises
-from companion.rules.sexto_set import SextoSet
 
 __all__ = [
     "Action",
@@ -14,7 +13,5 @@ __all__ = [
     "Pay",
     "Play",
     "Reason",
-    "Seises",
     "SetupError",
-    "SextoSet",
 ]

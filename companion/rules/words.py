@@ -1,6 +1,7 @@
 """Actions and cards in words, as the table and ``companion play`` say them, in any language::
 
->>> from companion.rules import Play, Seises
+>>> from companion.games.seises.rules import Seises
+>>> from companion.rules import Play
 >>> describe(Seises(players=4), Play("6O"), "en")
 'plays the 6 of coins'
 """

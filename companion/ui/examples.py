@@ -1,10 +1,10 @@
 """Example table states, one per screen, for ``companion screens``, the docs and the screen tests.
 
-Every example is a moment of a real game: robot players (:mod:`companion.rules.robots`) play with a fixed seed,
+Every example is a moment of a real game: robot players (:mod:`companion.games.<game>.robots`) play with a fixed seed,
 through a :class:`~companion.referee.Referee` fed the events a table sends (a card laid on its zone, CONFIRM,
 the card lifted; PASS then CONFIRM for a pay or a pass), up to the moment shown. So a screen can only show what
-the rules allow, with the referee's own messages. Each game kind gives its own moments (``GameKind.examples``,
-played on an :class:`ExampleTable`). The menu is the real :class:`~companion.menu.Menu` after the presses that
+the rules allow, with the referee's own messages. Each game gives its own moments (the ``examples`` module of its
+package, played on an :class:`ExampleTable`). The menu is the real :class:`~companion.menu.Menu` after the presses that
 open the deck's list, the game's list, and "new game" picked once. The seats take the longest names a table is
 likely to set, so a text that grows past its box fails the screen tests in both languages.
 """
@@ -15,16 +15,17 @@ import random
 from collections.abc import Callable, Mapping
 from functools import cache
 from types import MappingProxyType
+from typing import Any
 
 from companion.config import GameConfig
 from companion.events import Button, CardArrived, CardLeft, Press
-from companion.games import Robots, kinds
+from companion.games import AnyKind, Robots, game_module, kinds
 from companion.menu import Menu, Settings
 from companion.referee import Referee
-from companion.rules import Action, Game, Play
+from companion.rules import Action, Play
 from companion.view import Language, MessageKind, TableView
 
-__all__ = ["NAMES", "SEED", "ExampleTable", "example_views", "message_is"]
+__all__ = ["NAMES", "SEED", "ExampleTable", "example_views", "game_examples", "message_is"]
 
 SEED = 7  # the robots' seed: the same games, so the same reference frames, every time
 NAMES = ("Ana", "Luis", "Maribel", "Pau", "Íñigo", "Eva", "Toño", "Begoña")  # in the order they sit
@@ -35,7 +36,7 @@ class ExampleTable:
     """A referee and robot players at one table, every action made as the players make it. Zones that learn
     their head get it first; ``robots`` makes other robots than the game kind's own."""
 
-    def __init__(self, config: GameConfig, robots: Callable[[Game, random.Random], Robots] | None = None) -> None:
+    def __init__(self, config: GameConfig, robots: Callable[[Any, random.Random], Robots] | None = None) -> None:
         self.kind = kinds()[config.name]
         self.zone_names = tuple(self.kind.default_zones())
         self.referee = Referee(config, self.kind.default_zones())
@@ -117,11 +118,21 @@ def _menu(language: Language, *buttons: Button) -> TableView:
     return TableView(menu=menu.view(), language=language)
 
 
+def game_examples(kind: AnyKind, language: Language) -> dict[str, TableView]:
+    """The moments a game gives (``examples(language)`` in the ``examples`` module of its package, beside its
+    kind), or none when it has no such module."""
+    module = game_module(kind, "examples")
+    if module is None:
+        return {}
+    examples: Callable[[Language], dict[str, TableView]] = module.examples
+    return examples(language)
+
+
 @cache
 def _examples(language: Language) -> Mapping[str, TableView]:
     views: dict[str, TableView] = {}
     for kind in kinds().values():
-        views.update(kind.examples(language))
+        views.update(game_examples(kind, language))
     views["menu"] = _menu(language, Button.PASS, Button.PASS, Button.CONFIRM, Button.PASS)  # its second deck
     views["menu-games"] = _menu(language, Button.CONFIRM)  # the games its zones play, and which they cannot
     views["menu-new-game"] = _menu(language, *[Button.PASS] * 4, Button.CONFIRM)  # "New game?": OK again

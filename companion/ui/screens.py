@@ -22,13 +22,13 @@ from contextvars import ContextVar
 from dataclasses import dataclass
 from functools import cache
 from importlib import resources
-from typing import Literal
+from typing import Any, Literal, Protocol
 
 from PIL import Image, ImageDraw, ImageFont
 
-from companion.games import kind_of_view
+from companion.games import game_module, kinds
 from companion.ui.fonts import ELLIPSIS, drawable
-from companion.view import MenuView, Message, MessageKind, TableView, tr
+from companion.view import MenuView, Message, MessageKind, Scoreboard, TableView, tr
 
 __all__ = [
     "CELL_W",
@@ -47,7 +47,9 @@ __all__ = [
     "footer",
     "header_footer",
     "put_on",
+    "register_screen",
     "render",
+    "screen_for",
     "shorten",
 ]
 
@@ -325,10 +327,39 @@ def _draw_table(draw: ImageDraw.ImageDraw, view: TableView) -> None:
     elif view.message is not None and covers_scoreboard(view.message):
         draw_message(draw, view.message)
     elif view.game is not None:
-        kind_of_view(view.game).draw(draw, view.game, language=view.language, message=_title(view.message))
+        screen_for(view.game)(draw, view.game, language=view.language, message=_title(view.message))
     else:
         title = view.message.title if view.message else tr("no_game", view.language)
         draw_message(draw, Message(MessageKind.INFO, title, tr("no_game_hint", view.language)))
+
+
+class DrawScoreboard(Protocol):
+    """A game's screen: draws its scoreboard ``view`` on the 128x64 screen; ``message`` takes its footer line."""
+
+    def __call__(self, draw: ImageDraw.ImageDraw, view: Any, *, language: str = ..., message: str = ...) -> None: ...
+
+
+_SCREENS: dict[type[Scoreboard], DrawScoreboard] = {}
+
+
+def register_screen(view: type[Scoreboard], draw: DrawScoreboard) -> None:
+    """Make ``draw`` the screen of every scoreboard of type ``view``: what a game's ``screen`` module does when
+    imported (``companion/games/<game>/screen.py``)."""
+    _SCREENS[view] = draw
+
+
+def screen_for(scoreboard: Scoreboard) -> DrawScoreboard:
+    """The screen that draws ``scoreboard``: its game's, found by the scoreboard's type. A game's ``screen`` module
+    beside its kind is imported at the first look-up, so the core (the referee, the kinds) never loads Pillow."""
+    for view in type(scoreboard).__mro__:
+        if view in _SCREENS:
+            return _SCREENS[view]
+    for kind in kinds().values():
+        game_module(kind, "screen")  # registers its screen
+    for view in type(scoreboard).__mro__:
+        if view in _SCREENS:
+            return _SCREENS[view]
+    raise LookupError(f"no game's screen draws a {type(scoreboard).__name__}")
 
 
 def render(view: TableView) -> Image.Image:

@@ -18,9 +18,10 @@ from pathlib import Path
 import pytest
 
 from companion.config import GameConfig
+from companion.games.seises.rules import Seises
 from companion.journal import Journal
 from companion.referee import Referee
-from companion.rules import Play, Seises
+from companion.rules import Play
 
 Service = Callable[..., subprocess.Popen[str]]
 COMPANION = Path(sys.executable).parent / "companion"  # the installed command, as the unit runs it

@@ -14,8 +14,9 @@ from companion.cli import main
 from companion.config import GameConfig
 from companion.games import Ending, ending, find_kind
 from companion.games.sexto_set import SextoSetView
+from companion.games.sexto_set.rules import SextoSet
 from companion.referee import Referee
-from companion.rules import Game, SextoSet
+from companion.rules import Game
 from companion.rules.transcript import parse_line
 from companion.ui.screens import draw_message
 from companion.view import Message, MessageKind
@@ -36,7 +37,7 @@ def finished(name: str) -> tuple[Referee, Game, Ending]:
     """The recorded game's final state at a table of its kind, and its end."""
     state = json.loads((GAMES / f"{name}.json").read_text("utf-8"))
     referee = Referee(GameConfig(state["game"], options=state["options"]), {})
-    referee.game = game = referee.kind.engine.from_snapshot(state)
+    referee.game = game = type(referee.game).from_snapshot(state)
     end = ending(game)
     assert end is not None, f"{name} is a finished match"
     return referee, game, end

@@ -13,14 +13,14 @@ from pathlib import Path
 
 import pytest
 from gpiozero.pins.mock import MockFactory
-from toy_game import KIND, EscaleraKind, EscaleraView
 
 import companion
 from companion.cli import main
 from companion.config import ConfigError, parse_config
 from companion.demo import Demo
 from companion.events import Button, Press, ZoneScan
-from companion.games import find_kind, kind_of_view, kinds, register, unregister
+from companion.games import find_kind, kinds, register, unregister
+from companion.games.escalera import KIND, EscaleraKind, EscaleraView
 from companion.journal import Journal
 from companion.menu import Menu, Settings, games_for
 from companion.nfc.registry import Registry
@@ -30,7 +30,7 @@ from companion.rules import Pass, Play
 from companion.rules.base import SetupError
 from companion.table import Table
 from companion.ui.display import FakeI2CBus, Screen, make_device
-from companion.ui.screens import render
+from companion.ui.screens import render, screen_for
 from companion.view import MessageKind, ZoneLight
 
 
@@ -158,7 +158,7 @@ def test_a_game_is_registered_once_and_an_unknown_one_is_named_with_those_there_
         register(EscaleraKind())
     with pytest.raises(SetupError, match="choose seises, sexto-set or escalera"):
         find_kind("poker")
-    assert kind_of_view(EscaleraView(top="", turn=0)) is toy
+    assert screen_for(EscaleraView(top="", turn=0)).__module__ == "companion.games.escalera.screen"
 
 
 # The files that may name a game: the kinds, the registry, the rules engines (and their robots), and data files.

@@ -9,9 +9,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from companion.decks import load_deck
-from companion.rules import Action, Game, Pass, Pay, Play, Seises, SextoSet
-from companion.rules.seises import CHIPS
-from companion.rules.sexto_set import ANY, _after
+from companion.games.seises.rules import CHIPS, Seises
+from companion.games.sexto_set.rules import ANY, SextoSet, _after
+from companion.rules import Action, Game, Pass, Pay, Play
 
 SPANISH_40 = load_deck("spanish-40")
 SPANISH_48 = load_deck("spanish-48")

@@ -9,9 +9,9 @@ import pytest
 
 from companion.decks import load_deck
 from companion.games.seises import news
-from companion.rules import IllegalPlay, Pass, Pay, Play, Reason, Seises, SetupError
-from companion.rules.news import SomebodyReneged
-from companion.rules.seises import CHIPS, SeisesReason
+from companion.games.seises.news import SomebodyReneged
+from companion.games.seises.rules import CHIPS, Seises, SeisesReason
+from companion.rules import IllegalPlay, Pass, Pay, Play, Reason, SetupError
 
 
 def play(game: Seises, *moves: str) -> None:

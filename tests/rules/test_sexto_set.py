@@ -8,9 +8,9 @@ from pathlib import Path
 import pytest
 
 from companion.decks import load_deck
-from companion.rules import IllegalPlay, Pass, Pay, Play, Reason, SetupError, SextoSet
-from companion.rules.robots import SextoSetRobots
-from companion.rules.sexto_set import SextoSetReason
+from companion.games.sexto_set.robots import SextoSetRobots
+from companion.games.sexto_set.rules import SextoSet, SextoSetReason
+from companion.rules import IllegalPlay, Pass, Pay, Play, Reason, SetupError
 
 
 def place(game: SextoSet, *moves: str) -> None:

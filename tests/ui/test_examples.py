@@ -8,12 +8,11 @@ import pytest
 from PIL import Image, ImageDraw
 
 from companion.events import Press
-from companion.games import kind_of_view
 from companion.games.seises import SeisesView
 from companion.i18n import languages
 from companion.menu import Menu, Settings
 from companion.ui.examples import example_views
-from companion.ui.screens import covers_scoreboard, draw_menu, draw_message
+from companion.ui.screens import covers_scoreboard, draw_menu, draw_message, screen_for
 from companion.view import Language, MenuView, TableView
 
 
@@ -80,4 +79,4 @@ def _draw_strict(draw: ImageDraw.ImageDraw, view: TableView) -> None:
         draw_message(draw, view.message)
     elif view.game is not None:
         message = view.message.title if view.message else ""
-        kind_of_view(view.game).draw(draw, view.game, language=view.language, message=message)
+        screen_for(view.game)(draw, view.game, language=view.language, message=message)

@@ -13,11 +13,12 @@ from PIL import Image, ImageDraw
 
 from companion.decks import SUITS, load_deck
 from companion.games import kinds
+from companion.games.seises.rules import Seises, fitting
+from companion.games.sexto_set.rules import SextoSet
 from companion.i18n import languages, translate
 from companion.referee import texts
-from companion.rules import IllegalPlay, Play, Seises, SextoSet
+from companion.rules import IllegalPlay, Play
 from companion.rules.base import SENTENCES
-from companion.rules.seises import fitting
 from companion.ui.screens import LINE_HEIGHT, covers_scoreboard, draw_message, render
 from companion.view import Message, MessageKind, TableView
 
@@ -36,6 +37,7 @@ def details(lang: str) -> dict[str, object]:
     """The longest fields a refusal can have, in ``lang``."""
     return {
         "name": LONGEST[lang],
+        "top": LONGEST[lang],  # the card to climb above (the toy game's, companion/games/escalera/)
         "suit": SUIT[lang],
         "row": "10-12",
         "needed": fitting([KNIGHT_OF_SWORDS, KNIGHT_OF_SWORDS]),  # longer than any two cards that fit
@@ -64,7 +66,7 @@ def fits(on_screen: OnScreen, message: Message) -> None:
 
 
 @pytest.mark.parametrize("lang", ["es", "en"])
-# every reason of the package's games (the engines add theirs; a test's toy game has its own words)
+# every reason of the package's games (the engines add theirs, the toy game too; a test's game has its own words)
 @pytest.mark.parametrize("reason", [reason for reason in SENTENCES if type(reason).__module__.startswith("companion.")])
 def test_every_refusal_fits_the_screen(reason: StrEnum, lang: str, on_screen: OnScreen) -> None:
     refusal = IllegalPlay(Play("X"), reason, **details(lang))

@@ -17,8 +17,8 @@ from luma.core.interface.serial import i2c
 from PIL import Image, ImageChops, ImageDraw
 
 from companion.cli import main
-from companion.games.seises import KIND as SEISES
 from companion.games.seises import Seat, SeisesView
+from companion.games.seises.screen import draw_scoreboard as draw_seises
 from companion.games.sexto_set import SextoSetView
 from companion.i18n import languages
 from companion.ui.display import FakeI2CBus, Screen, frame_to_text, make_device
@@ -125,13 +125,13 @@ def test_a_text_too_wide_for_its_box_is_refused() -> None:
 def test_long_player_names_are_shortened_not_spilled(on_screen: OnScreen) -> None:
     seats = tuple(Seat(f"Maximiliano{i}", 10, 49) for i in range(8))
     view = SeisesView(seats=seats, turn=7, mano=0, pot=50, reserve=0, owed=99)
-    assert on_screen(lambda draw: SEISES.draw(draw, view)).getbbox() is not None
+    assert on_screen(lambda draw: draw_seises(draw, view)).getbbox() is not None
 
 
 def test_a_seises_view_without_two_seats_is_refused() -> None:
     for seats in ((), (Seat("Ana", 40, 0),)):
         with pytest.raises(ValueError, match="2 to 8 seats"):
-            SEISES.draw(ImageDraw.Draw(Image.new("1", (128, 64))), SeisesView(seats, 0, 0, 0, 50))
+            draw_seises(ImageDraw.Draw(Image.new("1", (128, 64))), SeisesView(seats, 0, 0, 0, 50))
 
 
 def test_a_frame_is_sent_only_when_the_view_changes(screen: Screen, bus: FakeI2CBus) -> None:
@@ -246,7 +246,7 @@ def test_every_seises_layout_fits_the_longest_values(players: int, language: str
         seats = tuple(Seat(f"Maximiliano{i}", 24, score) for i in range(players))
         game = SeisesView(seats=seats, turn=players - 1, mano=0, pot=50, reserve=0, owed=99, hand=99)
         for view in (game, replace(game, winner=0)):
-            on_screen(lambda draw, view=view: SEISES.draw(draw, view, language=language))
+            on_screen(lambda draw, view=view: draw_seises(draw, view, language=language))
 
 
 @pytest.mark.parametrize("controller", ["sh1106", "ssd1309"])

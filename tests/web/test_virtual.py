@@ -21,9 +21,9 @@ from companion.config import load_config
 from companion.daemon import Daemon
 from companion.demo import Demo, served
 from companion.documents.browser import Browser
+from companion.games.sexto_set.rules import SextoSet
 from companion.hardware import load_pinmap
 from companion.rules import Pass, Play
-from companion.rules.sexto_set import SextoSet
 from companion.ui.display import FakeI2CBus
 from companion.ui.screens import render
 from companion.web import WebServer

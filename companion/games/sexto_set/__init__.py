@@ -1,4 +1,4 @@
-"""6º SET a dobles at the table: the kind that glues the rules engine (:mod:`companion.rules.sexto_set`) to the
+"""6º SET a dobles at the table: the kind that glues the rules engine (:mod:`companion.games.sexto_set.rules`) to the
 referee, the screen and the robots.
 
 Each of the 8 zones is a line, headed by its master card: the config names it (``"M1R"``) or the zone learns it
@@ -15,19 +15,14 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any, Literal
 
-from PIL import ImageDraw
-
-from companion.config import GameConfig
 from companion.decks import Deck, Kind, load_deck
-from companion.events import Button
-from companion.games import Ending, GameKind, Result, Sensor, Voice, ending, register
+from companion.games.kind import Ending, GameKind, Result, Sensor, Voice, ending
+from companion.games.sexto_set.news import News, SetEnded, SetStarted
+from companion.games.sexto_set.robots import SextoSetRobots
+from companion.games.sexto_set.rules import DECK, OPTIONS, PAIRS, SextoSet
 from companion.i18n import N_, Said, translate
-from companion.rules.base import Action, Game, Pass, Play
-from companion.rules.news import News, SetEnded, SetStarted
-from companion.rules.robots import SextoSetRobots
-from companion.rules.sexto_set import DECK, OPTIONS, PAIRS, SextoSet
-from companion.ui.screens import CELL_W, WIDTH, Slot, cell, first_fitting, footer, header_footer, put_on, text_width
-from companion.view import Language, Message, MessageKind, Scoreboard, TableView, tr
+from companion.rules.base import Action, Pass, Play
+from companion.view import Message, MessageKind, Scoreboard
 
 __all__ = ["KIND", "Line", "Pair", "SextoSetKind", "SextoSetView", "news"]
 
@@ -72,9 +67,6 @@ class SextoSetView(Scoreboard):
     decided_by: str = ""
 
 
-# A line's cell: its master card, the cards each pair placed (up to 12:12), the pair that leads it.
-_LINE_CELL = (Slot(1, 16, "small", 7), Slot(18, 30, "body", 7), Slot(52, 10, "body", 7))
-
 # The referee's words for 6º SET: key -> its text (an English msgid), filled with str.format.
 TEXTS: dict[str, str] = {
     "confirm_pass": N_("Cannot link? You lose the set"),
@@ -114,14 +106,12 @@ def news(before: Mapping[str, Any], after: Mapping[str, Any]) -> list[News]:
     return found
 
 
-class SextoSetKind(GameKind):
+class SextoSetKind(GameKind[SextoSet, SextoSetView]):
     name = SextoSet.name
     caption = N_("6º SET")
-    engine = SextoSet
     decks = (DECK,)
     options = OPTIONS
     grammar = N_("play <master-id> <card>, pass or undo")
-    scoreboard = SextoSetView
     texts = TEXTS
     todo = TODO
     confirm_pass_key = "confirm_pass"
@@ -129,7 +119,7 @@ class SextoSetKind(GameKind):
     def player_counts(self, deck: Deck) -> tuple[int, ...]:
         return (4,)  # two pairs
 
-    def new_game(self, players: int, deck: Deck, options: Mapping[str, str]) -> Game:
+    def new_game(self, players: int, deck: Deck, options: Mapping[str, str]) -> SextoSet:
         return SextoSet(deck=deck, options=dict(options))
 
     # ---- zones ------------------------------------------------------------------------------------------------
@@ -174,11 +164,10 @@ class SextoSetKind(GameKind):
     def zone_head(self, role: str) -> str | None:
         return None if role == "auto" else role
 
-    def heads(self, game: Game) -> list[str]:
-        assert isinstance(game, SextoSet)
+    def heads(self, game: SextoSet) -> list[str]:
         return list(game.masters)
 
-    def card_on_zone(self, game: Game, card: str, role: str, head: str | None, voice: Voice) -> Action | Message:
+    def card_on_zone(self, game: SextoSet, card: str, role: str, head: str | None, voice: Voice) -> Action | Message:
         return Play(card, head)
 
     def pass_action(self) -> Action:
@@ -217,12 +206,10 @@ class SextoSetKind(GameKind):
     def who(self, turn: int | str | None, lang: str) -> str:
         return translate("pair {pair}", lang).format(pair=turn)
 
-    def whose_turn(self, game: Game, voice: Voice) -> str:
-        assert isinstance(game, SextoSet)
+    def whose_turn(self, game: SextoSet, voice: Voice) -> str:
         return voice.text("pair", pair=game.turn)
 
-    def view(self, game: Game, voice: Voice) -> SextoSetView:
-        assert isinstance(game, SextoSet)
+    def view(self, game: SextoSet, voice: Voice) -> SextoSetView:
         lines = []
         for master in game.masters:
             count_a, count_b = game.counts(master)
@@ -249,47 +236,7 @@ class SextoSetKind(GameKind):
             decided_by=decided_by,
         )
 
-    def draw(self, draw: ImageDraw.ImageDraw, view: Any, *, language: str = "es", message: str = "") -> None:
-        """Whose turn and the draw pile (once a set ended: its result, master cards won, and the pair that leads
-        the next set; once the match is over: its winner and the rule that named it), then the 8 lines, then the
-        match: sets won and master cards won over the match (pair A - pair B), or the last message.
-
-        A line's cell shows its master card, the cards each pair placed (A:B) and the pair that leads it; a
-        line led by pair A is drawn inverted, so the split of the table reads at a glance.
-        """
-        assert isinstance(view, SextoSetView)
-        if len(view.lines) != LINES:
-            raise ValueError(f"6º SET has {LINES} lines, this view has {len(view.lines)}")
-        header = (f"{tr('turn', language)}: {view.turn}", f"{tr('draw_pile', language)} {view.draw_pile}")
-        if view.result is not None:
-            result = tr("draw", language) if view.result == "draw" else f"{tr('winner', language)}: {view.result}"
-            won = f"{view.masters_won[0]}-{view.masters_won[1]}"
-            header = (f"{result} {won}", f"{tr('leads_next', language)}: {view.turn}")
-        if view.match_result is not None:
-            winner = view.match_result
-            said = tr("draw", language) if winner == "draw" else f"{tr('winner', language)}: {winner}"
-            header = (said, view.decided_by)
-        sets = f"{tr('sets', language)} {view.sets_won[0]}-{view.sets_won[1]}"
-        tally = f"{view.match_masters[0]}-{view.match_masters[1]}"
-        masters = first_fitting(
-            [f"{tr(label, language)} {tally}" for label in ("masters", "masters_short")],
-            "body",
-            WIDTH - text_width(sets, "body") - 4,
-        )
-        header_footer(draw, header, footer(sets, masters, message))
-
-        for index, line in enumerate(view.lines):
-            x, y, height = cell(index, 4)
-            fill = 1
-            if line.leader == "A":
-                draw.rectangle((x, y, x + CELL_W - 2, y + height - 1), fill=1)
-                fill = 0
-            put_on(draw, (x, y), _LINE_CELL[0], line.master_id, fill, "left")
-            put_on(draw, (x, y), _LINE_CELL[1], f"{line.count_a}:{line.count_b}", fill, "center")
-            put_on(draw, (x, y), _LINE_CELL[2], line.leader or "-", fill, "right")
-
-    def tally(self, game: Game) -> Said:
-        assert isinstance(game, SextoSet)
+    def tally(self, game: SextoSet) -> Said:
         sets, masters = game.sets_won, game.match_masters
         return Said(
             N_("sets A {sets_a} B {sets_b}, master cards A {masters_a} B {masters_b}"),
@@ -299,28 +246,24 @@ class SextoSetKind(GameKind):
             masters_b=masters["B"],
         )
 
-    def verdict(self, game: Game, end: Ending, voice: Voice | None = None) -> Said:
-        assert isinstance(game, SextoSet)
+    def verdict(self, game: SextoSet, end: Ending, voice: Voice | None = None) -> Said:
         return _verdict(
             {"sets": game.sets_won, "master_cards": game.match_masters, "winner": end.winner, "decided_by": end.rule}
         )
 
-    def results(self, game: Game, finished: bool) -> list[Result]:
+    def results(self, game: SextoSet, finished: bool) -> list[Result]:
         """Each pair's master cards over the match (the sheet's objective), and whether :func:`ending` names it."""
-        assert isinstance(game, SextoSet)
         end = ending(game, ended=finished)
         return [Result(pair, game.match_masters[pair], 0, end is not None and pair == end.winner) for pair in PAIRS]
 
-    def standings(self, game: Game, voice: Voice) -> tuple[list[str], list[list[str]]]:
+    def standings(self, game: SextoSet, voice: Voice) -> tuple[list[str], list[list[str]]]:
         """Sets won, then master cards: the rule that names the match's winner, who comes first."""
-        assert isinstance(game, SextoSet)
         head = [voice.text("pair_head"), voice.text("sets_head"), voice.text("masters_head")]
         rows = [[pair, str(game.sets_won[pair]), str(game.match_masters[pair])] for pair in PAIRS]
         rows.sort(key=lambda row: (-int(row[1]), -int(row[2])))
         return head, rows
 
-    def robots(self, game: Game, rng: random.Random) -> SextoSetRobots:
-        assert isinstance(game, SextoSet)
+    def robots(self, game: SextoSet, rng: random.Random) -> SextoSetRobots:
         return SextoSetRobots(game, rng)
 
     def sensors(self, state: Mapping[str, Any]) -> list[Sensor]:
@@ -341,20 +284,6 @@ class SextoSetKind(GameKind):
             Sensor("decided_by", "Decided by", ("match", "decided_by"), icon="mdi:scale-balance", measurement=False),
         ]
 
-    def examples(self, language: Language) -> dict[str, TableView]:
-        """A set under way after one has ended, a set's end, and its result; the match's end, and its result."""
-        from companion.ui.examples import ExampleTable, message_is  # a whole referee: only when drawn
-
-        table = ExampleTable(GameConfig(self.name, language=language))
-        views = {"sexto-set": table.until(_second_set)}
-        views["message-end-of-set"] = table.until(message_is(MessageKind.END_OF_SET))
-        table.press(Button.UNDO)
-        views["sexto-set-result"] = table.view()
-        views["message-end-of-match"] = table.until(message_is(MessageKind.END_OF_GAME))
-        table.press(Button.UNDO)  # the message read, the scoreboard shows the match's winner
-        views["sexto-set-match-over"] = table.view()
-        return views
-
 
 def _each(problems: list[Said]) -> Said | None:
     """The problems in one sentence, each after the other; None when there are none."""
@@ -364,13 +293,6 @@ def _each(problems: list[Said]) -> Said | None:
     for problem in reversed(problems[:-1]):
         said = Said(N_("{problem}; {more}"), problem=problem, more=said)
     return said
-
-
-def _second_set(view: TableView) -> bool:
-    """A set under way after one has ended, so the match's tallies count, with cards left on the pile."""
-    game = view.game
-    assert isinstance(game, SextoSetView)
-    return view.message is None and sum(game.sets_won) == 1 and game.result is None and 0 < game.draw_pile < 10
 
 
 def _verdict(match: Mapping[str, Any]) -> Said:
@@ -391,4 +313,4 @@ def _pair(value: str | None) -> Pair | None:
     return "A" if value == "A" else "B" if value == "B" else None
 
 
-KIND = register(SextoSetKind())
+KIND = SextoSetKind()

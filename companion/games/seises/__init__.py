@@ -1,5 +1,5 @@
-"""Seises at the table: the kind that glues the rules engine (:mod:`companion.rules.seises`) to the referee, the
-screen and the robots.
+"""Seises at the table: the kind that glues the rules engine (:mod:`companion.games.seises.rules`) to the referee,
+the screen (:mod:`.screen`) and the robots (:mod:`.robots`).
 
 Zones are ``"table"`` (any card) or a suit letter (a card of that suit only); a card laid is ``Play(card)``, the
 PASS button pays a chip. Seat names are given in the order the players sit; seat 1 is whoever lays the 6 of oros,
@@ -14,31 +14,14 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from PIL import ImageDraw
-
-from companion.config import GameConfig
-from companion.decks import SUITS, Deck, load_deck
-from companion.events import Button, CardLeft, UnknownTag, UnknownTagLeft
-from companion.games import Ending, GameKind, Result, Sensor, Voice, ending, register
+from companion.decks import SUITS, Deck
+from companion.games.kind import Ending, GameKind, Result, Sensor, Voice, ending
+from companion.games.seises.news import ChipOwed, GameWon, HandWon, News, Reneged, SomebodyReneged
+from companion.games.seises.robots import SeisesRobots
+from companion.games.seises.rules import DECKS, OPTIONS, RECOMMENDED_PLAYERS, Seises, player_counts
 from companion.i18n import N_, Said, translate
-from companion.rules.base import Action, Game, Pay, Play, either
-from companion.rules.news import ChipOwed, GameWon, HandWon, News, Reneged, SomebodyReneged
-from companion.rules.robots import SeisesRobots
-from companion.rules.seises import DECKS, FIRST_CARD, OPTIONS, RECOMMENDED_PLAYERS, Seises, player_counts
-from companion.ui.screens import (
-    CELL_W,
-    WIDTH,
-    Slot,
-    card_icon,
-    cell,
-    first_fitting,
-    footer,
-    header_footer,
-    put_on,
-    shorten,
-    text_width,
-)
-from companion.view import Language, Message, MessageKind, Scoreboard, TableView, tr
+from companion.rules.base import Action, Pay, Play, either
+from companion.view import Message, MessageKind, Scoreboard
 
 __all__ = ["KIND", "Seat", "SeisesKind", "SeisesView", "news"]
 
@@ -76,26 +59,6 @@ class SeisesView(Scoreboard):
     def game_over(self) -> bool:
         return self.winner is not None
 
-
-@dataclass(frozen=True, slots=True)
-class _SeatCell:
-    """The layout of a seat's cell for one number of grid rows: the fewer the rows, the taller the cell and
-    the larger the cards left and the score, to be read across the table."""
-
-    name: Slot
-    icon_x: int  # the card outline beside the cards left, as tall as their digits
-    cards: Slot
-    score: Slot
-
-
-# Grid rows -> cell layout. Each one is drawn by the tests with 8-character names, two-digit cards left and
-# three-character scores (-45), in both languages. Up to 4 seats the cell has room for a second line.
-_SEAT_CELLS: dict[int, _SeatCell] = {
-    1: _SeatCell(Slot(1, 62, "bold", 11), 1, Slot(9, 18, "bold", 34), Slot(31, 31, "big", 34)),
-    2: _SeatCell(Slot(1, 31, "body", 7), 1, Slot(8, 18, "body", 16), Slot(32, 30, "big", 16)),
-    3: _SeatCell(Slot(1, 22, "small", 9), 25, Slot(31, 12, "body", 9), Slot(44, 18, "bold", 9)),
-    4: _SeatCell(Slot(1, 22, "small", 7), 25, Slot(31, 12, "body", 7), Slot(44, 18, "body", 7)),
-}
 
 # The referee's words for Seises: key -> its text (an English msgid), filled with str.format.
 TEXTS: dict[str, str] = {
@@ -163,14 +126,12 @@ def _round_of_pays(payments: list[dict[str, Any]], players: int) -> bool:
     return bool(legal) and run % players == 0
 
 
-class SeisesKind(GameKind):
+class SeisesKind(GameKind[Seises, SeisesView]):
     name = Seises.name
     caption = N_("Seises")
-    engine = Seises
     decks = DECKS
     options = OPTIONS
     grammar = N_("play <card>, pay or undo")
-    scoreboard = SeisesView
     ideal_players = RECOMMENDED_PLAYERS
     names_first_seat = True
     texts = TEXTS
@@ -193,7 +154,7 @@ class SeisesKind(GameKind):
         )
         return Said(said, players=players, cards=len(deck), counts=either(counts), low=low, high=high)
 
-    def new_game(self, players: int, deck: Deck, options: Mapping[str, str]) -> Game:
+    def new_game(self, players: int, deck: Deck, options: Mapping[str, str]) -> Seises:
         return Seises(players=players, deck=deck, options=dict(options))
 
     # ---- zones ------------------------------------------------------------------------------------------------
@@ -211,7 +172,7 @@ class SeisesKind(GameKind):
         (:meth:`card_on_zone`)."""
         return ()
 
-    def card_on_zone(self, game: Game, card: str, role: str, head: str | None, voice: Voice) -> Action | Message:
+    def card_on_zone(self, game: Seises, card: str, role: str, head: str | None, voice: Voice) -> Action | Message:
         deck_card = game.deck.get(card)
         if role in SUITS and deck_card is not None and deck_card.suit != role:
             suit = translate(SUITS[deck_card.suit or "O"], voice.language)
@@ -278,12 +239,10 @@ class SeisesKind(GameKind):
     def who(self, turn: int | str | None, lang: str) -> str:
         return translate("seat {seat}", lang).format(seat=turn) if turn else translate("over:", lang)
 
-    def whose_turn(self, game: Game, voice: Voice) -> str:
-        assert isinstance(game, Seises)
+    def whose_turn(self, game: Seises, voice: Voice) -> str:
         return voice.seat_name(game.turn if game.turn is not None else game.mano)
 
-    def view(self, game: Game, voice: Voice) -> SeisesView:
-        assert isinstance(game, Seises)
+    def view(self, game: Seises, voice: Voice) -> SeisesView:
         seats = tuple(Seat(voice.seat_name(i), game.hand_sizes[i], game.scores[i]) for i in range(game.players))
         return SeisesView(
             seats=seats,
@@ -296,61 +255,19 @@ class SeisesKind(GameKind):
             winner=game.winner,
         )
 
-    def draw(self, draw: ImageDraw.ImageDraw, view: Any, *, language: str = "es", message: str = "") -> None:
-        """Bote and reserve, then one cell per seat, then whose turn (or the last message).
-
-        A seat's cell shows its name, its cards left and its score, with a bar under it that fills towards the
-        target (50). The seat whose turn it is is drawn inverted; the mano's name is followed by '*'. The fewer
-        the seats, the taller the cells and the larger the numbers (see ``_SEAT_CELLS``).
-        """
-        assert isinstance(view, SeisesView)
-        if not 2 <= len(view.seats) <= 8:
-            raise ValueError(f"a Seises table has 2 to 8 seats, this view has {len(view.seats)}")
-        pot = f"{tr('pot', language)} {view.pot}"
-        reserve = [f"{tr(key, language)} {view.reserve}" for key in ("reserve", "reserve_short")]
-        if view.owed:
-            owed = f"{tr('owed', language)} {view.owed}"
-            reserve = [*(f"{text} {owed}" for text in reserve), owed]
-        right = first_fitting(reserve, "body", WIDTH - text_width(pot, "body") - 4)
-        hand = f"{tr('hand', language)} {view.hand}"
-        seat = view.seats[view.turn if view.winner is None else view.winner]
-        label = tr("turn" if view.winner is None else "winner", language)
-        whose = shorten(f"{label}: {seat.name}", "body", WIDTH - text_width(hand, "body") - 4)
-        header_footer(draw, (pot, right), footer(whose, hand, message))
-
-        rows = (len(view.seats) + 1) // 2
-        layout = _SEAT_CELLS[rows]
-        highlighted = view.winner if view.winner is not None else view.turn
-        for index, seat in enumerate(view.seats):
-            x, y, height = cell(index, rows)
-            fill = 1
-            if index == highlighted:
-                draw.rectangle((x, y, x + CELL_W - 2, y + height - 1), fill=1)
-                fill = 0
-            name = seat.name + ("*" if index == view.mano else "")
-            put_on(draw, (x, y), layout.name, shorten(name, layout.name.size, layout.name.width), fill, "left")
-            card_icon(draw, x + layout.icon_x, y + layout.cards.baseline, layout.cards.size, fill)
-            put_on(draw, (x, y), layout.cards, str(seat.cards_left), fill, "right" if rows > 2 else "left")
-            put_on(draw, (x, y), layout.score, str(seat.score), fill, "right")
-            filled = round(min(max(seat.score, 0), view.target) / view.target * (CELL_W - 4))
-            if filled:
-                draw.line((x + 1, y + height - 2, x + filled, y + height - 2), fill=fill)
-
-    def tally(self, game: Game) -> Said:
-        assert isinstance(game, Seises)
+    def tally(self, game: Seises) -> Said:
         points = " ".join(f"{seat}:{points}" for seat, points in enumerate(game.scores, start=1))
         return Said(N_("points {points}"), points=points)
 
-    def verdict(self, game: Game, end: Ending, voice: Voice | None = None) -> Said:
+    def verdict(self, game: Seises, end: Ending, voice: Voice | None = None) -> Said:
         """The seat that reached 50 (§5): its score says the rule."""
-        assert isinstance(game, Seises) and isinstance(end.winner, int)
+        assert isinstance(end.winner, int)
         seat: Said | str = Said(N_("seat {seat}"), seat=end.winner)
         if voice is not None:
             seat = voice.seat_name(end.winner - 1)
         return Said(N_("{seat}, {points} points"), seat=seat, points=game.scores[end.winner - 1])
 
-    def results(self, game: Game, finished: bool) -> list[Result]:
-        assert isinstance(game, Seises)
+    def results(self, game: Seises, finished: bool) -> list[Result]:
         reneges = Counter(renege["seat"] for renege in game.reneges)
         end = ending(game, ended=finished)
         return [
@@ -358,84 +275,19 @@ class SeisesKind(GameKind):
             for seat, points in enumerate(game.scores, start=1)
         ]
 
-    def standings(self, game: Game, voice: Voice) -> tuple[list[str], list[list[str]]]:
-        assert isinstance(game, Seises)
+    def standings(self, game: Seises, voice: Voice) -> tuple[list[str], list[list[str]]]:
         head = [voice.text("seat", n="").strip(), voice.text("points_head")]
         rows = [[voice.seat_name(seat), str(score)] for seat, score in enumerate(game.scores)]
         rows.sort(key=lambda row: -int(row[1]))
         return head, rows
 
-    def robots(self, game: Game, rng: random.Random, renege: float = 0.02) -> SeisesRobots:
-        assert isinstance(game, Seises)
+    def robots(self, game: Seises, rng: random.Random, renege: float = 0.02) -> SeisesRobots:
         return SeisesRobots(game, rng, renege=renege)
 
     def sensors(self, state: Mapping[str, Any]) -> list[Sensor]:
         seats = [Sensor(f"score_{n}", f"Seat {n} score", ("scores", n - 1)) for n in range(1, len(state["scores"]) + 1)]
         winner = Sensor("winner", "Winner", ("winner",), icon="mdi:trophy", measurement=False)  # the seat at 50
         return [Sensor("pot", "Pot", ("pot",), icon="mdi:poker-chip"), *seats, winner]
-
-    def examples(self, language: Language) -> dict[str, TableView]:
-        """Every number of seats mid-game, the renuncio, a chip owed and the game's end; and the messages every
-        game shares (a question, an illegal card, an unknown tag, the hub, a reader, the disk)."""
-        # a whole referee and its events: imported only when the examples are drawn
-        from companion.referee.health import HubStatus, JournalStatus, ReaderStatus
-        from companion.ui.examples import NAMES, ExampleTable, message_is
-
-        def table(players: int, renege: float = 0.05) -> ExampleTable:
-            deck = next(name for name in DECKS if len(load_deck(name)) % players == 0)
-            names = NAMES[:players]
-            config = GameConfig(self.name, players, deck, language=language, seat_names=names)
-            return ExampleTable(config, lambda game, rng: self.robots(game, rng, renege=renege))
-
-        views: dict[str, TableView] = {}
-        for players in (2, 3, 4, 5, 6, 8):
-            views[f"seises-{players}-seats"] = table(players).until(_mid_game)
-        at = table(4)
-        at.lay("z1", FIRST_CARD)
-        at.press(Button.CONFIRM)
-        views["message-question"] = at.view()
-        at.press(Button.CONFIRM)
-        at.event(CardLeft("z1", FIRST_CARD))
-        at.until(_mid_game)
-        views["message-illegal"] = at.illegal()
-        at.event(UnknownTag("z1", bytes.fromhex("04A1B2C3D4E580")))
-        views["message-unknown-card"] = at.view()
-        at.event(UnknownTagLeft("z1", bytes.fromhex("04A1B2C3D4E580")))
-        for name, (trouble, mended) in {
-            "message-hub-lost": (HubStatus(online=False), HubStatus(online=True)),
-            "message-reader-down": (ReaderStatus("z1", ok=False), ReaderStatus("z1", ok=True)),
-            "message-disk-full": (JournalStatus(ok=False), JournalStatus(ok=True)),
-        }.items():
-            at.event(trouble)
-            views[name] = at.view()
-            at.event(mended)
-        views["message-end-of-hand"] = at.until(message_is(MessageKind.END_OF_HAND))
-        # A table that pays half the time it could play: the renuncios, the reserve run dry and a 50-point pot
-        # come in the first hand.
-        at = table(5, renege=0.5)
-        views["seises-renege"] = at.until(message_is(MessageKind.RENEGE))
-        views["seises-owed"] = at.until(lambda view: message_is(MessageKind.INFO)(view) and _scoreboard(view).owed > 0)
-        views["message-end-of-game"] = at.until(message_is(MessageKind.END_OF_GAME))
-        at.press(Button.UNDO)  # the message read, the scoreboard shows the winner
-        views["seises-game-over"] = at.view()
-        return views
-
-
-def _scoreboard(view: TableView) -> SeisesView:
-    assert isinstance(view.game, SeisesView)
-    return view.game
-
-
-def _mid_game(view: TableView) -> bool:
-    """The game well under way: a seat past half the target, and a round played in the hand."""
-    game = _scoreboard(view)
-    dealt = 40 if 40 % len(game.seats) == 0 else 48
-    played = dealt - sum(seat.cards_left for seat in game.seats)
-    return (
-        view.message is None
-        and max(seat.score for seat in game.seats) >= game.target // 2
-        and played >= len(game.seats)
-    )
 
 
 def _renege_todo(renege: Reneged, voice: Voice) -> str:
@@ -445,4 +297,4 @@ def _renege_todo(renege: Reneged, voice: Voice) -> str:
     return voice.text("renege_do", card=card)
 
 
-KIND = register(SeisesKind())
+KIND = SeisesKind()

@@ -1,0 +1,76 @@
+"""Named moments of robot Seises games, for the screen's docs and tests (:mod:`companion.ui.examples`): every
+number of seats, the renuncio, a chip owed, the game's end, and the messages every game shares."""
+
+from __future__ import annotations
+
+from companion.config import GameConfig
+from companion.decks import load_deck
+from companion.events import Button, CardLeft, UnknownTag, UnknownTagLeft
+from companion.games.seises import KIND, SeisesView
+from companion.games.seises.rules import DECKS, FIRST_CARD
+from companion.referee.health import HubStatus, JournalStatus, ReaderStatus
+from companion.ui.examples import NAMES, ExampleTable, message_is
+from companion.view import Language, MessageKind, TableView
+
+__all__ = ["examples"]
+
+
+def examples(language: Language) -> dict[str, TableView]:
+    """Every number of seats mid-game, the renuncio, a chip owed and the game's end; and the messages every
+    game shares (a question, an illegal card, an unknown tag, the hub, a reader, the disk)."""
+
+    def table(players: int, renege: float = 0.05) -> ExampleTable:
+        deck = next(name for name in DECKS if len(load_deck(name)) % players == 0)
+        names = NAMES[:players]
+        config = GameConfig(KIND.name, players, deck, language=language, seat_names=names)
+        return ExampleTable(config, lambda game, rng: KIND.robots(game, rng, renege=renege))
+
+    views: dict[str, TableView] = {}
+    for players in (2, 3, 4, 5, 6, 8):
+        views[f"seises-{players}-seats"] = table(players).until(_mid_game)
+    at = table(4)
+    at.lay("z1", FIRST_CARD)
+    at.press(Button.CONFIRM)
+    views["message-question"] = at.view()
+    at.press(Button.CONFIRM)
+    at.event(CardLeft("z1", FIRST_CARD))
+    at.until(_mid_game)
+    views["message-illegal"] = at.illegal()
+    at.event(UnknownTag("z1", bytes.fromhex("04A1B2C3D4E580")))
+    views["message-unknown-card"] = at.view()
+    at.event(UnknownTagLeft("z1", bytes.fromhex("04A1B2C3D4E580")))
+    for name, (trouble, mended) in {
+        "message-hub-lost": (HubStatus(online=False), HubStatus(online=True)),
+        "message-reader-down": (ReaderStatus("z1", ok=False), ReaderStatus("z1", ok=True)),
+        "message-disk-full": (JournalStatus(ok=False), JournalStatus(ok=True)),
+    }.items():
+        at.event(trouble)
+        views[name] = at.view()
+        at.event(mended)
+    views["message-end-of-hand"] = at.until(message_is(MessageKind.END_OF_HAND))
+    # A table that pays half the time it could play: the renuncios, the reserve run dry and a 50-point pot
+    # come in the first hand.
+    at = table(5, renege=0.5)
+    views["seises-renege"] = at.until(message_is(MessageKind.RENEGE))
+    views["seises-owed"] = at.until(lambda view: message_is(MessageKind.INFO)(view) and _scoreboard(view).owed > 0)
+    views["message-end-of-game"] = at.until(message_is(MessageKind.END_OF_GAME))
+    at.press(Button.UNDO)  # the message read, the scoreboard shows the winner
+    views["seises-game-over"] = at.view()
+    return views
+
+
+def _scoreboard(view: TableView) -> SeisesView:
+    assert isinstance(view.game, SeisesView)
+    return view.game
+
+
+def _mid_game(view: TableView) -> bool:
+    """The game well under way: a seat past half the target, and a round played in the hand."""
+    game = _scoreboard(view)
+    dealt = 40 if 40 % len(game.seats) == 0 else 48
+    played = dealt - sum(seat.cards_left for seat in game.seats)
+    return (
+        view.message is None
+        and max(seat.score for seat in game.seats) >= game.target // 2
+        and played >= len(game.seats)
+    )

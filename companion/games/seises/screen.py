@@ -1,0 +1,93 @@
+"""The Seises scoreboard on the 128x64 OLED: the pot and the reserve, a cell per seat, whose turn it is.
+
+Registered with the screens (:mod:`companion.ui.screens`) by its view, :class:`~companion.games.seises.SeisesView`.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from PIL import ImageDraw
+
+from companion.games.seises import SeisesView
+from companion.ui.screens import (
+    CELL_W,
+    WIDTH,
+    Slot,
+    card_icon,
+    cell,
+    first_fitting,
+    footer,
+    header_footer,
+    put_on,
+    register_screen,
+    shorten,
+    text_width,
+)
+from companion.view import tr
+
+__all__ = ["draw_scoreboard"]
+
+
+@dataclass(frozen=True, slots=True)
+class _SeatCell:
+    """The layout of a seat's cell for one number of grid rows: the fewer the rows, the taller the cell and
+    the larger the cards left and the score, to be read across the table."""
+
+    name: Slot
+    icon_x: int  # the card outline beside the cards left, as tall as their digits
+    cards: Slot
+    score: Slot
+
+
+# Grid rows -> cell layout. Each one is drawn by the tests with 8-character names, two-digit cards left and
+# three-character scores (-45), in both languages. Up to 4 seats the cell has room for a second line.
+_SEAT_CELLS: dict[int, _SeatCell] = {
+    1: _SeatCell(Slot(1, 62, "bold", 11), 1, Slot(9, 18, "bold", 34), Slot(31, 31, "big", 34)),
+    2: _SeatCell(Slot(1, 31, "body", 7), 1, Slot(8, 18, "body", 16), Slot(32, 30, "big", 16)),
+    3: _SeatCell(Slot(1, 22, "small", 9), 25, Slot(31, 12, "body", 9), Slot(44, 18, "bold", 9)),
+    4: _SeatCell(Slot(1, 22, "small", 7), 25, Slot(31, 12, "body", 7), Slot(44, 18, "body", 7)),
+}
+
+
+def draw_scoreboard(draw: ImageDraw.ImageDraw, view: SeisesView, *, language: str = "es", message: str = "") -> None:
+    """Bote and reserve, then one cell per seat, then whose turn (or the last message).
+
+    A seat's cell shows its name, its cards left and its score, with a bar under it that fills towards the
+    target (50). The seat whose turn it is is drawn inverted; the mano's name is followed by '*'. The fewer
+    the seats, the taller the cells and the larger the numbers (see ``_SEAT_CELLS``).
+    """
+    if not 2 <= len(view.seats) <= 8:
+        raise ValueError(f"a Seises table has 2 to 8 seats, this view has {len(view.seats)}")
+    pot = f"{tr('pot', language)} {view.pot}"
+    reserve = [f"{tr(key, language)} {view.reserve}" for key in ("reserve", "reserve_short")]
+    if view.owed:
+        owed = f"{tr('owed', language)} {view.owed}"
+        reserve = [*(f"{text} {owed}" for text in reserve), owed]
+    right = first_fitting(reserve, "body", WIDTH - text_width(pot, "body") - 4)
+    hand = f"{tr('hand', language)} {view.hand}"
+    seat = view.seats[view.turn if view.winner is None else view.winner]
+    label = tr("turn" if view.winner is None else "winner", language)
+    whose = shorten(f"{label}: {seat.name}", "body", WIDTH - text_width(hand, "body") - 4)
+    header_footer(draw, (pot, right), footer(whose, hand, message))
+
+    rows = (len(view.seats) + 1) // 2
+    layout = _SEAT_CELLS[rows]
+    highlighted = view.winner if view.winner is not None else view.turn
+    for index, seat in enumerate(view.seats):
+        x, y, height = cell(index, rows)
+        fill = 1
+        if index == highlighted:
+            draw.rectangle((x, y, x + CELL_W - 2, y + height - 1), fill=1)
+            fill = 0
+        name = seat.name + ("*" if index == view.mano else "")
+        put_on(draw, (x, y), layout.name, shorten(name, layout.name.size, layout.name.width), fill, "left")
+        card_icon(draw, x + layout.icon_x, y + layout.cards.baseline, layout.cards.size, fill)
+        put_on(draw, (x, y), layout.cards, str(seat.cards_left), fill, "right" if rows > 2 else "left")
+        put_on(draw, (x, y), layout.score, str(seat.score), fill, "right")
+        filled = round(min(max(seat.score, 0), view.target) / view.target * (CELL_W - 4))
+        if filled:
+            draw.line((x + 1, y + height - 2, x + filled, y + height - 2), fill=fill)
+
+
+register_screen(SeisesView, draw_scoreboard)
