@@ -174,3 +174,22 @@ def test_the_core_loads_no_device_and_no_command_line(module: str) -> None:
     code = f"import sys, {module}\nprint(' '.join(name for name in {NOT_IN_CORE!r} if name in sys.modules))"
     result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert result.stdout.split() == [], f"importing {module} loads {result.stdout.split()}"
+
+
+def test_a_referee_of_every_game_is_built_and_shows_its_table_without_a_device_library() -> None:
+    """The kinds are core and their screens are not: a referee built for each registered game, a card laid and its
+    view made (the scoreboard included) loads none of the libraries above the core, Pillow first."""
+    code = (
+        "import sys\n"
+        "from companion.config import GameConfig\n"
+        "from companion.events import CardArrived\n"
+        "from companion.games import kinds\n"
+        "from companion.referee import Referee\n"
+        "for name, kind in kinds().items():\n"
+        "    referee = Referee(GameConfig(name), kind.default_zones())\n"
+        "    referee.handle(CardArrived(next(iter(kind.default_zones())), referee.game.deck.cards[0].id), 0.0)\n"
+        "    assert referee.view().game is not None\n"
+        f"print(' '.join(name for name in {NOT_IN_CORE!r} if name in sys.modules))"
+    )
+    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert result.stdout.split() == [], f"a referee loads {result.stdout.split()}"

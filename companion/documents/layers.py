@@ -10,7 +10,7 @@ the files it matches), and the root package (``companion/__init__.py``, its vers
     ('core', 'devices')
     >>> layer_of("companion.commands.play").name
     'commands'
-    >>> layer_of("companion.games.seises").name, layer_of("companion.games.seises.screen").name
+    >>> layer_of("companion.games.my_game").name, layer_of("companion.games.my_game.screen").name
     ('core', 'devices')
 """
 

@@ -1,6 +1,7 @@
-"""A third game added by one module and one registration (``toy_game.py``), played through the config, the referee,
-the table (journal and tracker), the real screen drawer on the fake I2C bus and ``companion play``; and the check
-that the code outside the game kinds never names a game."""
+"""A third game added as one folder (``companion/games/escalera/``) and one registration, played through the config,
+the referee, the table (journal and tracker), the real screen drawer on the fake I2C bus, the demo and ``companion
+play``; the figures docs/EXTENDING.md gives for it; and the check that the code outside the games' packages never
+names a game."""
 
 from __future__ import annotations
 
@@ -161,28 +162,50 @@ def test_a_game_is_registered_once_and_an_unknown_one_is_named_with_those_there_
     assert screen_for(EscaleraView(top="", turn=0)).__module__ == "companion.games.escalera.screen"
 
 
-# The files that may name a game: the kinds, the registry, the rules engines (and their robots), and data files.
-NAMING = re.compile(r"seises|sexto|Seises|SextoSet")
+# The files that may name a game: the games' packages and their registry, the rules' shared docs, and data files.
+NAMING = re.compile(r"seises|sexto|Seises|SextoSet|escalera|Escalera")
 MAY_NAME = (
-    "games/",  # the registry and the kind modules, and sample transcripts
-    "rules/",  # the rules engines, their reasons and their robot players
+    "games/",  # the registry and each game's package
+    "rules/",  # the actions and refusals every game shares, whose docs say which game uses them
     "decks/",  # the decks are data
-    "documents/layers.py",  # the layers table places each kind module in its layer
-    # the 6º SET walkthrough's picture draws that game's turn with its kind's own words; it moves into the game's
-    # own folder with the rest of its presentation (docs/EXTENDING.md)
+    # the 6º SET walkthrough's picture draws that game's turn with its kind's own words, until it moves into the
+    # game's own folder with the rest of its presentation (docs/EXTENDING.md)
     "documents/assembly.py",
 )
+PACKAGE = Path(companion.__file__).parent
+EXTENDING = (PACKAGE.parent / "docs" / "EXTENDING.md").read_text("utf-8")
 
 
-def test_no_game_is_named_outside_its_kind_the_registry_the_rules_and_data() -> None:
-    package = Path(companion.__file__).parent
+def test_no_game_is_named_outside_its_package_the_registry_the_rules_and_data() -> None:
     named = [
-        f"{path.relative_to(package)}:{number}: {line.strip()}"
-        for path in sorted(package.rglob("*"))
+        f"{path.relative_to(PACKAGE)}:{number}: {line.strip()}"
+        for path in sorted(PACKAGE.rglob("*"))
         if path.is_file()
         and path.suffix in (".py", ".toml", ".txt", ".md")
-        and not str(path.relative_to(package)).startswith(MAY_NAME)
+        and not str(path.relative_to(PACKAGE)).startswith(MAY_NAME)
         for number, line in enumerate(path.read_text("utf-8").splitlines(), start=1)
         if NAMING.search(line)
     ]
-    assert named == [], "a game named outside its kind module:\n" + "\n".join(named)
+    assert named == [], "a game named outside its package:\n" + "\n".join(named)
+
+
+def test_the_third_game_is_one_folder_of_as_many_modules_as_the_docs_say_and_no_line_elsewhere() -> None:
+    """docs/EXTENDING.md's figures, measured on the toy game: its folder's modules, and every line of the project
+    outside that folder that names it (none: it is not listed as a built-in game; the tests register it)."""
+    folder = PACKAGE / "games" / "escalera"
+    modules = sorted(path.name for path in folder.glob("*.py"))
+    said = re.search(r"\*\*(\d+) modules\*\*, no line elsewhere", EXTENDING)
+    assert said is not None, "docs/EXTENDING.md gives the toy game's count of modules"
+    assert len(modules) == int(said.group(1)), modules
+    root = PACKAGE.parent
+    elsewhere = [
+        f"{path.relative_to(root)}:{number}"
+        for top in ("companion", "pyproject.toml", "bench", "systemd", "firmware")
+        for path in ([root / top] if (root / top).is_file() else sorted((root / top).rglob("*")))
+        if path.is_file()
+        and path.suffix in (".py", ".toml", ".txt", ".js", ".po", ".pot", ".json", "")
+        and folder not in path.parents
+        for number, line in enumerate(path.read_text("utf-8", errors="replace").splitlines(), start=1)
+        if re.search(r"escalera", line, re.IGNORECASE)
+    ]
+    assert elsewhere == [], f"the toy game is named outside its folder: {elsewhere}"
