@@ -45,7 +45,7 @@ from companion.nfc.backends import SimBackend
 from companion.nfc.registry import Registry
 from companion.nfc.tracking import TableTracker
 from companion.referee import Referee
-from companion.rules import Action, Pay, Play
+from companion.rules import Action, Play
 from companion.table import Table
 from companion.ui.buttons import Buttons
 from companion.ui.display import FakeI2CBus, Screen, frame_to_text, make_device
@@ -82,8 +82,7 @@ WORDS: dict[str, str] = {
     "journal": N_("journal: {path}"),
     "lays": N_("{who} lays {card}"),
     "lays_on": N_("{who} lays {card} on {zone}"),
-    "pays": N_("{who} pays a chip"),
-    "passes": N_("{who} passes"),
+    "acts": N_("{who} {deed}"),  # an action without a card, in the words of its game's rules: "pays one chip"
     "more": N_("… (--verbose shows every play)"),
     "illegal": N_("{who} lays {card} on {zone}: LED {colour}, screen “{title}”; takes it back"),
     "undo": N_("long UNDO: {title}"),
@@ -509,7 +508,7 @@ class Demo:
             return
         who = self._who()
         if not isinstance(action, Play):
-            self._tell(self.say("pays" if isinstance(action, Pay) else "passes", who=who))
+            self._tell(self.say("acts", who=who, deed=translate(action.deed, self.language)))
         elif len(self.zone_names) > 1:
             self._tell(self.say("lays_on", who=who, card=self.referee.card_name(action.card), zone=zone))
         else:

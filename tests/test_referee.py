@@ -10,14 +10,14 @@ import pytest
 from companion.config import GameConfig
 from companion.events import CardArrived, CardLeft, Press, SameCardTwice, UnknownTag, UnknownTagLeft
 from companion.games.seises import SeisesView
-from companion.games.seises.rules import Seises
+from companion.games.seises.rules import Pay, Seises
 from companion.games.sexto_set import SextoSetView
 from companion.games.sexto_set.robots import SextoSetRobots
 from companion.games.sexto_set.rules import SextoSet
 from companion.journal import Entry
 from companion.menu import Settings, games_for, unfit_games
 from companion.referee import HubStatus, JournalStatus, NewGame, ReaderStatus, Referee, SeatNames
-from companion.rules import Pass, Pay, Play
+from companion.rules import Pass, Play
 from companion.view import Message, MessageKind, StatusLight, ZoneLight
 
 SHORT, LONG = "short", "long"

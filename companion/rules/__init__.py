@@ -2,7 +2,7 @@
 refusals they share. Each engine lives in its game's package (``companion/games/<game>/rules.py``), whose kind
 (:mod:`companion.games`) glues it to the table."""
 
-from companion.rules.base import Action, Game, IllegalPlay, Outcome, Pass, Pay, Play, Reason, SetupError
+from companion.rules.base import Action, Game, IllegalPlay, Outcome, Pass, Play, Reason, SetupError
 
 __all__ = [
     "Action",
@@ -10,7 +10,6 @@ __all__ = [
     "IllegalPlay",
     "Outcome",
     "Pass",
-    "Pay",
     "Play",
     "Reason",
     "SetupError",

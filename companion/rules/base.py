@@ -7,21 +7,23 @@ first) and ``pop()`` takes it back, restoring exactly the previous state. Time, 
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from enum import StrEnum
-from typing import Any, ClassVar
+from typing import Any, ClassVar, TypeVar
 
 from companion.decks import Deck
 from companion.i18n import N_, Said, SaidError, translate
 
+A = TypeVar("A", bound="Action")
+
 __all__ = [
+    "ACTIONS",
     "Action",
     "Game",
     "IllegalPlay",
     "Outcome",
     "Pass",
-    "Pay",
     "Play",
     "Reason",
     "Sentences",
@@ -29,37 +31,70 @@ __all__ = [
     "add_sentences",
     "check_options",
     "either",
+    "register_action",
 ]
 
 
-@dataclass(frozen=True, slots=True)
-class Play:
-    """Lay ``card`` on the table; in 6º SET, at the end of the line headed by master card ``line``."""
+class Action:
+    """What a player does at their turn, as a game's transcript line says it: ``verb`` and its arguments.
 
+    Every game plays cards (:class:`Play`) and most can pass (:class:`Pass`); a game adds actions of its own (a
+    Seises pay) in its rules module, registered with :func:`register_action`, so the transcripts, the journal and
+    ``companion play`` read them as they read these. ``deed`` and ``taken_back`` (English msgids) say an action
+    without a card in words: the table's "pays one chip", the undo's "the chip paid"."""
+
+    __slots__ = ()
+    verb: ClassVar[str]
+    deed: ClassVar[str] = ""
+    taken_back: ClassVar[str] = ""
+
+    @classmethod
+    def parse(cls, args: Sequence[str]) -> Action | None:
+        """The action a transcript line with ``args`` after the verb means, or None when they fit none: by
+        default, the verb alone."""
+        return None if args else cls()
+
+    def __str__(self) -> str:
+        return self.verb
+
+
+ACTIONS: dict[str, type[Action]] = {}  # verb -> its action, for the transcripts (companion.rules.transcript)
+
+
+def register_action(action: type[A]) -> type[A]:
+    """Make ``action`` known by its verb (a class decorator); a verb taken by another action is refused."""
+    if ACTIONS.setdefault(action.verb, action) is not action:
+        raise ValueError(f"the verb {action.verb!r} is already an action")
+    return action
+
+
+@register_action
+@dataclass(frozen=True, slots=True)
+class Play(Action):
+    """Lay ``card`` on the table; in a game of lines (6º SET), at the end of the line headed by the card ``line``."""
+
+    verb: ClassVar[str] = "play"
     card: str
     line: str | None = None
+
+    @classmethod
+    def parse(cls, args: Sequence[str]) -> Play | None:
+        if len(args) == 1:
+            return cls(args[0])
+        return cls(args[1], line=args[0]) if len(args) == 2 else None
 
     def __str__(self) -> str:
         return f"play {self.line} {self.card}" if self.line else f"play {self.card}"
 
 
+@register_action
 @dataclass(frozen=True, slots=True)
-class Pay:
-    """Seises: the seat whose turn it is cannot play and pays one chip (a "prenda") into the pot."""
+class Pass(Action):
+    """The side whose turn it is cannot play (in 6º SET, a pair that cannot link, and so loses the set)."""
 
-    def __str__(self) -> str:
-        return "pay"
-
-
-@dataclass(frozen=True, slots=True)
-class Pass:
-    """6º SET: the pair whose turn it is cannot link any card, and so loses the set."""
-
-    def __str__(self) -> str:
-        return "pass"
-
-
-Action = Play | Pay | Pass
+    verb: ClassVar[str] = "pass"
+    deed: ClassVar[str] = N_("passes: cannot link")
+    taken_back: ClassVar[str] = N_("the pass")
 
 
 class Reason(StrEnum):

@@ -1,10 +1,12 @@
 """The transcript format of ``companion play``: one action per line, ``#`` starts a comment.
 
-``play <card>``, ``play <line> <card>``, ``pay``, ``pass``, ``undo``. Each line is read the same way in every game,
-so that an action of another game (a ``pass`` where one pays) reaches the engine, which refuses it as
-``wrong_action``; a game kind gives the words its own lines use (its ``grammar``), said when a line is no action.
-The acting seat or pair is always the one whose turn it is, so a line names only the action::
+``play <card>``, ``play <line> <card>``, ``pass``, ``undo``, and the verbs the games add (Seises's ``pay``: each
+game's rules register their actions, :func:`~companion.rules.base.register_action`). Each line is read the same
+way in every game, so that an action of another game (a ``pass`` where one pays) reaches the engine, which
+refuses it as ``wrong_action``; a game kind gives the words its own lines use (its ``grammar``), said when a line
+is no action. The acting seat or pair is always the one whose turn it is, so a line names only the action::
 
+    >>> from companion.rules import Play
     >>> parse_line("play 6O  # the first play")
     Play(card='6O', line=None)
     >>> format_action(Play("N07", line="M2B"))
@@ -17,7 +19,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any, Final, Literal
 
 from companion.i18n import N_, Said, SaidError
-from companion.rules.base import Action, Game, Pass, Pay, Play
+from companion.rules.base import ACTIONS, Action, Game
 
 __all__ = ["ANY_ACTION", "UNDO", "TranscriptError", "format_action", "parse_line", "state"]
 
@@ -40,14 +42,9 @@ def parse_line(line: str, grammar: str = ANY_ACTION) -> Action | Literal["undo"]
     verb, args = words[0].lower(), words[1:]
     if verb == UNDO and not args:
         return UNDO
-    if verb == "play" and len(args) == 1:
-        return Play(args[0])
-    if verb == "play" and len(args) == 2:
-        return Play(args[1], line=args[0])
-    if verb == "pay" and not args:
-        return Pay()
-    if verb == "pass" and not args:
-        return Pass()
+    action = ACTIONS[verb].parse(args) if verb in ACTIONS else None
+    if action is not None:
+        return action
     said = N_("not an action: {line} (write {grammar})")
     raise TranscriptError(Said(said, line=repr(line.strip()), grammar=Said(grammar)))
 

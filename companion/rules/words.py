@@ -9,17 +9,15 @@
 from __future__ import annotations
 
 from companion.i18n import translate
-from companion.rules.base import Action, Game, Pass, Pay
+from companion.rules.base import Action, Game, Play
 
 __all__ = ["card_name", "describe", "undone_words"]
 
 
 def describe(game: Game, action: Action, lang: str = "es") -> str:
     """An action in words: ``juega 6 de oros``, ``coloca N07 en la línea de la maestra 2 negra``."""
-    if isinstance(action, Pay):
-        return translate("pays one chip", lang)
-    if isinstance(action, Pass):
-        return translate("passes: cannot link", lang)
+    if not isinstance(action, Play):
+        return translate(action.deed, lang)
     name = card_name(game, action.card, lang)
     if action.line is None:
         return translate("plays the {card}", lang).format(card=name)
@@ -29,10 +27,8 @@ def describe(game: Game, action: Action, lang: str = "es") -> str:
 
 def undone_words(game: Game, action: Action, lang: str = "es") -> str:
     """What an undo took back, as the table says it: ``6 de oros``, ``el pago de una ficha``."""
-    if isinstance(action, Pay):
-        return translate("the chip paid", lang)
-    if isinstance(action, Pass):
-        return translate("the pass", lang)
+    if not isinstance(action, Play):
+        return translate(action.taken_back, lang)
     return card_name(game, action.card, lang)
 
 

@@ -24,10 +24,10 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
 from companion.decks import load_deck
 from companion.games.seises.robots import SeisesRobots
-from companion.games.seises.rules import Seises
+from companion.games.seises.rules import Pay, Seises
 from companion.games.sexto_set.robots import SextoSetRobots
 from companion.games.sexto_set.rules import SextoSet
-from companion.rules import Action, Game, Pass, Pay, Play
+from companion.rules import Action, Game, Pass, Play
 from companion.rules.transcript import UNDO
 
 HERE = Path(__file__).parent

@@ -52,13 +52,13 @@ from systemd_units import unit_settings
 from companion.config import parse_config
 from companion.decks import load_deck
 from companion.games import find_kind
-from companion.games.seises.rules import Seises
+from companion.games.seises.rules import Pay, Seises
 from companion.games.sexto_set.rules import SextoSet
 from companion.hardware import HARDWARE_DIR, Layout, load_layouts, load_pinmap
 from companion.hub.protocol import COLOURS, MODES
 from companion.hub.simulated import HubStatus, SimulatedHub
 from companion.nfc.ndef import card_id_from_ndef
-from companion.rules import Pass, Pay, Play
+from companion.rules import Pass, Play
 
 ROOT = Path(__file__).resolve().parents[2]
 README_LAYOUT = "seises-hub-4"  # the layout the README's "At the table" walks through

@@ -9,9 +9,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from companion.decks import load_deck
-from companion.games.seises.rules import CHIPS, Seises
+from companion.games.seises.rules import CHIPS, Pay, Seises
 from companion.games.sexto_set.rules import ANY, SextoSet, _after
-from companion.rules import Action, Game, Pass, Pay, Play
+from companion.rules import Action, Game, Pass, Play
 
 SPANISH_40 = load_deck("spanish-40")
 SPANISH_48 = load_deck("spanish-48")

@@ -10,8 +10,8 @@ import pytest
 from companion.decks import load_deck
 from companion.games.seises import news
 from companion.games.seises.news import SomebodyReneged
-from companion.games.seises.rules import CHIPS, Seises, SeisesReason
-from companion.rules import IllegalPlay, Pass, Pay, Play, Reason, SetupError
+from companion.games.seises.rules import CHIPS, Pay, Seises, SeisesReason
+from companion.rules import IllegalPlay, Pass, Play, Reason, SetupError
 
 
 def play(game: Seises, *moves: str) -> None:

@@ -8,9 +8,10 @@ from pathlib import Path
 import pytest
 
 from companion.decks import load_deck
+from companion.games.seises.rules import Pay
 from companion.games.sexto_set.robots import SextoSetRobots
 from companion.games.sexto_set.rules import SextoSet, SextoSetReason
-from companion.rules import IllegalPlay, Pass, Pay, Play, Reason, SetupError
+from companion.rules import IllegalPlay, Pass, Play, Reason, SetupError
 
 
 def place(game: SextoSet, *moves: str) -> None:

@@ -18,9 +18,9 @@ from companion.decks import SUITS, Deck
 from companion.games.kind import Ending, GameKind, Result, Sensor, Voice, ending
 from companion.games.seises.news import ChipOwed, GameWon, HandWon, News, Reneged, SomebodyReneged
 from companion.games.seises.robots import SeisesRobots
-from companion.games.seises.rules import DECKS, OPTIONS, RECOMMENDED_PLAYERS, Seises, player_counts
+from companion.games.seises.rules import DECKS, OPTIONS, RECOMMENDED_PLAYERS, Pay, Seises, player_counts
 from companion.i18n import N_, Said, translate
-from companion.rules.base import Action, Pay, Play, either
+from companion.rules.base import Action, Play, either
 from companion.view import Message, MessageKind, Scoreboard
 
 __all__ = ["KIND", "Seat", "SeisesKind", "SeisesView", "news"]

@@ -11,8 +11,8 @@ from __future__ import annotations
 import random
 from dataclasses import dataclass, field
 
-from companion.games.seises.rules import FIRST_CARD, Seises
-from companion.rules.base import Action, Pay, Play
+from companion.games.seises.rules import FIRST_CARD, Pay, Seises
+from companion.rules import Action, Play
 
 __all__ = ["SeisesRobots"]
 

@@ -16,6 +16,7 @@ from 0 (``turn``, ``mano``, list indexes); ``snapshot()`` and ``outcome()`` coun
 from __future__ import annotations
 
 from collections.abc import Iterator, Mapping, Sequence
+from dataclasses import dataclass
 from enum import StrEnum
 from typing import Any, ClassVar
 
@@ -25,16 +26,16 @@ from companion.rules.base import (
     Action,
     Game,
     Outcome,
-    Pay,
     Play,
     Reason,
     SetupError,
     add_sentences,
     check_options,
     either,
+    register_action,
 )
 
-__all__ = ["CHIPS", "DECKS", "GOAL", "OPTIONS", "Seises", "SeisesReason", "fitting"]
+__all__ = ["CHIPS", "DECKS", "GOAL", "OPTIONS", "Pay", "Seises", "SeisesReason", "fitting"]
 
 CHIPS = 50  # the reserve holds 50 chips at the start of every hand (§3)
 GOAL = 50  # the game is won at 50 points or more (§1, §5)
@@ -51,6 +52,16 @@ OPTIONS: dict[str, tuple[tuple[str, ...], str]] = {
     "renege_points": (tuple(str(points) for points in range(1, 51)), "5"),
     "reserve_exhausted": (("cap", "unlimited"), "cap"),
 }
+
+
+@register_action
+@dataclass(frozen=True, slots=True)
+class Pay(Action):
+    """The seat whose turn it is cannot play and pays one chip (a "prenda") into the pot (§4)."""
+
+    verb: ClassVar[str] = "pay"
+    deed: ClassVar[str] = N_("pays one chip")
+    taken_back: ClassVar[str] = N_("the chip paid")
 
 
 class SeisesReason(StrEnum):
