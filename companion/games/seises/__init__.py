@@ -55,10 +55,6 @@ class SeisesView(Scoreboard):
     target: int = 50
     winner: int | None = None
 
-    @property
-    def game_over(self) -> bool:
-        return self.winner is not None
-
 
 # The referee's words for Seises: key -> its text (an English msgid), filled with str.format.
 TEXTS: dict[str, str] = {

@@ -39,7 +39,6 @@ class Line:
     """
 
     master_id: str  # "M3B"
-    master_name: str  # "maestra 3 negra", as Card.name() gives it
     count_a: int
     count_b: int
     leader: Pair | None
@@ -213,7 +212,7 @@ class SextoSetKind(GameKind[SextoSet, SextoSetView]):
         lines = []
         for master in game.masters:
             count_a, count_b = game.counts(master)
-            lines.append(Line(master, voice.card_name(master), count_a, count_b, _pair(game.leader(master))))
+            lines.append(Line(master, count_a, count_b, _pair(game.leader(master))))
         won = game.masters_won()
         result: Pair | Literal["draw"] | None = None
         if game.result is not None:

@@ -113,7 +113,7 @@ class SextoSet(Game):
             said = N_("6º SET needs 8 master cards; the {deck} deck has {count}.")
             raise SetupError(Said(said, deck=self.deck.name, count=len(self.masters)))
         self._master_end = {m: frozenset((self.deck[m].master_end,)) for m in self.masters}
-        # card id -> (kind, first end, second end): what lines_for() needs, without attribute look-ups
+        # card id -> (kind, first end, second end): what placements() needs, without attribute look-ups
         self._shapes = {c.id: (c.kind, *(c.ends or ("", ""))) for c in self.deck}
         empties = len(self.deck.of_kind(Kind.EMPTY))
         self.empty_allowance = max(0, empties - REMOVED_EMPTIES)
@@ -241,10 +241,6 @@ class SextoSet(Game):
             "open": shown,
             "allowed": self.empty_allowance,
         }
-
-    def lines_for(self, card_id: str) -> list[str]:
-        """The lines on which ``card_id`` may be placed now, in master-card order."""
-        return [line for _, line in self.placements((card_id,))]
 
     def placements(self, cards: Iterable[str]) -> list[tuple[str, str]]:
         """Every ``(card, line)`` of ``cards`` that may be placed now: the verdict of ``is_legal`` for each, in one
