@@ -38,7 +38,8 @@ from companion.daemon import Daemon
 from companion.games import ending, find_kind
 from companion.journal import Journal
 from companion.nfc.backends import SimBackend
-from companion.ui.display import FakeI2CBus, make_device
+from companion.sim.oled import FakeI2CBus
+from companion.ui.display import make_device
 from companion.view import Message, MessageKind, TableView
 
 if TYPE_CHECKING:

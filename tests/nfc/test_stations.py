@@ -27,7 +27,8 @@ from companion.nfc.ndef import card_id_from_ndef
 from companion.nfc.rc522 import RC522, NfcError
 from companion.nfc.registry import Registry
 from companion.nfc.stations import ReaderStation, SimStation
-from companion.ui.display import FakeI2CBus, Screen, frame_to_text, make_device
+from companion.sim.oled import FakeI2CBus
+from companion.ui.display import Screen, frame_to_text, make_device
 from companion.ui.lights import StatusLed, ZoneLights
 from companion.ui.screens import render
 from companion.view import Message, MessageKind, TableView
