@@ -25,6 +25,7 @@ from dataclasses import dataclass
 from typing import Any, Protocol, runtime_checkable
 
 from companion.events import ZoneScan
+from companion.nfc.errors import NfcError, NfcProtocolError, ReaderNotResponding
 from companion.nfc.ndef import (
     CARD_PAGE,
     FIRST_PAGE,
@@ -33,7 +34,7 @@ from companion.nfc.ndef import (
     card_id_from_text_pages,
     card_id_pages,
 )
-from companion.nfc.rc522 import RC522, NfcError, NfcProtocolError, ReaderNotResponding, spidev_transfer
+from companion.nfc.rc522 import RC522, spidev_transfer
 from companion.nfc.tracking import CardNames
 
 __all__ = [

@@ -20,8 +20,8 @@ from typing import Any, Protocol, cast, runtime_checkable
 from companion.events import ZoneScan
 from companion.hub.session import TRACKER_ABSENCES, HubOffline, HubOnline, HubSession, LinkState, TagWritten
 from companion.nfc.backends import ReaderBackend, SimBackend, TagMemoryReader
+from companion.nfc.errors import NfcError
 from companion.nfc.ndef import FIRST_PAGE, NdefError, card_id_from_ndef, card_id_pages
-from companion.nfc.rc522 import NfcError
 from companion.ui.lights import HubZoneLights, StatusLed
 from companion.view import Output, TableView
 

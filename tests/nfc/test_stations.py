@@ -23,8 +23,9 @@ from companion.hardware import load_pinmap
 from companion.nfc import enrollment
 from companion.nfc.backends import ReaderBackend
 from companion.nfc.enrollment import Enrollment, Identify
+from companion.nfc.errors import NfcError
 from companion.nfc.ndef import card_id_from_ndef
-from companion.nfc.rc522 import RC522, NfcError
+from companion.nfc.rc522 import RC522
 from companion.nfc.registry import Registry
 from companion.nfc.stations import ReaderStation, SimStation
 from companion.sim.oled import FakeI2CBus
