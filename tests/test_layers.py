@@ -123,6 +123,25 @@ def test_no_import_cycles() -> None:
     assert not cycles, f"modules that import each other, through others or directly: {cycles}"
 
 
+def test_the_readers_code_shows_nothing() -> None:
+    """``nfc/`` turns the readers' answers into scans and cards; what shows the table (``ui/``: the screens, the
+    LEDs) sits above it within the devices and is handed in (a hub station is given its lights), so no module of
+    ``nfc/`` reaches one of ``ui/``, even through others."""
+    graph: dict[str, set[str]] = {module: imported(module) for module in modules()}
+    reached: dict[str, list[str]] = {}
+    for start in (module for module in modules() if module.startswith("companion.nfc")):
+        seen: set[str] = set()
+        todo = [start]
+        while todo:
+            for target in graph[todo.pop()] - seen:
+                seen.add(target)
+                todo.append(target)
+        shown = sorted(module for module in seen if module.startswith("companion.ui"))
+        if shown:
+            reached[start] = shown
+    assert not reached, f"nfc/ modules that reach ui/: {reached}"
+
+
 def test_the_cycle_check_finds_a_cycle() -> None:
     graph = {"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}}
     assert sorted(sorted(group) for group in _strongly_connected(graph) if len(group) > 1) == [["a", "b", "c"]]
