@@ -460,7 +460,6 @@ class SimBackend(ReaderBackend):
         self._tags: dict[str, Any] = {}
         self._where: dict[str, str] = {}
         self._steps: list[Step] = []
-        self.last_poll_s = 0.0  # modeled hardware time of the last poll
 
     def _field(self, zone: str) -> Any:
         if zone not in self._fields:
@@ -523,7 +522,4 @@ class SimBackend(ReaderBackend):
     def poll(self, t: float) -> list[ZoneScan]:
         while self._steps and self._steps[0].t <= t:
             self.apply(self._steps.pop(0))
-        start = self._sim.clock.now_s
-        scans = super().poll(t)
-        self.last_poll_s = self._sim.clock.now_s - start
-        return scans
+        return super().poll(t)
