@@ -154,7 +154,7 @@ def check_hub(system: System, port: str, zones: Sequence[str]) -> Check:
 
     path = system.path(port)
     try:
-        info = path.stat()  # follows the udev symlink to the tty
+        info = system.stat(path)  # follows the udev symlink to the tty
     except FileNotFoundError:
         return Check(
             "hub",
