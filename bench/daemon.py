@@ -36,8 +36,9 @@ from companion.demo import Demo
 from companion.events import ZoneScan
 from companion.journal import Entry, Journal
 from companion.nfc.backends import ReaderBackend
+from companion.sim.oled import FakeI2CBus
 from companion.table import Table
-from companion.ui.display import FakeI2CBus, Screen, i2c_write_s, make_device
+from companion.ui.display import Screen, i2c_write_s, make_device
 
 STARTUP = textwrap.dedent(
     """
@@ -61,7 +62,8 @@ STARTUP = textwrap.dedent(
             stop.set()
         return scan(self, *args)
     Table.scan = timed
-    from companion.ui.display import FakeI2CBus, make_device
+    from companion.sim.oled import FakeI2CBus
+    from companion.ui.display import make_device
     daemon = Daemon(config, pin_factory=MockFactory(revision="c03111", pin_class=MockPWMPin),
                     display=make_device([], bus=FakeI2CBus()))
     asyncio.run(daemon.run(stop))

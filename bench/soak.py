@@ -43,8 +43,9 @@ from companion.nfc.ndef import FIRST_PAGE, LAST_USER_PAGE, card_id_pages
 from companion.nfc.tracking import TableTracker
 from companion.referee import HubStatus, Referee
 from companion.rules import Action, Play
+from companion.sim.oled import FakeI2CBus
 from companion.table import Table
-from companion.ui.display import FakeI2CBus, make_device
+from companion.ui.display import make_device
 from companion.ui.lights import LOOK, ZoneLights
 from companion.ui.screens import render
 from companion.view import StatusLight, ZoneLight

@@ -53,8 +53,9 @@ from companion.documents.pages import robot_actions
 from companion.events import ZoneScan
 from companion.journal import Entry, Journal
 from companion.rules import Play
+from companion.sim.oled import FakeI2CBus
 from companion.table import Table
-from companion.ui.display import FakeI2CBus, make_device
+from companion.ui.display import make_device
 from companion.web.page import table_json
 
 LAYS = 200  # cards laid for the card-to-DOM figure

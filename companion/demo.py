@@ -46,9 +46,10 @@ from companion.nfc.registry import Registry
 from companion.nfc.tracking import TableTracker
 from companion.referee import Referee
 from companion.rules import Action, Play
+from companion.sim.oled import FakeI2CBus
 from companion.table import Table
 from companion.ui.buttons import Buttons
-from companion.ui.display import FakeI2CBus, Screen, frame_to_text, make_device
+from companion.ui.display import Screen, frame_to_text, make_device
 from companion.ui.lights import LOOK, HubZoneLights, StatusLed, ZoneLights
 from companion.view import Message, MessageKind, TableView, ZoneLight
 

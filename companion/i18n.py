@@ -12,7 +12,8 @@ it is the template a translator copies. A text a catalogue lacks is said in Engl
 The table speaks the language of its config (``game.language``, :func:`translate` with the table's language); the
 command line speaks one language for the whole process, chosen once by :func:`companion.cli.main`
 (:func:`choose_language`), in which :func:`_` translates. A text defined in one place and said in another (a table
-of texts by key) is marked with :func:`N_`, so that the check of the catalogues (``tests/test_i18n.py``) finds it.
+of texts by key) is marked with :func:`N_`, so that the check of the catalogues (``tests/test_i18n.py``) finds it
+(:mod:`companion.documents.catalogues` reads the code for them).
 
 The ``.po`` files are read as they are, by polib (:func:`parse_po`); :func:`compile_po` turns one into the binary
 ``.mo`` form that :class:`gettext.GNUTranslations` loads, in memory, so there is no build step and no second file
@@ -23,12 +24,11 @@ Folders named in ``COMPANION_LOCALES`` (separated by ``:``) are searched before 
 
 from __future__ import annotations
 
-import ast
 import errno
 import gettext
 import io
 import os
-from collections.abc import Iterable, Mapping
+from collections.abc import Mapping
 from functools import cache
 from pathlib import Path
 
@@ -259,43 +259,3 @@ def choose_language(given: str | None, config: str | None, environ: Mapping[str,
                     return lang
             break
     return SOURCE_LANGUAGE
-
-
-# ---- the texts the code says ------------------------------------------------------------------------------
-
-MARKERS = ("_", "N_", "translate", "ngettext", "translate_n")  # the calls whose first argument is a msgid
-PLURALS = ("ngettext", "translate_n")  # the calls whose second argument is its plural
-
-
-def said_in_code(package: Path = Path(__file__).parent) -> tuple[dict[str, list[str]], list[str]]:
-    """Every msgid the package says (a string literal given to ``_``, ``N_``, ``translate``, ``ngettext`` or
-    ``translate_n``) -> where it says it, and where an f-string is given to be translated (no catalogue can hold
-    one: translate the template)."""
-    said: dict[str, list[str]] = {}
-    built: list[str] = []
-    for path, node in _calls(package):
-        first = node.args[0] if node.args else None
-        where = f"{path.relative_to(package.parent).as_posix()}:{node.lineno}"
-        if isinstance(first, ast.Constant) and isinstance(first.value, str):
-            said.setdefault(first.value, []).append(where)
-        elif isinstance(first, ast.JoinedStr):
-            built.append(where)
-    return said, built
-
-
-def plurals_in_code(package: Path = Path(__file__).parent) -> dict[str, str]:
-    """The msgid of every text the package says with plural forms -> its plural (``ngettext``'s second argument)."""
-    plurals: dict[str, str] = {}
-    for _path, node in _calls(package):
-        if isinstance(node.func, ast.Name) and node.func.id in PLURALS and len(node.args) > 1:
-            singular, plural = node.args[0], node.args[1]
-            if isinstance(singular, ast.Constant) and isinstance(plural, ast.Constant):
-                plurals[str(singular.value)] = str(plural.value)
-    return plurals
-
-
-def _calls(package: Path) -> Iterable[tuple[Path, ast.Call]]:
-    for path in sorted(package.rglob("*.py")):
-        for node in ast.walk(ast.parse(path.read_text("utf-8"), str(path))):
-            if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id in MARKERS:
-                yield path, node

@@ -1,7 +1,9 @@
 """Build the reader hub's files for the board: every module compiled with mpy-cross, the two entry files as source.
 
-The protocol codec and the MFRC522 driver are the companion's own files (``companion/hub/protocol.py``,
-``companion/nfc/rc522.py``), compiled as they are: there is no firmware copy to keep in step by hand.
+The protocol codec, the MFRC522 driver and the NFC errors it raises are the companion's own files
+(``companion/hub/protocol.py``, ``companion/nfc/rc522.py``, ``companion/nfc/errors.py``), compiled as they are:
+there is no firmware copy to keep in step by hand. The errors go on the board as ``nfc_errors``, the name the
+driver imports them by where there is no ``companion`` package.
 
     python firmware/build.py [OUT]      # default build/firmware; then `make firmware-deploy`
 """
@@ -18,6 +20,7 @@ ROOT = Path(__file__).resolve().parent.parent
 # Board name -> source in this repository. Compiled to .mpy: smaller, and no parsing on the Pico at boot.
 COMPILED = {
     "protocol.py": ROOT / "companion/hub/protocol.py",
+    "nfc_errors.py": ROOT / "companion/nfc/errors.py",
     "rc522.py": ROOT / "companion/nfc/rc522.py",
     "scanner.py": ROOT / "firmware/scanner.py",
     "hub_app.py": ROOT / "firmware/hub_app.py",

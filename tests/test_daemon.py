@@ -20,7 +20,8 @@ from companion.daemon import Daemon
 from companion.hardware import load_pinmap
 from companion.journal import Entry, Journal
 from companion.nfc.backends import SimBackend
-from companion.ui.display import FakeI2CBus, make_device
+from companion.sim.oled import FakeI2CBus
+from companion.ui.display import make_device
 from companion.ui.screens import render
 from companion.view import MessageKind, StatusLight
 

@@ -19,7 +19,8 @@ from companion.hub.protocol import COLOURS, MODES
 from companion.hub.simulated import SimulatedHub
 from companion.journal import Journal
 from companion.nfc.registry import Registry
-from companion.ui.display import FakeI2CBus, make_device
+from companion.sim.oled import FakeI2CBus
+from companion.ui.display import make_device
 from companion.view import MessageKind, StatusLight
 
 MASTERS = ("M1R", "M2R", "M3R", "M4R", "M1B", "M2B", "M3B", "M4B")

@@ -24,8 +24,9 @@ from companion.nfc.backends import SimBackend
 from companion.nfc.registry import Registry
 from companion.nfc.tracking import TableTracker
 from companion.referee import Referee
+from companion.sim.oled import FakeI2CBus
 from companion.table import Table
-from companion.ui.display import FakeI2CBus, make_device
+from companion.ui.display import make_device
 
 if TYPE_CHECKING:
     from disks import Disk

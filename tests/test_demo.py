@@ -230,6 +230,7 @@ def test_the_default_demo_tells_the_story_in_the_systems_language_and_leaves_not
         assert picture.size == (256, 128)
 
 
+@pytest.mark.slow
 def test_the_demo_speaks_english_and_keeps_its_folder_when_asked(
     tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -268,6 +269,7 @@ msgstr "{game} : {actions} actions confirmées, {rows} lignes au journal, {noise
 """
 
 
+@pytest.mark.slow
 def test_a_dropped_catalogue_tells_the_demos_story_in_its_language(
     tmp_path: Path, dropped_catalogue: Callable[[str, str], Path]
 ) -> None:

@@ -13,7 +13,7 @@ import pytest
 
 from companion.cli import language_of, main
 from companion.config import parse_config
-from companion.documents.catalogues import said, update_catalogue
+from companion.documents.catalogues import plurals_in_code, said, update_catalogue
 from companion.events import Button, Press, UnknownTag
 from companion.games.seises.rules import Seises
 from companion.i18n import (
@@ -23,7 +23,6 @@ from companion.i18n import (
     language_name,
     languages,
     parse_po,
-    plurals_in_code,
     translate,
     translate_n,
 )

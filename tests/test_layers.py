@@ -1,5 +1,5 @@
 """Imports point down: every import of every module, read with ``ast`` (those inside functions too), against the
-layers of ``companion/documents/layers.py`` (drawn in docs/EXTENDING.md, "Layers")."""
+layers of ``companion/documents/layers.py`` (drawn and tabled in docs/EXTENDING.md, "Layers")."""
 
 from __future__ import annotations
 
@@ -14,12 +14,9 @@ import pytest
 from PIL import Image, ImageChops
 
 import companion
-from companion.documents.layers import DOCS_DIR, LAYERS, layer_of, write_layers
+from companion.documents.layers import DOCS_DIR, LAYERS, layer_of, with_layer_table, write_layers
 
 PACKAGE = Path(companion.__file__).parent
-
-# What the core may not load, even through others: the hardware's libraries, the pictures', the command line's.
-NOT_IN_CORE = ("gpiozero", "lgpio", "spidev", "smbus2", "serial", "mfrc522", "luma", "PIL", "argparse")
 
 
 @cache
@@ -111,6 +108,13 @@ def test_the_committed_picture_is_up_to_date(tmp_path: Path) -> None:
             assert difference.getbbox() is None, f"{committed} is stale; {redraw}"
 
 
+def test_the_committed_table_is_up_to_date() -> None:
+    extending = DOCS_DIR / "EXTENDING.md"
+    text = extending.read_text("utf-8")
+    redraw = "redraw it with: .venv/bin/python -m companion.documents"
+    assert with_layer_table(text) == text, f"the layers' table in {extending} is stale; {redraw}"
+
+
 def test_imports_point_down() -> None:
     upward = sorted((module, target) for module, target in edges() if rank(target) > rank(module))
     assert not upward, "imports that point up (a module imports only its own layer and those below it): " + ", ".join(
@@ -124,6 +128,25 @@ def test_no_import_cycles() -> None:
         graph[module].add(target)
     cycles = [sorted(group) for group in _strongly_connected(graph) if len(group) > 1]
     assert not cycles, f"modules that import each other, through others or directly: {cycles}"
+
+
+def test_the_readers_code_shows_nothing() -> None:
+    """``nfc/`` turns the readers' answers into scans and cards; what shows the table (``ui/``: the screens, the
+    LEDs) sits above it within the devices and is handed in (a hub station is given its lights), so no module of
+    ``nfc/`` reaches one of ``ui/``, even through others."""
+    graph: dict[str, set[str]] = {module: imported(module) for module in modules()}
+    reached: dict[str, list[str]] = {}
+    for start in (module for module in modules() if module.startswith("companion.nfc")):
+        seen: set[str] = set()
+        todo = [start]
+        while todo:
+            for target in graph[todo.pop()] - seen:
+                seen.add(target)
+                todo.append(target)
+        shown = sorted(module for module in seen if module.startswith("companion.ui"))
+        if shown:
+            reached[start] = shown
+    assert not reached, f"nfc/ modules that reach ui/: {reached}"
 
 
 def test_the_cycle_check_finds_a_cycle() -> None:
@@ -171,7 +194,7 @@ CORE = sorted(module for module in modules() if layer_of(module) is LAYERS[0])
 @pytest.mark.parametrize("module", CORE)
 def test_the_core_loads_no_device_and_no_command_line(module: str) -> None:
     """Importing a core module (the referee, the rules...) loads none of the libraries of the layers above."""
-    code = f"import sys, {module}\nprint(' '.join(name for name in {NOT_IN_CORE!r} if name in sys.modules))"
+    code = f"import sys, {module}\nprint(' '.join(name for name in {LAYERS[0].keeps_out!r} if name in sys.modules))"
     result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert result.stdout.split() == [], f"importing {module} loads {result.stdout.split()}"
 
@@ -189,7 +212,7 @@ def test_a_referee_of_every_game_is_built_and_shows_its_table_without_a_device_l
         "    referee = Referee(GameConfig(name), kind.default_zones())\n"
         "    referee.handle(CardArrived(next(iter(kind.default_zones())), referee.game.deck.cards[0].id), 0.0)\n"
         "    assert referee.view().game is not None\n"
-        f"print(' '.join(name for name in {NOT_IN_CORE!r} if name in sys.modules))"
+        f"print(' '.join(name for name in {LAYERS[0].keeps_out!r} if name in sys.modules))"
     )
     result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert result.stdout.split() == [], f"a referee loads {result.stdout.split()}"

@@ -18,7 +18,7 @@ from companion.decks import Deck, DeckError, load_deck
 from companion.hardware import PinMap, PinMapError
 from companion.i18n import N_, SaidError, _, language
 from companion.nfc.enrollment import Enrollment, Station
-from companion.nfc.rc522 import NfcError
+from companion.nfc.errors import NfcError
 from companion.nfc.registry import Registry, RegistryError
 from companion.nfc.stations import SimulatedHand
 from companion.pins import PinFactoryError

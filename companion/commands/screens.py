@@ -11,7 +11,8 @@ from typing import Any
 from PIL import Image
 
 from companion.i18n import _, languages, ngettext
-from companion.ui.display import FakeI2CBus, Screen, make_device
+from companion.sim.oled import FakeI2CBus
+from companion.ui.display import Screen, make_device
 from companion.ui.examples import example_views
 
 

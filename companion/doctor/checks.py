@@ -1,15 +1,17 @@
 """What a doctor check finds (:class:`Check`) and where it looks (:class:`System`).
 
 Every check is a function that returns a :class:`Check`. Whatever it touches goes through a :class:`System`: the
-filesystem root the device nodes, ``config.txt``, ``/etc/passwd`` and ``/etc/group`` are looked up under, and the
-factories that open an SPI device, an I2C bus and the hub's serial link. Tests pass a temporary root, the simulated
-readers of :mod:`companion.sim` and fake buses; the defaults reach the real hardware. The checks themselves live
-beside what they check: the Pi's system in :mod:`companion.doctor.pi`, each reader kind's in its module of
-:mod:`companion.readers`, the OLED's in :mod:`companion.ui.display_checks`.
+filesystem root the device nodes, ``config.txt``, ``/etc/passwd`` and ``/etc/group`` are looked up under, what a
+node is (its ``stat``: type, owner, group, mode), and the factories that open an SPI device, an I2C bus and the
+hub's serial link. Tests pass a temporary root, the nodes' stat as udev leaves them on a Pi (no root needed to make
+them), the simulated readers of :mod:`companion.sim` and fake buses; the defaults reach the real hardware. The
+checks themselves live beside what they check: the Pi's system in :mod:`companion.doctor.pi`, each reader kind's in
+its module of :mod:`companion.readers`, the OLED's in :mod:`companion.ui.display_checks`.
 """
 
 from __future__ import annotations
 
+import os
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -70,6 +72,10 @@ def _hub_hello(path: str, zones: Sequence[str]) -> HubInfo:
     return hello(path, zones)
 
 
+def _stat(path: Path) -> os.stat_result:
+    return path.stat()  # follows a symlink (udev's /dev/companion-hub) to the node
+
+
 @dataclass
 class System:
     """Where the checks look and how they reach the hardware; the defaults are this Pi's."""
@@ -79,6 +85,7 @@ class System:
     spi_device: Callable[[], SpiDevice] = _spidev  # a closed SpiDev; the check opens it
     i2c_bus: Callable[[int], I2CBus] = _smbus  # opens /dev/i2c-<port>
     hub_handshake: Callable[[str, Sequence[str]], HubInfo] = _hub_hello  # the daemon's own connection, once
+    stat: Callable[[Path], os.stat_result] = _stat  # a path under the root: its type, owner, group and mode
 
     def path(self, absolute: str | Path) -> Path:
         """``absolute`` under the root: ``/dev/spidev0.0`` is ``<root>/dev/spidev0.0``."""

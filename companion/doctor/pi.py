@@ -247,7 +247,7 @@ def check_access(system: System, nodes: Sequence[str]) -> Check:
     for node in nodes:
         path = system.path(node)
         try:
-            info = path.stat()
+            info = system.stat(path)
         except FileNotFoundError:
             continue  # its own check says it is missing
         if _can_open(user_account.uid, gids, info):

@@ -1,6 +1,6 @@
 """``python -m companion.documents [PINMAP]``: redraw the wiring diagrams, assembly pictures and play mats of
 hardware/ (each mat in every language of the catalogues, one file each: mats/LANG/NAME.svg), write each table
-layout's files (hardware/layouts/NAME/) and the layers' picture of docs/."""
+layout's files (hardware/layouts/NAME/), the layers' picture of docs/ and their table in docs/EXTENDING.md."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ import sys
 
 from companion.documents.assembly import write_assembly
 from companion.documents.drawings import draw_all
-from companion.documents.layers import DOCS_DIR, write_layers
+from companion.documents.layers import DOCS_DIR, write_layer_table, write_layers
 from companion.hardware import HARDWARE_DIR, LAYOUTS, load_pinmap
 
 
@@ -19,7 +19,7 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     pinmap = load_pinmap(args[0] if args else None)
     written = draw_all(pinmap, LAYOUTS, HARDWARE_DIR) + write_assembly(pinmap, HARDWARE_DIR)
-    for path in written + write_layers(DOCS_DIR):
+    for path in [*written, *write_layers(DOCS_DIR), write_layer_table(DOCS_DIR / "EXTENDING.md")]:
         print(path)
     return 0
 

@@ -8,6 +8,7 @@ would change the catalogues at every edit of the code.
 
 from __future__ import annotations
 
+import ast
 import re
 import sys
 from collections.abc import Iterable, Mapping
@@ -15,11 +16,50 @@ from pathlib import Path
 
 import polib
 
+import companion
 from companion.documents.drawings import mat_texts
 from companion.hardware import HARDWARE_DIR
-from companion.i18n import DOMAIN, LOCALE, SOURCE_LANGUAGE, is_translated, parse_po, plurals_in_code, said_in_code
+from companion.i18n import DOMAIN, LOCALE, SOURCE_LANGUAGE, is_translated, parse_po
 
-__all__ = ["format_po", "said", "update_catalogue"]
+__all__ = ["MARKERS", "PLURALS", "format_po", "plurals_in_code", "said", "said_in_code", "update_catalogue"]
+
+PACKAGE = Path(companion.__file__).parent  # the code whose texts the catalogues hold
+MARKERS = ("_", "N_", "translate", "ngettext", "translate_n")  # the calls whose first argument is a msgid
+PLURALS = ("ngettext", "translate_n")  # the calls whose second argument is its plural
+
+
+def said_in_code(package: Path = PACKAGE) -> tuple[dict[str, list[str]], list[str]]:
+    """Every msgid the package says (a string literal given to ``_``, ``N_``, ``translate``, ``ngettext`` or
+    ``translate_n``) -> where it says it, and where an f-string is given to be translated (no catalogue can hold
+    one: translate the template)."""
+    said: dict[str, list[str]] = {}
+    built: list[str] = []
+    for path, node in _calls(package):
+        first = node.args[0] if node.args else None
+        where = f"{path.relative_to(package.parent).as_posix()}:{node.lineno}"
+        if isinstance(first, ast.Constant) and isinstance(first.value, str):
+            said.setdefault(first.value, []).append(where)
+        elif isinstance(first, ast.JoinedStr):
+            built.append(where)
+    return said, built
+
+
+def plurals_in_code(package: Path = PACKAGE) -> dict[str, str]:
+    """The msgid of every text the package says with plural forms -> its plural (``ngettext``'s second argument)."""
+    plurals: dict[str, str] = {}
+    for _path, node in _calls(package):
+        if isinstance(node.func, ast.Name) and node.func.id in PLURALS and len(node.args) > 1:
+            singular, plural = node.args[0], node.args[1]
+            if isinstance(singular, ast.Constant) and isinstance(plural, ast.Constant):
+                plurals[str(singular.value)] = str(plural.value)
+    return plurals
+
+
+def _calls(package: Path) -> Iterable[tuple[Path, ast.Call]]:
+    for path in sorted(package.rglob("*.py")):
+        for node in ast.walk(ast.parse(path.read_text("utf-8"), str(path))):
+            if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id in MARKERS:
+                yield path, node
 
 
 def said() -> tuple[dict[str, list[str]], list[str]]:

@@ -1,4 +1,4 @@
-"""The layers of the code, bottom to top, and their picture in ``docs/``.
+"""The layers of the code, bottom to top, and their picture and table in ``docs/``.
 
 A module may import the modules of its own layer and of the layers below it, never one above, and no two
 modules import each other, even through others (``tests/test_layers.py`` reads every import and checks both).
@@ -23,7 +23,17 @@ from pathlib import Path
 from companion.documents.drawings import COLOURS, Drawing, Label, Rect, Wire
 from companion.ui.screens import text_width
 
-__all__ = ["DOCS_DIR", "LAYERS", "Layer", "draw_layers", "layer_of", "write_layers"]
+__all__ = [
+    "DOCS_DIR",
+    "LAYERS",
+    "Layer",
+    "draw_layers",
+    "layer_of",
+    "layer_table",
+    "with_layer_table",
+    "write_layer_table",
+    "write_layers",
+]
 
 # The source checkout's docs/ folder, where the picture is written (python -m companion.documents).
 DOCS_DIR = Path(__file__).resolve().parent.parent.parent / "docs"
@@ -35,6 +45,7 @@ class Layer:
     holds: str  # what the layer is, for the picture and the docs
     paths: tuple[str, ...]  # under companion/: a module ("view.py"), a package ("rules/"), or a pattern of modules
     # ("games/*/screen.py": every game's screen)
+    keeps_out: tuple[str, ...] = ()  # libraries importing any of its modules must not load, even through others
 
 
 LAYERS = (
@@ -56,6 +67,8 @@ LAYERS = (
             "menu.py",
             "referee/",
         ),
+        # the hardware's libraries, the pictures', the command line's
+        ("gpiozero", "lgpio", "spidev", "smbus2", "serial", "mfrc522", "luma", "PIL", "argparse"),
     ),
     Layer(
         "devices",
@@ -149,3 +162,39 @@ def write_layers(out: Path) -> list[Path]:
     svg.write_text(drawing.svg(), "utf-8")
     drawing.png().save(png, optimize=True)
     return [svg, png]
+
+
+# --- the table in docs/EXTENDING.md ------------------------------------------------------------------------------
+
+TABLE_START = "<!-- the layers' table, written from LAYERS by python -m companion.documents: edit LAYERS -->"
+TABLE_END = "<!-- end of the layers' table -->"
+
+
+def layer_table() -> str:
+    """The layers as a Markdown table, the bottom one first: what each names, holds and may import::
+
+    >>> layer_table().splitlines()[3].split(" | ")[-1]
+    'devices, core |'
+    """
+    rows = ["| layer | holds | may import |", "| --- | --- | --- |"]
+    for index, layer in enumerate(LAYERS):
+        paths = ", ".join(f"`{path}`" for path in layer.paths)
+        below = ", ".join(other.name for other in reversed(LAYERS[: index + 1]))
+        if layer.keeps_out:
+            below += " only; loads none of " + ", ".join(f"`{name}`" for name in layer.keeps_out)
+        rows.append(f"| **{layer.name}**: {paths} | {layer.holds} | {below} |")
+    return "\n".join(rows) + "\n"
+
+
+def with_layer_table(text: str, source: str = "EXTENDING.md") -> str:
+    """``text`` with :func:`layer_table` written afresh between its two markers."""
+    start, end = text.find(TABLE_START), text.find(TABLE_END)
+    if start < 0 or end < start:
+        raise ValueError(f"{source}: no {TABLE_START!r} ... {TABLE_END!r}: put the two lines where the table goes")
+    return text[: start + len(TABLE_START)] + "\n" + layer_table() + text[end:]
+
+
+def write_layer_table(doc: Path) -> Path:
+    """Write the table into ``doc`` (``docs/EXTENDING.md``) between its markers; return the file."""
+    doc.write_text(with_layer_table(doc.read_text("utf-8"), str(doc)), "utf-8")
+    return doc

@@ -30,7 +30,8 @@ from companion.games import find_kind, kinds
 from companion.i18n import languages
 from companion.journal import Entry, Journal
 from companion.rules import Play
-from companion.ui.display import FakeI2CBus, make_device
+from companion.sim.oled import FakeI2CBus
+from companion.ui.display import make_device
 
 __all__ = ["PHONE_WIDTH", "SETTINGS", "TABLE", "TEXT_KEY", "VIRTUAL", "pictures", "robot_actions", "write_pages"]
 

@@ -47,6 +47,7 @@ FIRMWARE_MODULES = (
     "micropython",
     "usb_cdc",
     "protocol",
+    "nfc_errors",
     "rc522",
     "scanner",
     "hub_app",

@@ -25,6 +25,7 @@ from dataclasses import dataclass
 from typing import Any, Protocol, runtime_checkable
 
 from companion.events import ZoneScan
+from companion.nfc.errors import NfcError, NfcProtocolError, ReaderNotResponding
 from companion.nfc.ndef import (
     CARD_PAGE,
     FIRST_PAGE,
@@ -33,7 +34,7 @@ from companion.nfc.ndef import (
     card_id_from_text_pages,
     card_id_pages,
 )
-from companion.nfc.rc522 import RC522, NfcError, NfcProtocolError, ReaderNotResponding, spidev_transfer
+from companion.nfc.rc522 import RC522, spidev_transfer
 from companion.nfc.tracking import CardNames
 
 __all__ = [
@@ -459,7 +460,6 @@ class SimBackend(ReaderBackend):
         self._tags: dict[str, Any] = {}
         self._where: dict[str, str] = {}
         self._steps: list[Step] = []
-        self.last_poll_s = 0.0  # modeled hardware time of the last poll
 
     def _field(self, zone: str) -> Any:
         if zone not in self._fields:
@@ -522,7 +522,4 @@ class SimBackend(ReaderBackend):
     def poll(self, t: float) -> list[ZoneScan]:
         while self._steps and self._steps[0].t <= t:
             self.apply(self._steps.pop(0))
-        start = self._sim.clock.now_s
-        scans = super().poll(t)
-        self.last_poll_s = self._sim.clock.now_s - start
-        return scans
+        return super().poll(t)

@@ -19,7 +19,7 @@ from typing import Protocol
 from companion.decks import Card, Deck
 from companion.events import ZoneScan, hexuid
 from companion.i18n import N_, translate
-from companion.nfc.rc522 import NfcError
+from companion.nfc.errors import NfcError
 from companion.nfc.registry import Registry
 from companion.nfc.tracking import TableTracker
 from companion.view import Message, MessageKind, StatusLight, TableView, ZoneLight

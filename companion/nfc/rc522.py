@@ -42,6 +42,46 @@ except ImportError:
 
 import time
 
+# The errors every reader kind shares (companion/nfc/errors.py). On the hub, where there is no companion package,
+# firmware/build.py puts that file beside this one as nfc_errors. The hub's scanner takes them from here (in the
+# tests' CPython both files are importable, and only the driver's choice is the class it raises).
+try:
+    from companion.nfc.errors import (
+        NfcCollision,
+        NfcCrcError,
+        NfcError,
+        NfcProtocolError,
+        NfcTimeout,
+        ReaderNotResponding,
+    )
+except ImportError:
+    from nfc_errors import (  # type: ignore[import-not-found,no-redef]
+        NfcCollision,
+        NfcCrcError,
+        NfcError,
+        NfcProtocolError,
+        NfcTimeout,
+        ReaderNotResponding,
+    )
+
+__all__ = [
+    "FULL_SCAN_EVERY",
+    "GAINS_DB",
+    "KNOWN_VERSIONS",
+    "RC522",
+    "NfcCollision",
+    "NfcCrcError",
+    "NfcError",
+    "NfcProtocolError",
+    "NfcTimeout",
+    "ReaderNotResponding",
+    "cascade_levels",
+    "crc_a",
+    "machine_transfer",
+    "spidev_transfer",
+    "with_crc",
+]
+
 # Registers (MFRC522 datasheet, section 9.2).
 _COMMAND = const(0x01)
 _COMM_IRQ = const(0x04)
@@ -134,30 +174,6 @@ _AGAIN_WAIT_MS = 3
 _RCV_OFF = const(0x20)
 
 _HLTA_WITH_CRC = b"\x50\x00\x57\xcd"  # HLTA and its CRC_A
-
-
-class NfcError(OSError):
-    """A failed exchange with a reader or a tag; the subclass says which way it failed."""
-
-
-class NfcTimeout(NfcError):
-    """No tag answered before the reader's time-out: the only outcome that means "no card"."""
-
-
-class NfcCrcError(NfcError):
-    """A frame came back damaged (CRC, parity or BCC check failed): a tag is there but the read is garbled."""
-
-
-class NfcCollision(NfcError):
-    """Several tags answered at once where one answer was expected."""
-
-
-class NfcProtocolError(NfcError):
-    """An answer that breaks ISO/IEC 14443-3 or NTAG21x framing, or a tag that refused a command (NAK)."""
-
-
-class ReaderNotResponding(NfcError):
-    """The MFRC522 itself does not answer on the SPI bus: wiring, chip select, power or reset."""
 
 
 def _hex(data: bytes) -> str:

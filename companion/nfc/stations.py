@@ -15,19 +15,19 @@ from __future__ import annotations
 import hashlib
 import time
 from collections.abc import Callable, Sequence
-from typing import Any, Protocol, cast, runtime_checkable
+from typing import Any, Protocol, runtime_checkable
 
 from companion.events import ZoneScan
 from companion.hub.session import TRACKER_ABSENCES, HubOffline, HubOnline, HubSession, LinkState, TagWritten
 from companion.nfc.backends import ReaderBackend, SimBackend, TagMemoryReader
+from companion.nfc.errors import NfcError
 from companion.nfc.ndef import FIRST_PAGE, NdefError, card_id_from_ndef, card_id_pages
-from companion.nfc.rc522 import NfcError
-from companion.ui.lights import HubZoneLights, StatusLed
 from companion.view import Output, TableView
 
 __all__ = [
     "HubLost",
     "HubStation",
+    "LedCommand",
     "LentStation",
     "ReaderStation",
     "SimStation",
@@ -183,11 +183,15 @@ class HubLost(OSError):
     """The hub went away (or refused us) during enrollment; the message says why and what to do."""
 
 
+LedCommand = Callable[[str, str, str], None]  # (zone, colour, mode): one LED command to the hub
+
+
 class HubStation:
     """The reader hub's zones over its serial port, driven from the caller's thread.
 
-    A hub lost half-way ends the enrollment (``HubLost``): what was enrolled is saved, and the same command
-    goes on once the hub is back.
+    The hub lights its zones' LEDs itself: ``lights(send)`` makes what shows the view on them from the station's
+    LED command (the hub's reader kind gives :class:`companion.ui.lights.HubZoneLights`). A hub lost half-way ends
+    the enrollment (``HubLost``): what was enrolled is saved, and the same command goes on once the hub is back.
     """
 
     absences = TRACKER_ABSENCES  # the hub debounces lifts itself
@@ -198,6 +202,7 @@ class HubStation:
         port: str,
         screen: Output | None = None,
         *,
+        lights: Callable[[LedCommand], Output],
         watch: Sequence[str] = (),
         clock: Callable[[], float] = time.monotonic,
     ) -> None:
@@ -222,8 +227,7 @@ class HubStation:
         self._reason = "is it running the companion firmware (make firmware-deploy)?"
         self._scans: list[ZoneScan] = []
         self._written: dict[int, TagWritten] = {}
-        # The status LED is the Pi's: enrollment leaves it alone.
-        self.lights = HubZoneLights(tuple(zones), self._set_led, cast(StatusLed, _NoStatusLed()))
+        self.lights = lights(self._set_led)
         self.session.open(clock())
         self._flush()
         deadline = clock() + HUB_ONLINE_S
@@ -300,8 +304,3 @@ class HubStation:
             if close is not None:
                 close()
         self.serial.close()
-
-
-class _NoStatusLed:
-    def show(self, status: object) -> None:
-        pass

@@ -7,7 +7,7 @@ from __future__ import annotations
 import stat
 from collections.abc import Iterator, Mapping, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, ClassVar
+from typing import TYPE_CHECKING, ClassVar, cast
 
 from companion.doctor.checks import Check, System
 from companion.events import ZoneScan
@@ -22,6 +22,7 @@ if TYPE_CHECKING:
     from companion.config import Config
     from companion.hub.backend import HubBackend
     from companion.nfc.enrollment import Station
+    from companion.nfc.stations import LedCommand
     from companion.ui.lights import HubZoneLights, StatusLed
 
 __all__ = ["HubReaders", "check_hub", "hub_port"]
@@ -88,7 +89,7 @@ class HubReaders(ReaderKind):
         port = options.settings.get("hub_port") or (pinmap.hub.serial if pinmap.hub else "auto")
         watch = options.watched(hub_zones, "on the hub")
         screen = options.screen() if board_model() is not None else None
-        return HubStation(hub_zones, port, screen, watch=watch)
+        return HubStation(hub_zones, port, screen, lights=lambda send: _zone_lights(hub_zones, send), watch=watch)
 
 
 class _Hub:
@@ -123,6 +124,18 @@ class _Hub:
         """The port is let go when :meth:`run` is cancelled."""
 
 
+def _zone_lights(zones: Sequence[str], send: LedCommand) -> HubZoneLights:
+    """The hub's zone LEDs for enrollment; the status LED is the Pi's, and enrollment leaves it alone."""
+    from companion.ui.lights import HubZoneLights, StatusLed
+
+    return HubZoneLights(tuple(zones), send, cast(StatusLed, _NoStatusLed()))
+
+
+class _NoStatusLed:
+    def show(self, status: object) -> None:
+        pass
+
+
 def hub_port(configured: str, system: System) -> str:
     """The configured port; for "auto", the udev rule's name, else (on this Pi) a Pico found by its USB ids as
     the daemon finds it."""
@@ -141,7 +154,7 @@ def check_hub(system: System, port: str, zones: Sequence[str]) -> Check:
 
     path = system.path(port)
     try:
-        info = path.stat()  # follows the udev symlink to the tty
+        info = system.stat(path)  # follows the udev symlink to the tty
     except FileNotFoundError:
         return Check(
             "hub",

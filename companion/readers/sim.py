@@ -62,7 +62,8 @@ class SimReaders(ReaderKind):
     def station(self, options: StationOptions) -> Station:
         from companion.nfc.stations import SimStation
         from companion.pins import factory_for
-        from companion.ui.display import FakeI2CBus, Screen, make_device
+        from companion.sim.oled import FakeI2CBus
+        from companion.ui.display import Screen, make_device
         from companion.ui.lights import StatusLed, ZoneLights
 
         pinmap = options.pinmap

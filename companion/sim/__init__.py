@@ -27,6 +27,9 @@ Point any MFRC522 driver at it the same way, unchanged:
   itself (``spi_bytes``, ``transactions``, ``ignored``, ``regs``, ``power_on()``) for tests that look inside:
   after ``power_on()``, a hard reset or soft power-down it ignores SPI until its oscillator runs (chip.py says
   why).
+* ``companion.sim.oled.FakeI2CBus`` is the OLED's I2C bus, for luma's drivers: it decodes the bytes they send back
+  into the picture the panel would show (imported on its own: it loads Pillow, which the readers' simulation
+  does not need).
 * ``reset()`` empties the whole bench: readers, fields, clock. Call it between tests.
 
 Example::

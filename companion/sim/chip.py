@@ -157,7 +157,6 @@ class Mfrc522:
         self._unplugged = False
         self._spi: tuple[bool, int] | None = None  # (reading, address) while selected
         self.spi_bytes = 0
-        self.spi_time_s = 0.0
         self.transactions = 0
         self.ignored = 0  # transactions that came before the oscillator was up
         self.reserved_changed: list[tuple[int, int, int]] = []  # (register, before, written) for each offence

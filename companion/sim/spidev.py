@@ -30,7 +30,6 @@ class SpiDev:
         self.loop = False
         self._chip: Mfrc522 | None = None
         self.spi_bytes = 0
-        self.modeled_time_s = 0.0
         if bus is not None:
             self.open(bus, 0 if device is None else device)
 
@@ -55,7 +54,6 @@ class SpiDev:
         self._chip.select()
         miso = WORLD.clock_bytes(self._chip, data, speed, WORLD.clock.spidev_call_s)
         self.spi_bytes += len(data)
-        self.modeled_time_s += 8 * len(data) / speed
         return list(miso)
 
     def xfer(self, values: Sequence[int], speed_hz: int = 0, delay_usec: int = 0, bits_per_word: int = 0) -> list[int]:

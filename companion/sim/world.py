@@ -71,7 +71,6 @@ class World:
         self.clock.transactions += 1
         chip.transactions += 1
         chip.spi_bytes += len(mosi)
-        chip.spi_time_s += duration
         if chip.starting(selected_at):
             chip.ignored += 1
             return bytes(len(mosi))  # the oscillator is not up: the chip hears nothing, MISO stays low

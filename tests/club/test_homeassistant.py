@@ -40,7 +40,8 @@ from companion.games.seises.rules import Seises
 from companion.games.sexto_set.rules import SextoSet
 from companion.journal import Journal
 from companion.nfc.backends import SimBackend
-from companion.ui.display import FakeI2CBus, make_device
+from companion.sim.oled import FakeI2CBus
+from companion.ui.display import make_device
 from companion.view import Message, MessageKind, TableView
 
 if TYPE_CHECKING:

@@ -23,7 +23,8 @@ from companion.games import DEFAULT_GAME
 from companion.hardware import load_pinmap
 from companion.journal import Cursor, Entry, Journal
 from companion.nfc.backends import SimBackend
-from companion.ui.display import FakeI2CBus, make_device
+from companion.sim.oled import FakeI2CBus
+from companion.ui.display import make_device
 
 if TYPE_CHECKING:
     from brokers import Board, Broker

@@ -182,9 +182,7 @@ def test_the_units_supplementary_groups_count(pi: Pi) -> None:
 
 
 def test_a_root_only_node_needs_its_group_not_usermod(pi: Pi) -> None:
-    pi.node("dev/i2c-1", "i2c").unlink()
-    path = pi.node("dev/i2c-1", "i2c", 0o600)
-    path.chmod(0o600)
+    pi.node("dev/i2c-1", "i2c", 0o600)
     access = check_access(pi.system(), ["/dev/i2c-1"])
     assert not access.ok and "only root can open it" in access.detail
     assert access.fix.startswith("sudo chgrp i2c /dev/i2c-1 && sudo chmod g+rw /dev/i2c-1")

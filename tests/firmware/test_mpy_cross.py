@@ -26,4 +26,12 @@ def test_mpy_cross_refuses_what_micropython_cannot_run(tmp_path: Path) -> None:
 
 def test_build_lays_out_the_board(tmp_path: Path) -> None:
     names = sorted(path.name for path in BUILD.build(tmp_path))
-    assert names == ["hub_app.mpy", "hub_config.py", "main.py", "protocol.mpy", "rc522.mpy", "scanner.mpy"]
+    assert names == [
+        "hub_app.mpy",
+        "hub_config.py",
+        "main.py",
+        "nfc_errors.mpy",
+        "protocol.mpy",
+        "rc522.mpy",
+        "scanner.mpy",
+    ]

@@ -29,8 +29,9 @@ from companion.nfc.tracking import TableTracker
 from companion.referee import Referee
 from companion.rules import Pass, Play
 from companion.rules.base import SetupError
+from companion.sim.oled import FakeI2CBus
 from companion.table import Table
-from companion.ui.display import FakeI2CBus, Screen, make_device
+from companion.ui.display import Screen, make_device
 from companion.ui.screens import render, screen_for
 from companion.view import MessageKind, ZoneLight
 

@@ -24,8 +24,8 @@ from companion.nfc.backends import (
     parse_scenario,
     spi_backend,
 )
+from companion.nfc.errors import ReaderNotResponding
 from companion.nfc.ndef import FIRST_PAGE, card_id_pages
-from companion.nfc.rc522 import ReaderNotResponding
 from companion.nfc.registry import Registry
 from companion.nfc.tracking import TableTracker
 

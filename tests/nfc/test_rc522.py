@@ -11,16 +11,8 @@ import pytest
 
 import companion.sim as sim
 from companion.nfc import rc522
-from companion.nfc.rc522 import (
-    RC522,
-    NfcCollision,
-    NfcCrcError,
-    NfcProtocolError,
-    NfcTimeout,
-    ReaderNotResponding,
-    machine_transfer,
-    spidev_transfer,
-)
+from companion.nfc.errors import NfcCollision, NfcCrcError, NfcProtocolError, NfcTimeout, ReaderNotResponding
+from companion.nfc.rc522 import RC522, machine_transfer, spidev_transfer
 
 NTAG = bytes.fromhex("04A1B2C3D4E5F6")
 CLASSIC = bytes.fromhex("DEADBEEF")

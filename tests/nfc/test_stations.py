@@ -23,11 +23,13 @@ from companion.hardware import load_pinmap
 from companion.nfc import enrollment
 from companion.nfc.backends import ReaderBackend
 from companion.nfc.enrollment import Enrollment, Identify
+from companion.nfc.errors import NfcError
 from companion.nfc.ndef import card_id_from_ndef
-from companion.nfc.rc522 import RC522, NfcError
+from companion.nfc.rc522 import RC522
 from companion.nfc.registry import Registry
 from companion.nfc.stations import ReaderStation, SimStation
-from companion.ui.display import FakeI2CBus, Screen, frame_to_text, make_device
+from companion.sim.oled import FakeI2CBus
+from companion.ui.display import Screen, frame_to_text, make_device
 from companion.ui.lights import StatusLed, ZoneLights
 from companion.ui.screens import render
 from companion.view import Message, MessageKind, TableView

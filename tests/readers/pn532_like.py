@@ -26,7 +26,7 @@ from companion.config import Config
 from companion.doctor.checks import Check, System
 from companion.hardware import PinMap
 from companion.nfc.backends import ReaderBackend
-from companion.nfc.rc522 import NfcProtocolError, ReaderNotResponding
+from companion.nfc.errors import NfcProtocolError, ReaderNotResponding
 from companion.readers import ReaderKind, Readers, Setup
 from companion.readers.registry import register
 

@@ -21,7 +21,8 @@ from companion.events import Button
 from companion.hardware import load_pinmap
 from companion.journal import Journal
 from companion.nfc.registry import Registry
-from companion.ui.display import FakeI2CBus, make_device
+from companion.sim.oled import FakeI2CBus
+from companion.ui.display import make_device
 
 UID = bytes.fromhex("04A1B2C3D4E5F6")
 PINS = load_pinmap()

@@ -18,7 +18,8 @@ from companion.config import parse_config
 from companion.daemon import Daemon
 from companion.hardware import load_pinmap
 from companion.nfc.backends import SimBackend
-from companion.ui.display import DIM, FakeI2CBus, Screen, i2c_write_s, make_device
+from companion.sim.oled import FakeI2CBus
+from companion.ui.display import DIM, Screen, i2c_write_s, make_device
 from companion.ui.screens import render
 from companion.view import Message, MessageKind, TableView, ZoneLight
 

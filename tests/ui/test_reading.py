@@ -8,7 +8,8 @@ from hypothesis import assume, example, given
 from hypothesis import strategies as st
 from PIL import Image, ImageDraw
 
-from companion.ui.display import FakeI2CBus, Screen, make_device
+from companion.sim.oled import FakeI2CBus
+from companion.ui.display import Screen, make_device
 from companion.ui.examples import example_views
 from companion.ui.fonts import ELLIPSIS
 from companion.ui.reading import _STROKES, Line, _glyphs, read, words

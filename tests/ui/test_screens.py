@@ -21,7 +21,8 @@ from companion.games.seises import Seat, SeisesView
 from companion.games.seises.screen import draw_scoreboard as draw_seises
 from companion.games.sexto_set import SextoSetView
 from companion.i18n import languages
-from companion.ui.display import FakeI2CBus, Screen, frame_to_text, make_device
+from companion.sim.oled import FakeI2CBus
+from companion.ui.display import Screen, frame_to_text, make_device
 from companion.ui.examples import example_views
 from companion.ui.screens import TextOverflow, draw_menu, draw_message, put, render
 from companion.view import MenuView, Message, MessageKind, TableView

@@ -13,7 +13,8 @@ from PIL import Image, ImageChops, ImageDraw
 
 from companion.games.seises import Seat, SeisesView
 from companion.games.sexto_set import Line, SextoSetView
-from companion.ui.display import FakeI2CBus, Screen, make_device
+from companion.sim.oled import FakeI2CBus
+from companion.ui.display import Screen, make_device
 from companion.ui.examples import example_views
 from companion.ui.fonts import ELLIPSIS, drawable
 from companion.ui.screens import FontSize, draw_table, font, render, wrap

@@ -29,8 +29,8 @@ from companion.journal import Journal
 from companion.nfc.registry import Registry
 from companion.nfc.tracking import TableTracker
 from companion.referee import Referee
+from companion.sim.oled import FakeI2CBus
 from companion.table import Table
-from companion.ui.display import FakeI2CBus
 from companion.ui.screens import render
 from companion.view import MessageKind, TableView
 from companion.web import WebServer

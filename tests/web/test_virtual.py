@@ -24,7 +24,7 @@ from companion.documents.browser import Browser
 from companion.games.sexto_set.rules import SextoSet
 from companion.hardware import load_pinmap
 from companion.rules import Pass, Play
-from companion.ui.display import FakeI2CBus
+from companion.sim.oled import FakeI2CBus
 from companion.ui.screens import render
 from companion.web import WebServer
 from companion.web.virtual import WORDS

@@ -25,7 +25,8 @@ from companion.daemon import Daemon
 from companion.journal import Entry, Journal
 from companion.referee.history import standing
 from companion.rules.transcript import UNDO, parse_line
-from companion.ui.display import FakeI2CBus, make_device
+from companion.sim.oled import FakeI2CBus
+from companion.ui.display import make_device
 
 GAMES = Path(__file__).parent.parent / "games"
 SAMPLE_CONFIG = Path(__file__).parent.parent.parent / "systemd" / "config.toml"
