@@ -137,12 +137,18 @@ def _pixels(size: FontSize) -> dict[str, int]:
     return {char: sum(bin(column).count("1") for column in columns) for columns, char in _glyphs(size).items()}
 
 
-def _overlaps(line: Line, boxes: list[tuple[int, int, int, int]]) -> bool:
+def _ink(line: Line, picture: Image.Image) -> tuple[int, int, int, int]:
+    """The box of the lit pixels of ``line``'s cells (a font's cell has rows above and below its glyphs: two lines
+    set close, a name over its count, share cell rows but no pixel)."""
     _width, height = _cell(line.size)
-    return any(
-        line.x < right and left < line.x + line.width and line.y < bottom and top < line.y + height
-        for left, top, right, bottom in boxes
-    )
+    box = (line.x, line.y, line.x + line.width, line.y + height)
+    ink = picture.crop(box).getbbox()
+    return box if ink is None else (box[0] + ink[0], box[1] + ink[1], box[0] + ink[2], box[1] + ink[3])
+
+
+def _overlaps(box: tuple[int, int, int, int], boxes: list[tuple[int, int, int, int]]) -> bool:
+    left, top, right, bottom = box
+    return any(left < r and x < right and top < b and y < bottom for x, y, r, b in boxes)
 
 
 def read(image: Image.Image) -> list[Line]:
@@ -165,9 +171,10 @@ def read(image: Image.Image) -> list[Line]:
     for line in candidates:
         if set(line.text) - {" "} <= _STROKES:
             continue
-        if not _overlaps(line, boxes):
+        ink = _ink(line, inverse if line.inverted else frame)
+        if not _overlaps(ink, boxes):
             accepted.append(line)
-            boxes.append((line.x, line.y, line.x + line.width, line.y + _cell(line.size)[1]))
+            boxes.append(ink)
     return sorted(accepted, key=lambda line: (line.y, line.x))
 
 

@@ -28,11 +28,15 @@ __all__ = ["KIND", "Seat", "SeisesKind", "SeisesView", "news"]
 
 @dataclass(frozen=True, slots=True)
 class Seat:
-    """A seat: its name as shown (``"1"`` or a player's name), cards still in hand, score so far."""
+    """A seat: its name as the table says it (a player's name, else ``Asiento 3``), cards still in hand, score so
+    far; ``number`` counts from 1 in playing order, and ``named`` says whether a player's name is known (the
+    screen then writes it, else the number)."""
 
     name: str
     cards_left: int
     score: int
+    number: int = 0
+    named: bool = True
 
 
 @dataclass(frozen=True, slots=True)
@@ -239,7 +243,11 @@ class SeisesKind(GameKind[Seises, SeisesView]):
         return voice.seat_name(game.turn if game.turn is not None else game.mano)
 
     def view(self, game: Seises, voice: Voice) -> SeisesView:
-        seats = tuple(Seat(voice.seat_name(i), game.hand_sizes[i], game.scores[i]) for i in range(game.players))
+        seats = tuple(
+            Seat(name, game.hand_sizes[i], game.scores[i], i + 1, name != voice.text("seat", n=i + 1))
+            for i in range(game.players)
+            for name in (voice.seat_name(i),)
+        )
         return SeisesView(
             seats=seats,
             turn=game.turn if game.turn is not None else game.mano,

@@ -16,18 +16,20 @@ __all__ = ["examples"]
 
 
 def examples(language: Language) -> dict[str, TableView]:
-    """Every number of seats mid-game, the renuncio, a chip owed and the game's end; and the messages every
-    game shares (a question, an illegal card, an unknown tag, the hub, a reader, the disk)."""
+    """Every number of seats mid-game (and seats nobody named, as the default config leaves them), the renuncio,
+    a chip owed and the game's end; and the messages every game shares (a question, an illegal card, an unknown
+    tag, the hub, a reader, the disk)."""
 
-    def table(players: int, renege: float = 0.05) -> ExampleTable:
+    def table(players: int, renege: float = 0.05, named: bool = True) -> ExampleTable:
         deck = next(name for name in DECKS if len(load_deck(name)) % players == 0)
-        names = NAMES[:players]
+        names = NAMES[:players] if named else ()
         config = GameConfig(KIND.name, players, deck, language=language, seat_names=names)
         return ExampleTable(config, lambda game, rng: KIND.robots(game, rng, renege=renege))
 
     views: dict[str, TableView] = {}
     for players in (2, 3, 4, 5, 6, 8):
         views[f"seises-{players}-seats"] = table(players).until(_mid_game)
+    views["seises-unnamed-seats"] = table(5, named=False).until(_mid_game)  # the default config names no seat
     at = table(4)
     at.lay("z1", FIRST_CARD)
     at.press(Button.CONFIRM)

@@ -26,7 +26,9 @@ from companion.ui.screens import (
 )
 from companion.view import tr
 
-__all__ = ["draw_scoreboard"]
+__all__ = ["MANO", "draw_scoreboard", "seat_labels"]
+
+MANO = "*"  # after the mano's label: the seat that leads the hand
 
 
 @dataclass(frozen=True, slots=True)
@@ -54,8 +56,8 @@ def draw_scoreboard(draw: ImageDraw.ImageDraw, view: SeisesView, *, language: st
     """Bote and reserve, then one cell per seat, then whose turn (or the last message).
 
     A seat's cell shows its name, its cards left and its score, with a bar under it that fills towards the
-    target (50). The seat whose turn it is is drawn inverted; the mano's name is followed by '*'. The fewer
-    the seats, the taller the cells and the larger the numbers (see ``_SEAT_CELLS``).
+    target (50). The seat whose turn it is is drawn inverted; the mano's label is followed by '*'
+    (:func:`seat_labels`). The fewer the seats, the taller the cells and the larger the numbers (see ``_SEAT_CELLS``).
     """
     if not 2 <= len(view.seats) <= 8:
         raise ValueError(f"a Seises table has 2 to 8 seats, this view has {len(view.seats)}")
@@ -66,13 +68,17 @@ def draw_scoreboard(draw: ImageDraw.ImageDraw, view: SeisesView, *, language: st
         reserve = [*(f"{text} {owed}" for text in reserve), owed]
     right = first_fitting(reserve, "body", WIDTH - text_width(pot, "body") - 4)
     hand = f"{tr('hand', language)} {view.hand}"
-    seat = view.seats[view.turn if view.winner is None else view.winner]
-    label = tr("turn" if view.winner is None else "winner", language)
-    whose = shorten(f"{label}: {seat.name}", "body", WIDTH - text_width(hand, "body") - 4)
-    header_footer(draw, (pot, right), footer(whose, hand, message))
-
     rows = (len(view.seats) + 1) // 2
     layout = _SEAT_CELLS[rows]
+    labels = seat_labels(view, layout.name)
+    shown = view.turn if view.winner is None else view.winner
+    label = tr("turn" if view.winner is None else "winner", language)
+    room = WIDTH - text_width(hand, "body") - 4
+    named = [f"{label}: {view.seats[shown].name}", f"{label}: {labels[shown].rstrip(MANO)}"]
+    whose = first_fitting(named, "body", room)
+    whose = shorten(whose, "body", room)  # a cell's label wider than the footer's room (the largest cells)
+    header_footer(draw, (pot, right), footer(whose, hand, message))
+
     highlighted = view.winner if view.winner is not None else view.turn
     for index, seat in enumerate(view.seats):
         x, y, height = cell(index, rows)
@@ -80,14 +86,45 @@ def draw_scoreboard(draw: ImageDraw.ImageDraw, view: SeisesView, *, language: st
         if index == highlighted:
             draw.rectangle((x, y, x + CELL_W - 2, y + height - 1), fill=1)
             fill = 0
-        name = seat.name + ("*" if index == view.mano else "")
-        put_on(draw, (x, y), layout.name, shorten(name, layout.name.size, layout.name.width), fill, "left")
+        put_on(draw, (x, y), layout.name, labels[index], fill, "left")
         card_icon(draw, x + layout.icon_x, y + layout.cards.baseline, layout.cards.size, fill)
         put_on(draw, (x, y), layout.cards, str(seat.cards_left), fill, "right" if rows > 2 else "left")
         put_on(draw, (x, y), layout.score, str(seat.score), fill, "right")
         filled = round(min(max(seat.score, 0), view.target) / view.target * (CELL_W - 4))
         if filled:
             draw.line((x + 1, y + height - 2, x + filled, y + height - 2), fill=fill)
+
+
+def seat_labels(view: SeisesView, slot: Slot) -> list[str]:
+    """Each seat's label in its cell: the player's name as far as it fits the slot, else the seat's number, and
+    the mano's mark after it, always. Cut names are not marked with a '.': "Mari" reads as Maribel. Two names cut
+    to the same letters are told apart by their seats' numbers in front ("3Mar", "5Mar")::
+
+        >>> from companion.games.seises import Seat
+        >>> seats = tuple(Seat(name, 10, 0, n) for n, name in enumerate(("Ana", "Mariano", "Maribel"), start=1))
+        >>> seat_labels(SeisesView(seats, turn=0, mano=2, pot=0, reserve=50), Slot(1, 22, "small", 7))
+        ['Ana', '2Mar', '3Ma*']
+        >>> seats = tuple(Seat(f"Seat {n}", 10, 0, n, named=False) for n in range(1, 4))
+        >>> seat_labels(SeisesView(seats, turn=0, mano=0, pot=0, reserve=50), Slot(1, 22, "small", 7))
+        ['1*', '2', '3']
+    """
+
+    def kept(text: str, mark: str) -> str:  # the letters of ``text`` that fit with ``mark`` after them (one at least)
+        while text[1:] and text_width(text + mark, slot.size) > slot.width:
+            text = text[:-1]
+        return text
+
+    marks = [MANO if index == view.mano else "" for index in range(len(view.seats))]
+    names = [seat.name if seat.named else str(seat.number) for seat in view.seats]
+    labels = [kept(name, mark) for name, mark in zip(names, marks, strict=True)]
+
+    def ambiguous(index: int) -> bool:  # another seat's name begins with the letters this label kept
+        return any(other.startswith(labels[index]) for at, other in enumerate(names) if at != index)
+
+    return [
+        (kept(f"{seat.number}{seat.name}", mark) if seat.named and ambiguous(index) else labels[index]) + mark
+        for index, (seat, mark) in enumerate(zip(view.seats, marks, strict=True))
+    ]
 
 
 register_screen(SeisesView, draw_scoreboard)
