@@ -16,7 +16,7 @@ import companion.games as games
 import companion.readers.registry as registry
 from companion.config import ConfigError, parse_config
 from companion.games import find_kind, kinds
-from companion.plugins import broken, ordered
+from companion.plugins import broken, load, ordered
 from companion.readers import kind
 
 TESTS = Path(__file__).parent
@@ -118,3 +118,9 @@ def test_the_order_is_companions_own_with_its_default_first_then_each_outside_pa
         if point.dist is not None and point.dist.name == "companion"
     ]
     assert [point.name for point in ordered(reversed(points), "spi")] == ["spi", "hub", "mfrc522", "sim"]
+
+
+def test_an_install_without_companions_own_entry_points_says_what_to_run() -> None:
+    """An editable install made before the entry points were declared has none: every game would be missing."""
+    with pytest.raises(RuntimeError, match=r"install it again \(pip install -e \., or make \.venv/bin/\.installed"):
+        load("companion.no-such-group", "x", register=lambda kind: kind, known=lambda name: False)

@@ -10,10 +10,10 @@ once, a core that never names it)::
     >>> kind("sim").simulated, type(kind("mfrc522")).__name__
     (True, 'Mfrc522Readers')
 
-Adding a reader type is one module with its :class:`ReaderKind` subclass that ends with ``register(MyKind())``
-(:mod:`companion.readers.registry`), and an entry point of the ``companion.readers`` group that names the module
-(companion's own are in ``pyproject.toml``; an outside package lists its own, and installing it is enough).
-docs/EXTENDING.md, "Adding a reader", walks through it.
+Adding a reader type is one module with its :class:`ReaderKind` subclass that ends with
+``KIND = register(MyKind())`` (:mod:`companion.readers.registry`), and an entry point of the ``companion.readers``
+group that names it (companion's own are in ``pyproject.toml``; a kind that lives outside companion is in its own
+package's metadata, found once installed). docs/EXTENDING.md, "Adding a reader", walks through it.
 """
 
 from __future__ import annotations
