@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import re
 import tomllib
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -350,7 +350,7 @@ def parse_config(text: str, source: str) -> Config:
 
 
 def _read_config(read: Document, source: str) -> Config:
-    name = DEFAULT_GAME if _unloaded(read, "game.name", GAME_KINDS) else read.value("game.name")
+    name = DEFAULT_GAME if _unloaded(read, "game.name", GAME_KINDS, kinds) else read.value("game.name")
     deck = read.value("game.deck")
     if deck and deck not in BUILTIN_DECKS and not Path(deck).exists():
         said = _("{deck} is neither a built-in deck ({decks}) nor a file")
@@ -374,11 +374,14 @@ def _read_config(read: Document, source: str) -> Config:
                 read.fail(f"zones.{zone}", problem.text(language()))
         if (problem := kind.zones_problem(zones, deck_read)) is not None:
             read.fail("zones", problem.text(language()))
+    backend = (
+        DEFAULT_READERS if _unloaded(read, "readers.backend", READER_KINDS, names) else read.value("readers.backend")
+    )
     return Config(
         source=source,
         game=game,
         zones=zones,
-        backend=DEFAULT_READERS if _unloaded(read, "readers.backend", READER_KINDS) else read.value("readers.backend"),
+        backend=backend,
         absences=read.value("readers.absences"),
         poll_interval_s=read.value("readers.poll_interval_ms") / 1000,
         registry=Path(read.value("readers.registry")),
@@ -396,9 +399,10 @@ def _read_config(read: Document, source: str) -> Config:
     )
 
 
-def _unloaded(read: Document, key: str, group: str) -> bool:
-    """Whether ``key`` names a kind that is installed but failed to load (its entry point's module raised): that
-    is refused with the error, rather than as a kind no package offers."""
+def _unloaded(read: Document, key: str, group: str, load: Callable[[], object]) -> bool:
+    """Whether ``key`` names a kind that is installed but failed to load (its entry point raised), once ``load``
+    has loaded the group: that is refused with the error, rather than as a kind no package offers."""
+    load()
     named = read.raw(key)
     for failure in broken(group):
         if failure.name == named:

@@ -121,6 +121,7 @@ class Document:
         self.keys = {key.name: key for key in keys}
         self.problems: list[str] = []
         self.failed: set[str] = set()
+        self.asked: set[str] = set()  # the keys whose value was asked for: a key declared and never read is a bug
 
     def fail(self, key: str, reason: str) -> None:
         """Record a problem; reading goes on (a look-up gives its default) to find the others."""
@@ -135,6 +136,7 @@ class Document:
     def value(self, name: str) -> Any:
         """The value of the declared key ``name``, checked by its type; its default when it is left out or wrong."""
         key = self.keys[name]
+        self.asked.add(name)
         value = self._get(name)
         if value is _MISSING:
             return key.default

@@ -10,11 +10,11 @@ from pathlib import Path
 import pytest
 
 import companion.readers.registry as registry
-from companion.config import Config, ConfigError, load_config, parse_config, sample_config, schema
+from companion.config import Config, ConfigError, _read_config, load_config, parse_config, sample_config, schema
 from companion.i18n import translate
 from companion.readers import ReaderKind, kind
 from companion.readers.registry import names, register, registered
-from companion.settings_schema import Key, number
+from companion.settings_schema import Document, Key, number
 
 
 def test_an_empty_config_is_a_seises_table_with_one_zone() -> None:
@@ -314,6 +314,13 @@ def test_the_sample_config_reads_as_the_defaults() -> None:
     read = parse_config(sample_config(), "sample")
     assert replace(read, reader_settings={}) == replace(Config(), source="sample", pinmap="/etc/companion/pinmap.toml")
     assert read.reader_settings == {key.name: key.default for name in names() for key in registered(name).settings}
+
+
+def test_every_declared_key_is_read_into_the_config() -> None:
+    """A key in the schema that the config never reads would be accepted in a file and do nothing."""
+    read = Document("t", {}, schema())
+    _read_config(read, "t")
+    assert set(read.keys) - read.asked == set()
 
 
 def test_every_key_of_the_schema_is_in_the_sample_with_its_help_in_the_language() -> None:

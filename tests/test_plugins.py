@@ -13,6 +13,7 @@ from pathlib import Path
 import pytest
 
 import companion.games as games
+import companion.plugins as plugins
 import companion.readers.registry as registry
 from companion.config import ConfigError, parse_config
 from companion.games import find_kind, kinds
@@ -50,6 +51,7 @@ def outside(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
     monkeypatch.setattr(games, "_loaded", False)
     monkeypatch.setattr(registry, "KINDS", {})
     monkeypatch.setattr(registry, "_found", None)
+    monkeypatch.setattr(plugins, "_broken", {})
     monkeypatch.delitem(sys.modules, "pn532_like", raising=False)  # imported afresh: it registers into the copy
     yield
     sys.modules.pop("pn532_like", None)
@@ -75,20 +77,20 @@ def test_an_outside_packages_game_and_reader_come_after_companions_own() -> None
 
 @pytest.mark.usefixtures("outside")
 def test_an_entry_point_that_fails_to_load_is_named_and_the_others_load(caplog: pytest.LogCaptureFixture) -> None:
-    assert "lost" not in kinds() and "escalera" in kinds()
-    [lost] = broken("companion.games")
-    assert (lost.name, lost.value, lost.package) == ("lost", "outside_lost_module:KIND", "outside-kinds")
-    said = "ModuleNotFoundError: No module named 'outside_lost_module'"
-    assert lost.error == said
-    assert (
-        f"companion.games: 'lost' (outside_lost_module:KIND, entry point of outside-kinds) cannot be loaded: {said}"
-        in (caplog.text)
-    )
-    with pytest.raises(ConfigError) as info:
+    with pytest.raises(ConfigError) as info:  # the config's is the first look-up
         parse_config('[game]\nname = "lost"', "config.toml")
+    said = "ModuleNotFoundError: No module named 'outside_lost_module'"
     assert str(info.value) == (
         f"config.toml: game.name: 'lost' is installed but cannot be loaded ({said}): install outside-kinds again, or "
         "choose another"
+    )
+    assert "lost" not in kinds() and "escalera" in kinds()
+    [lost] = broken("companion.games")
+    assert (lost.name, lost.value, lost.package) == ("lost", "outside_lost_module:KIND", "outside-kinds")
+    assert lost.error == said
+    assert (
+        f"companion.games: 'lost' (outside_lost_module:KIND, entry point of outside-kinds) cannot be loaded: {said}"
+        in caplog.text
     )
 
 
