@@ -30,7 +30,7 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Generic, Literal, TypeVar
 
-from companion.i18n import _, translate
+from companion.i18n import N_, _, translate
 
 __all__ = [
     "Document",
@@ -69,10 +69,10 @@ class Key(Generic[T]):
         """The same key in ``table``: a reader kind's ``hub_port`` as the config's ``readers.hub_port``."""
         return Key(f"{table}.{self.name}", self.type, self.default, self.help, self.low, self.high, self.choices)
 
-    def bounds(self) -> str:
+    def bounds(self, language: str) -> str:
         """Its values in words, for the sample: ``2 to 8``, ``es, en``; empty when any value of its type goes."""
         if self.type == "number":
-            return _("{low} to {high}").format(low=self.low, high=self.high)
+            return translate(N_("{low} to {high}"), language).format(low=self.low, high=self.high)
         if self.type == "choice" and self.choices is not None:
             return ", ".join(self.choices())
         return ""
@@ -276,7 +276,7 @@ def sample(
             lines += ["", f"[{table}]"]
             current = table
         said = translate(key.help, language)
-        if bounds := key.bounds():
+        if bounds := key.bounds(language):
             said += f" ({bounds})"
         lines += _comment(said)
         for note in notes.get(key.name, ()):

@@ -332,6 +332,7 @@ def test_every_key_of_the_schema_is_in_the_sample_with_its_help_in_the_language(
         assert translate(key.help, "en").split()[0] in lines, key.name
         assert translate(key.help, "es") != key.help and translate(key.help, "es").split()[0] in spanish, key.name
     assert "# El juego que arbitra la mesa (seises, sexto-set)" in spanish
+    assert "# Segundos sin cambios antes de que la pantalla se atenúe (de 0 a 86400)\ndim_after_s = 120\n" in spanish
 
 
 @pytest.fixture
