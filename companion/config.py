@@ -19,10 +19,9 @@ which roles its zones take (a suit letter, a master card id, ``"table"``, ``"aut
 
 from __future__ import annotations
 
-import difflib
 import re
 import tomllib
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -30,16 +29,21 @@ from urllib.parse import urlsplit
 
 from companion.decks import BUILTIN_DECKS, Deck, DeckError, load_deck
 from companion.files import read_text
-from companion.games import DEFAULT_GAME, find_kind, kinds
-from companion.i18n import DEFAULT_LANGUAGE, _, language, languages
+from companion.games import DEFAULT_GAME, AnyKind, find_kind, kinds
+from companion.games import GROUP as GAME_KINDS
+from companion.i18n import DEFAULT_LANGUAGE, N_, _, language, languages, translate
 from companion.names import refused
+from companion.plugins import broken
 from companion.readers.registry import DEFAULT as DEFAULT_READERS
+from companion.readers.registry import GROUP as READER_KINDS
 from companion.readers.registry import names, registered
-from companion.rules.base import SetupError
+from companion.rules.base import SetupError, either
+from companion.settings_schema import Document, Key, choice, flag, number, path, sample, table, text, texts
 
 __all__ = [
     "DEFAULT_PATH",
     "DEFAULT_REGISTRY",
+    "KEYS",
     "Config",
     "ConfigError",
     "GameConfig",
@@ -47,11 +51,185 @@ __all__ = [
     "load_config",
     "parse_config",
     "read_mqtt",
+    "sample_config",
+    "schema",
 ]
 
 DEFAULT_PATH = Path("/etc/companion/config.toml")
-DEFAULT_REGISTRY = Path("/var/lib/companion/registry.toml")  # readers.registry: the card registry enroll writes
-DEFAULT_JOURNAL = Path("/var/lib/companion/journal.db")  # journal.path
+DEFAULT_REGISTRY = Path("/var/lib/companion/registry.toml")
+DEFAULT_JOURNAL = Path("/var/lib/companion/journal.db")
+INSTALLED_PINMAP = "/etc/companion/pinmap.toml"  # where sudo make install puts hardware/pinmap.toml to edit
+
+# Every key of the file, in the sample's order (systemd/config.toml is written from it: python -m companion.documents)
+# but for the reader kinds' own [readers] keys, which each kind declares (companion.readers.ReaderKind.settings)
+KEYS: tuple[Key[Any], ...] = (
+    choice("game.name", DEFAULT_GAME, N_("The game the table referees"), lambda: tuple(kinds())),
+    number(
+        "game.players",
+        4,
+        N_("How many play: each game says which counts its deck deals to, and its rule sheet's advice"),
+        low=2,
+        high=8,
+    ),
+    text(
+        "game.deck",
+        "",
+        N_('The deck: "" is the game\'s own; or another built-in deck, or the path of a deck file'),
+    ),
+    choice(
+        "game.language",
+        DEFAULT_LANGUAGE,
+        N_("The table's language (the screen, the page, the command line): one its catalogues speak"),
+        languages,
+    ),
+    flag("game.confirm_turns", True, N_("false: a legal card counts as played at once, with no CONFIRM")),
+    texts(
+        "game.seat_names",
+        N_(
+            'The players\' names, one a seat in the order they sit (counter-clockwise): ["Ana", "Luis", ...], or '
+            "none; where the game asks who made the first play, PASS offers the next name and OK takes it"
+        ),
+    ),
+    table("game.options", N_('The game\'s options, each a text: option = "value"')),
+    table(
+        "zones",
+        N_(
+            "Each reader zone of the pin map, and what it is for in the game (none: the game's own zones): your "
+            "table layout's, as hardware/layouts/NAME/config.toml gives them (hardware/README.md, \"Table "
+            'layouts"), with its pin map and, for a hub, its hub_config.py'
+        ),
+    ),
+    choice("readers.backend", DEFAULT_READERS, N_("The reader kind"), names),
+    number("readers.absences", 3, N_("Clean empty polls before a card counts as gone"), low=1, high=50),
+    number("readers.poll_interval_ms", 10, N_("Milliseconds between two polls of a reader"), low=1, high=1000),
+    text(
+        "readers.registry",
+        str(DEFAULT_REGISTRY),
+        N_("The card registry: tag UID -> card id, written by companion enroll"),
+    ),
+    texts(
+        "display.options",
+        N_("luma.core.cmdline options for the screen; none: the pin map's OLED (ssd1306 on I2C 0x3C)"),
+    ),
+    number("display.dim_after_s", 120, N_("Seconds without a change before the screen dims"), low=0, high=86400),
+    text(
+        "display.frames",
+        "",
+        N_(
+            "A folder: the screen is drawn there as PNG frames instead of on the OLED (a PC with simulated readers; "
+            "companion run --frames DIR does the same)"
+        ),
+    ),
+    text(
+        "pins.map",
+        "",
+        N_(
+            'The wiring: "" is /etc/companion/pinmap.toml when it is there (sudo make install copies '
+            "hardware/pinmap.toml there to edit), else the pin map shipped with companion; or a pin map's path"
+        ),
+    ),
+    path("journal.path", str(DEFAULT_JOURNAL), N_("The journal: every game played, kept through power cuts")),
+    text(
+        "mqtt.url",
+        "",
+        N_(
+            'The club\'s broker (docs/CLUB.md): "mqtt://club.local:1883", mqtts://host:8883 for TLS; "" publishes '
+            "nowhere"
+        ),
+    ),
+    text(
+        "mqtt.table",
+        "",
+        N_('The table\'s name on the broker ("mesa-3"): its topics are companion/<table>/state, events, status'),
+    ),
+    text("mqtt.username", "", N_("What the broker's password file has for this table")),
+    text("mqtt.password", "", N_("Its password (keep the config readable by the service's group alone)")),
+    text(
+        "mqtt.ca", "", N_("With mqtts://: the file of the CA that signed the broker's certificate (\"\": the system's)")
+    ),
+    flag(
+        "mqtt.homeassistant",
+        False,
+        N_("true: the table appears in Home Assistant (its MQTT discovery), with no YAML"),
+    ),
+    text(
+        "web.listen",
+        "",
+        N_(
+            'Where the table\'s page is served: "" serves none; "127.0.0.1:8080" this machine only, "0.0.0.0:8080" '
+            "the table's network: the live table at http://<the Pi>:8080/ (docs/WEB.md)"
+        ),
+    ),
+)
+_DEFAULTS = {key.name: key.default for key in KEYS}
+HEAD = N_(
+    "companion's config: installed as /etc/companion/config.toml. Every key is optional; the values below are the "
+    "defaults, unless their comment says otherwise. A wrong value stops the service at start with the key and the "
+    "reason (journalctl -u companion); companion run --config FILE --check names every problem. Written by python "
+    "-m companion.documents from the keys' schema (companion/config.py): edit the schema, not this file."
+)
+
+
+def schema() -> tuple[Key[Any], ...]:
+    """Every key of the file: :data:`KEYS`, and each registered reader kind's own keys in ``[readers]`` (read
+    whichever kind is chosen: a config may keep the hub's port while it tries another kind)."""
+    own = [key.within("readers") for name in names() for key in registered(name).settings]
+    at = next(index for index, key in enumerate(KEYS) if key.name == "readers.registry") + 1
+    return (*KEYS[:at], *own, *KEYS[at:])
+
+
+def sample_config(lang: str = "en") -> str:
+    """The sample config, ``systemd/config.toml``: every key of :func:`schema` with its default and its help in
+    ``lang``, and what each registered game and reader kind makes of the keys that depend on them."""
+
+    def say(msgid: str, **fields: object) -> str:
+        return translate(msgid, lang).format(**fields)
+
+    def options(kind: AnyKind) -> str:
+        return "; ".join(
+            f"{option} = {_values(values)} ({default})" for option, (values, default) in kind.options.items()
+        )
+
+    games = kinds()
+    notes: dict[str, list[str]] = {
+        "game.players": [
+            say(N_("{game}: {counts} with {deck}"), game=name, counts=_either(kind, deck, lang), deck=deck)
+            for name, kind in games.items()
+            for deck in kind.decks
+        ],
+        "game.deck": [
+            say(N_("{game}: {decks} (the first is its own)"), game=name, decks=", ".join(kind.decks))
+            for name, kind in games.items()
+        ],
+        "game.options": [f"{name}: {options(kind)}" for name, kind in games.items() if kind.options],
+        "zones": [
+            f"{name}: " + ", ".join(f'{zone} = "{role}"' for zone, role in kind.default_zones().items())
+            for name, kind in games.items()
+        ],
+        "readers.backend": [f"{name}: {translate(registered(name).summary, lang)}" for name in names()],
+        **{
+            f"readers.{key.name}": [say(N_('with backend = "{kind}"'), kind=name)]
+            for name in names()
+            for key in registered(name).settings
+        },
+    }
+    values = {"zones": games[DEFAULT_GAME].default_zones(), "pins.map": INSTALLED_PINMAP}
+    notes["pins.map"] = [say(N_("This file names the one sudo make install copies there, which doctor checks."))]
+    return sample(schema(), head=HEAD, language=lang, notes=notes, values=values)
+
+
+def _either(kind: AnyKind, deck: str, lang: str) -> str:
+    """The player counts ``deck`` deals to at ``kind``'s game, in words: ``2, 4, 5 or 8``."""
+    said = either(kind.player_counts(load_deck(deck)))
+    return said if isinstance(said, str) else said.text(lang)
+
+
+def _values(values: tuple[str, ...]) -> str:
+    """An option's values as the sample says them: ``"flag" | "points"``, or ``"1" to "50"`` for a run of numbers."""
+    numbers = [int(value) for value in values if value.isdigit()]
+    if len(numbers) == len(values) > 2 and numbers == list(range(numbers[0], numbers[0] + len(numbers))):
+        return f'"{values[0]}" to "{values[-1]}"'
+    return " | ".join(f'"{value}"' for value in values)
 
 
 class ConfigError(ValueError):
@@ -66,13 +244,13 @@ class ConfigError(ValueError):
 
 @dataclass(frozen=True)
 class GameConfig:
-    name: str = DEFAULT_GAME
-    players: int = 4
-    deck: str = ""  # empty: the game's own deck (its kind's default_deck)
+    name: str = _DEFAULTS["game.name"]
+    players: int = _DEFAULTS["game.players"]
+    deck: str = _DEFAULTS["game.deck"]  # empty: the game's own deck (its kind's default_deck)
     options: Mapping[str, str] = field(default_factory=dict)
-    language: str = DEFAULT_LANGUAGE
-    confirm_turns: bool = True
-    seat_names: tuple[str, ...] = ()
+    language: str = _DEFAULTS["game.language"]
+    confirm_turns: bool = _DEFAULTS["game.confirm_turns"]
+    seat_names: tuple[str, ...] = _DEFAULTS["game.seat_names"]
     seat_one: str = ""  # which of the seat names is seat 1, once the players said so after the first play
 
     @property
@@ -84,11 +262,11 @@ class GameConfig:
         """The game as :meth:`settings` wrote it into the journal."""
         return cls(
             name=str(settings["game"]),
-            players=int(settings.get("players", 4)),
-            deck=str(settings.get("deck", "")),
+            players=int(settings.get("players", _DEFAULTS["game.players"])),
+            deck=str(settings.get("deck", _DEFAULTS["game.deck"])),
             options={str(k): str(v) for k, v in dict(settings.get("options") or {}).items()},
-            language=str(settings.get("language", DEFAULT_LANGUAGE)),
-            confirm_turns=bool(settings.get("confirm_turns", True)),
+            language=str(settings.get("language", _DEFAULTS["game.language"])),
+            confirm_turns=bool(settings.get("confirm_turns", _DEFAULTS["game.confirm_turns"])),
             seat_names=tuple(str(name) for name in settings.get("seat_names") or ()),
             seat_one=str(settings.get("seat_one", "")),
         )
@@ -130,17 +308,17 @@ class MqttConfig:
 class Config:
     source: str = "defaults"
     game: GameConfig = field(default_factory=GameConfig)
-    zones: Mapping[str, str] = field(default_factory=lambda: {"z1": "table"})
-    backend: str = DEFAULT_READERS  # the reader kind's name (companion.readers)
-    absences: int = 3
-    poll_interval_s: float = 0.01
-    registry: Path = DEFAULT_REGISTRY
-    reader_settings: Mapping[str, str] = field(default_factory=dict)  # the reader kinds' own [readers] keys
-    display: tuple[str, ...] = ()  # luma.core.cmdline arguments; empty: the pin map's OLED
+    zones: Mapping[str, str] = field(default_factory=lambda: find_kind(DEFAULT_GAME).default_zones())
+    backend: str = _DEFAULTS["readers.backend"]  # the reader kind's name (companion.readers)
+    absences: int = _DEFAULTS["readers.absences"]
+    poll_interval_s: float = _DEFAULTS["readers.poll_interval_ms"] / 1000
+    registry: Path = Path(_DEFAULTS["readers.registry"])
+    reader_settings: Mapping[str, Any] = field(default_factory=dict)  # the reader kinds' own [readers] keys
+    display: tuple[str, ...] = _DEFAULTS["display.options"]  # luma.core.cmdline arguments; empty: the pin map's OLED
     frames: Path | None = None  # a folder: the screen is drawn there as PNG frames instead of on a panel
-    dim_after_s: float = 120.0
-    pinmap: str = ""  # empty: the pin map shipped with the package
-    journal: Path = DEFAULT_JOURNAL
+    dim_after_s: float = float(_DEFAULTS["display.dim_after_s"])
+    pinmap: str = _DEFAULTS["pins.map"]  # empty: /etc/companion/pinmap.toml when there, else the package's
+    journal: Path = Path(_DEFAULTS["journal.path"])
     mqtt: MqttConfig | None = None  # None: the table publishes nowhere
     web: tuple[str, int] | None = None  # where the table's page is served (companion.web); None: not served
 
@@ -163,7 +341,7 @@ def parse_config(text: str, source: str) -> Config:
         data = tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:
         raise ConfigError(_("{path}: not valid TOML ({error})").format(path=source, error=exc)) from exc
-    read = _Keys(source, data)
+    read = Document(source, data, schema())
     config = _read_config(read, source)
     read.refuse_unknown()
     if read.problems:
@@ -171,58 +349,72 @@ def parse_config(text: str, source: str) -> Config:
     return config
 
 
-def _read_config(read: _Keys, source: str) -> Config:
-    name = read.choice("game.name", DEFAULT_GAME, tuple(kinds()))
-    deck = read.text("game.deck", "")
+def _read_config(read: Document, source: str) -> Config:
+    name = DEFAULT_GAME if _unloaded(read, "game.name", GAME_KINDS, kinds) else read.value("game.name")
+    deck = read.value("game.deck")
     if deck and deck not in BUILTIN_DECKS and not Path(deck).exists():
         said = _("{deck} is neither a built-in deck ({decks}) nor a file")
         read.fail("game.deck", said.format(deck=repr(deck), decks=", ".join(BUILTIN_DECKS)))
         deck = ""  # the game's own deck, so that the checks below do not refuse the same key again
     game = GameConfig(
         name=name,
-        players=read.number("game.players", 4, low=2, high=8),
+        players=read.value("game.players"),
         deck=deck,
-        options={k: str(v) for k, v in read.table("game.options").items()},
-        language=read.choice("game.language", DEFAULT_LANGUAGE, languages()),  # those a catalogue speaks
-        confirm_turns=read.flag("game.confirm_turns", True),
-        seat_names=tuple(read.texts("game.seat_names")),
+        options={k: str(v) for k, v in read.value("game.options").items()},
+        language=read.value("game.language"),
+        confirm_turns=read.value("game.confirm_turns"),
+        seat_names=read.value("game.seat_names"),
     )
     deck_read = _check_game(read, game)
     kind = find_kind(name)
-    zones = {str(k): str(v) for k, v in read.table("zones").items()} or kind.default_zones()
+    zones = {str(k): str(v) for k, v in read.value("zones").items()} or kind.default_zones()
     if "game.name" not in read.failed:  # a zone's role cannot be judged for a game that is not known
         for zone, role in zones.items():
             if (problem := kind.zone_problem(role)) is not None:
                 read.fail(f"zones.{zone}", problem.text(language()))
         if (problem := kind.zones_problem(zones, deck_read)) is not None:
             read.fail("zones", problem.text(language()))
+    backend = (
+        DEFAULT_READERS if _unloaded(read, "readers.backend", READER_KINDS, names) else read.value("readers.backend")
+    )
     return Config(
         source=source,
         game=game,
         zones=zones,
-        backend=read.choice("readers.backend", DEFAULT_READERS, names()),
-        absences=read.number("readers.absences", 3, low=1, high=50),
-        poll_interval_s=read.number("readers.poll_interval_ms", 10, low=1, high=1000) / 1000,
-        registry=Path(read.text("readers.registry", str(DEFAULT_REGISTRY))),
+        backend=backend,
+        absences=read.value("readers.absences"),
+        poll_interval_s=read.value("readers.poll_interval_ms") / 1000,
+        registry=Path(read.value("readers.registry")),
         # every kind's keys, whichever is chosen: a config may keep the hub's port while it tries another kind
         reader_settings={
-            key: read.text(f"readers.{key}", setting.default)
-            for name in names()
-            for key, setting in registered(name).settings.items()
+            key.name: read.value(f"readers.{key.name}") for name in names() for key in registered(name).settings
         },
-        display=tuple(read.texts("display.options")),
-        frames=Path(frames) if (frames := read.text("display.frames", "")) else None,
-        dim_after_s=float(read.number("display.dim_after_s", 120, low=0, high=86400)),
-        pinmap=read.text("pins.map", ""),
+        display=read.value("display.options"),
+        frames=Path(frames) if (frames := read.value("display.frames")) else None,
+        dim_after_s=float(read.value("display.dim_after_s")),
+        pinmap=read.value("pins.map"),
         journal=_journal(read),
         mqtt=_read_mqtt(read),
         web=_listen(read, "web.listen"),
     )
 
 
+def _unloaded(read: Document, key: str, group: str, load: Callable[[], object]) -> bool:
+    """Whether ``key`` names a kind that is installed but failed to load (its entry point raised), once ``load``
+    has loaded the group: that is refused with the error, rather than as a kind no package offers."""
+    load()
+    named = read.raw(key)
+    for failure in broken(group):
+        if failure.name == named:
+            said = _("{name} is installed but cannot be loaded ({error}): install {package} again, or choose another")
+            read.fail(key, said.format(name=repr(named), error=failure.error, package=failure.package))
+            return True
+    return False
+
+
 def read_mqtt(settings: Mapping[str, Any], source: str) -> MqttConfig | None:
     """The ``[mqtt]`` table given alone (``companion demo --mqtt URL --table NAME``), checked as in a file."""
-    read = _Keys(source, {"mqtt": dict(settings)})
+    read = Document(source, {"mqtt": dict(settings)}, schema())
     mqtt = _read_mqtt(read)
     read.refuse_unknown()
     if read.problems:
@@ -233,14 +425,14 @@ def read_mqtt(settings: Mapping[str, Any], source: str) -> MqttConfig | None:
 TABLE_NAME = re.compile(r"[A-Za-z0-9_-]{1,64}")  # one level of a topic: no "/", no wildcards "+" and "#"
 
 
-def _read_mqtt(read: _Keys) -> MqttConfig | None:
+def _read_mqtt(read: Document) -> MqttConfig | None:
     """The ``[mqtt]`` table: none without a url; with one, a table name to publish under."""
-    url = read.text("mqtt.url", "")
-    table = read.text("mqtt.table", "")
-    username = read.text("mqtt.username", "")
-    password = read.text("mqtt.password", "")
-    ca = read.text("mqtt.ca", "")
-    homeassistant = read.flag("mqtt.homeassistant", False)
+    url = read.value("mqtt.url")
+    table = read.value("mqtt.table")
+    username = read.value("mqtt.username")
+    password = read.value("mqtt.password")
+    ca = read.value("mqtt.ca")
+    homeassistant = read.value("mqtt.homeassistant")
     if not url:
         given = (("mqtt.table", table), ("mqtt.username", username), ("mqtt.password", password))
         for key, value in (*given, ("mqtt.homeassistant", homeassistant)):
@@ -284,9 +476,9 @@ def _read_mqtt(read: _Keys) -> MqttConfig | None:
     return MqttConfig(parts.hostname, port, table, tls, ca, username, password, homeassistant)
 
 
-def _listen(read: _Keys, key: str) -> tuple[str, int] | None:
+def _listen(read: Document, key: str) -> tuple[str, int] | None:
     """The address of a ``listen`` key, or None when it is empty."""
-    text = read.text(key, "").strip()
+    text = read.value(key).strip()
     if not text:
         return None
     try:
@@ -315,7 +507,7 @@ def parse_listen(text: str) -> tuple[str, int]:
     return host, int(port)
 
 
-def _check_game(read: _Keys, game: GameConfig) -> Deck | None:
+def _check_game(read: Document, game: GameConfig) -> Deck | None:
     """The game must be playable as configured: its deck loads and can play it, the players fit it, its options
     exist, each seat's name is its own and in plain letters. Returns the deck, None when it cannot be read."""
     for name in game.seat_names:
@@ -361,9 +553,9 @@ def _check_game(read: _Keys, game: GameConfig) -> Deck | None:
 KERNEL_FOLDERS = (Path("/proc"), Path("/sys"), Path("/dev"))  # the kernel's files, in memory: no disk under them
 
 
-def _journal(read: _Keys) -> Path:
+def _journal(read: Document) -> Path:
     """``journal.path``: a file, new or a journal, that can be kept on a disk."""
-    path = Path(read.path("journal.path", str(DEFAULT_JOURNAL)))
+    path = Path(read.value("journal.path"))
     if (problem := journal_problem(path)) is not None:
         read.fail("journal.path", problem)
     return path
@@ -389,120 +581,3 @@ def journal_problem(path: Path) -> str | None:
         said = _("{path} is not a file (a named pipe or a device): name a file such as {example}")
         return said.format(path=path, example=example)
     return None
-
-
-class _Keys:
-    """Typed look-ups of dotted keys, each failing with the file, the key and what was wrong.
-
-    It remembers every key it was asked for, so that once the config is read, :meth:`refuse_unknown` can refuse
-    the keys nobody asked for: a typo (``[reader]``, ``confirm_turn``) would otherwise be silently ignored.
-    """
-
-    def __init__(self, source: str, data: Mapping[str, Any]) -> None:
-        self.source, self.data = source, data
-        self.known: set[str] = set()  # dotted keys looked up; a table() key takes its whole table
-        self.problems: list[str] = []  # "file: key: reason", in the order found
-        self.failed: set[str] = set()  # the keys of those problems
-
-    def refuse_unknown(self) -> None:
-        """Refuse every key or table that no look-up asked for, naming the nearest valid one."""
-        tables = {key.rsplit(".", i)[0] for key in self.known for i in range(1, key.count(".") + 1)}
-
-        def walk(node: Mapping[str, Any], prefix: str) -> None:
-            for name, value in node.items():
-                key = prefix + name
-                if key in self.known:
-                    continue
-                if key in tables:
-                    if not isinstance(value, Mapping):
-                        said = _("must be a table ([{key}] and its keys below it), not {value}")
-                        self.fail(key, said.format(key=key, value=repr(value)))
-                    else:
-                        walk(value, key + ".")
-                    continue
-                what = _("unknown table") if isinstance(value, Mapping) else _("unknown key")
-                self.fail(key, what + self._nearest(key, tables))
-
-        walk(self.data, "")
-
-    def _nearest(self, key: str, tables: set[str]) -> str:
-        valid = sorted(self.known | tables)
-        near = difflib.get_close_matches(key, valid, n=1, cutoff=0.6)
-        if not near:  # a key put in the wrong table: look by its own name
-            last = key.rsplit(".", 1)[-1]
-            near = [k for k in valid if difflib.get_close_matches(last, [k.rsplit(".", 1)[-1]], cutoff=0.8)][:1]
-        if not near:
-            return _(" (valid: {keys})").format(keys=", ".join(k for k in valid if "." not in k))
-        return _("; did you mean {key}?").format(key=near[0])
-
-    def fail(self, key: str, reason: str) -> None:
-        """Record a problem; reading goes on (a look-up gives its default) to find the others."""
-        self.problems.append(f"{self.source}: {key}: {reason}")
-        self.failed.add(key)
-
-    def _get(self, key: str, default: Any) -> Any:
-        self.known.add(key)
-        node: Any = self.data
-        for part in key.split("."):
-            if not isinstance(node, Mapping) or part not in node:
-                return default
-            node = node[part]
-        return node
-
-    def text(self, key: str, default: str) -> str:
-        value = self._get(key, default)
-        if not isinstance(value, str):
-            self.fail(key, _("must be text in quotes, not {value}").format(value=repr(value)))
-            return default
-        return value
-
-    def path(self, key: str, default: str) -> str:
-        value = self.text(key, default)
-        if not value.strip():
-            self.fail(key, _("must name a file, not be empty"))
-            return default
-        return value
-
-    def choice(self, key: str, default: str, choices: tuple[str, ...]) -> str:
-        value = self.text(key, default)
-        if value not in choices:
-            self.fail(key, _("{value} is not one of {choices}").format(value=repr(value), choices=", ".join(choices)))
-            return default
-        return value
-
-    def number(self, key: str, default: int, *, low: int, high: int) -> int:
-        value = self._get(key, default)
-        if isinstance(value, bool) or not isinstance(value, int):
-            self.fail(key, _("must be a whole number, not {value}").format(value=repr(value)))
-            return default
-        if not low <= value <= high:
-            self.fail(key, _("{value} is not between {low} and {high}").format(value=value, low=low, high=high))
-            return default
-        return value
-
-    def flag(self, key: str, default: bool) -> bool:
-        value = self._get(key, default)
-        if not isinstance(value, bool):
-            self.fail(key, _("must be true or false, not {value}").format(value=repr(value)))
-            return default
-        return value
-
-    def table(self, key: str) -> Mapping[str, Any]:
-        value = self._get(key, {})
-        if not isinstance(value, Mapping):
-            self.fail(key, _("must be a table of keys"))
-            return {}
-        plain = {}
-        for name, item in value.items():
-            if isinstance(item, str | int | bool):
-                plain[name] = item
-            else:
-                self.fail(f"{key}.{name}", _("must be a plain value, not {value}").format(value=repr(item)))
-        return plain
-
-    def texts(self, key: str) -> list[str]:
-        value = self._get(key, [])
-        if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
-            self.fail(key, _("must be a list of texts, not {value}").format(value=repr(value)))
-            return []
-        return list(value)

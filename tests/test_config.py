@@ -3,11 +3,18 @@
 from __future__ import annotations
 
 import os
+from collections.abc import Iterator
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
 
-from companion.config import ConfigError, load_config, parse_config
+import companion.readers.registry as registry
+from companion.config import Config, ConfigError, _read_config, load_config, parse_config, sample_config, schema
+from companion.i18n import translate
+from companion.readers import ReaderKind, kind
+from companion.readers.registry import names, register, registered
+from companion.settings_schema import Document, Key, number
 
 
 def test_an_empty_config_is_a_seises_table_with_one_zone() -> None:
@@ -34,7 +41,7 @@ def test_sexto_set_defaults_to_eight_zones_registered_at_start() -> None:
         ('[game]\nplayers = "four"', "game.players", "whole number"),
         ("[game]\nconfirm_turns = 1", "game.confirm_turns", "true or false"),
         ('[game]\ndeck = "tarot"', "game.deck", "neither a built-in deck"),
-        ('[readers]\nbackend = "usb"', "readers.backend", "not one of spi, mfrc522, hub, sim"),
+        ('[readers]\nbackend = "usb"', "readers.backend", "not one of spi, hub, mfrc522, sim"),
         ('[zones]\nz1 = "X"', "zones.z1", "suit letter"),
         ("[game]\nplayers = 6", "game.players", "use 2, 4, 5 or 8 (the rule sheet recommends 4 to 8)"),
         ('[game]\ndeck = "spanish-48"\nplayers = 5', "game.players", "use 2, 3, 4, 6 or 8"),
@@ -289,3 +296,68 @@ def test_a_deck_the_game_cannot_be_played_with_is_refused(tmp_path: Path, deck: 
     with pytest.raises(ConfigError) as info:
         parse_config(f'[game]\ndeck = "{name}"', "config.toml")
     assert str(info.value).startswith(f"config.toml: {key}: {said}")
+
+
+ROOT = Path(__file__).parents[1]
+
+
+def test_the_committed_sample_config_is_what_the_schema_writes() -> None:
+    committed = (ROOT / "systemd" / "config.toml").read_text("utf-8")
+    assert committed == sample_config(), (
+        "systemd/config.toml is stale; write it with: .venv/bin/python -m companion.documents"
+    )
+
+
+def test_the_sample_config_reads_as_the_defaults() -> None:
+    """The schema gives the defaults of the file and of the values alike: the sample, read, is ``Config()`` (but for
+    the pin map it names, the one the installer copies)."""
+    read = parse_config(sample_config(), "sample")
+    assert replace(read, reader_settings={}) == replace(Config(), source="sample", pinmap="/etc/companion/pinmap.toml")
+    assert read.reader_settings == {key.name: key.default for name in names() for key in registered(name).settings}
+
+
+def test_every_declared_key_is_read_into_the_config() -> None:
+    """A key in the schema that the config never reads would be accepted in a file and do nothing."""
+    read = Document("t", {}, schema())
+    _read_config(read, "t")
+    assert set(read.keys) - read.asked == set()
+
+
+def test_every_key_of_the_schema_is_in_the_sample_with_its_help_in_the_language() -> None:
+    english, spanish = sample_config("en"), sample_config("es")
+    for key in schema():
+        table, _dot, name = key.name.rpartition(".")
+        lines = english.split(f"\n[{key.name if key.type == 'table' else table}]\n", 1)[1].split("\n[", 1)[0]
+        assert key.type == "table" or f"\n{name} = " in f"\n{lines}", key.name
+        assert translate(key.help, "en").split()[0] in lines, key.name
+        assert translate(key.help, "es") != key.help and translate(key.help, "es").split()[0] in spanish, key.name
+    assert "# El juego que arbitra la mesa (seises, sexto-set)" in spanish
+    assert "# Segundos sin cambios antes de que la pantalla se atenúe (de 0 a 86400)\ndim_after_s = 120\n" in spanish
+
+
+@pytest.fixture
+def retries_kind(monkeypatch: pytest.MonkeyPatch) -> Iterator[Key[int]]:
+    """A reader kind whose own key is a number, registered into a copy of the registry."""
+    names()  # companion's own kinds first, as in a real run
+    monkeypatch.setattr(registry, "KINDS", dict(registry.KINDS))
+    retries = number("retries", 3, "how often a read is tried again", low=1, high=9)
+
+    class Retrying(ReaderKind):
+        name = "retrying"
+        summary = "a reader that tries again"
+        settings = (retries,)
+
+    register(Retrying())
+    yield retries
+
+
+def test_a_reader_kinds_own_key_is_read_by_its_type(retries_kind: Key[int]) -> None:
+    config = parse_config('[readers]\nbackend = "retrying"\nretries = 5', "config.toml")
+    assert kind("retrying").setting(config, retries_kind) == 5
+    assert kind("retrying").setting(parse_config("", "t"), retries_kind) == 3  # its default
+    with pytest.raises(ConfigError) as info:
+        parse_config('[readers]\nretries = "5"\n', "config.toml")
+    assert str(info.value) == "config.toml: readers.retries: must be a whole number, not '5'"
+    with pytest.raises(ConfigError, match=r"^config.toml: readers.retries: 10 is not between 1 and 9$"):
+        parse_config("[readers]\nretries = 10\n", "config.toml")
+    assert '# how often a read is tried again (1 to 9)\n# with backend = "retrying"\nretries = 3\n' in sample_config()

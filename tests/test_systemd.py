@@ -36,7 +36,7 @@ def test_log_lines_carry_journald_priorities_when_stderr_is_the_journal(tmp_path
         with os.fdopen(read) as stream:
             said = stream.read().splitlines()
         assert done.returncode == 2
-        error = f"ERROR companion: cannot start: {config}: readers.backend: 'usb' is not one of spi, mfrc522, hub, sim"
+        error = f"ERROR companion: cannot start: {config}: readers.backend: 'usb' is not one of spi, hub, mfrc522, sim"
         assert said == [f"<3>{error}" if journal else error]
 
 

@@ -24,7 +24,8 @@ from companion.nfc.stations import SimulatedHand
 from companion.pins import PinFactoryError
 from companion.readers import StationError, StationOptions, kind
 from companion.readers.registry import DEFAULT as DEFAULT_READERS
-from companion.readers.registry import Setting, names
+from companion.readers.registry import names
+from companion.settings_schema import Key
 
 
 def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -68,13 +69,13 @@ def add_station_arguments(
         "--backend",
         choices=names(),
         help=_("the readers: {kinds} (default: the config's, else {default})").format(
-            kinds="; ".join(f"{name}: {kind(name).summary}" for name in names()), default=DEFAULT_READERS
+            kinds="; ".join(f"{name}: {_(kind(name).summary)}" for name in names()), default=DEFAULT_READERS
         ),
     )
     parser.add_argument("--zone", help=_(zone_help))
-    for key, setting in _options():
+    for key in _options():
         parser.add_argument(
-            f"--{key.replace('_', '-')}", help=_("{about} (default: the config's)").format(about=setting.about)
+            f"--{key.name.replace('_', '-')}", help=_("{about} (default: the config's)").format(about=_(key.help))
         )
     parser.add_argument(
         "--registry", type=Path, help=_("default: the config's, else {path}").format(path=DEFAULT_REGISTRY)
@@ -85,9 +86,9 @@ def add_station_arguments(
     )
 
 
-def _options() -> list[tuple[str, Setting]]:
+def _options() -> list[Key[Any]]:
     """The reader kinds' settings that the command line takes too."""
-    return [(key, setting) for name in names() for key, setting in kind(name).settings.items() if setting.option]
+    return [key for name in names() for key in kind(name).settings if key.option]
 
 
 def _simulated() -> str:
@@ -102,7 +103,7 @@ def settings(args: argparse.Namespace) -> argparse.Namespace:
     deck = args.deck or (config.game.deck_name if config else None)
     if deck is None:
         raise StationError(_("which deck? give --deck NAME (spanish-40, spanish-48, squadratik) or --config FILE"))
-    given = {key: getattr(args, key) for key, _setting in _options() if getattr(args, key, None)}
+    given = {key.name: getattr(args, key.name) for key in _options() if getattr(args, key.name, None)}
     return argparse.Namespace(
         deck=deck,
         backend=args.backend or (config.backend if config else DEFAULT_READERS),

@@ -56,6 +56,8 @@ LAYERS = (
             "files.py",
             "i18n.py",
             "names.py",
+            "plugins.py",
+            "settings_schema.py",
             "decks/",
             "rules/",
             "games/",

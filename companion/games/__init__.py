@@ -11,9 +11,11 @@ players. Modelled on python-chess's ``VARIANTS`` (a variant is one class plus on
     >>> kind.default_deck, kind.player_counts(load_deck(kind.default_deck))
     ('spanish-40', (2, 4, 5, 8))
 
-The built-in kinds are the modules in :data:`BUILTIN`, each of which calls :func:`register` when imported; they are
-imported at the first look-up, so that a kind module may use the screen's drawing helpers, which ask this registry
-in turn. A game added by a user or a test registers its kind the same way (see docs/RULES.md, "Adding a game").
+The kinds are found by the ``companion.games`` entry points (:mod:`companion.plugins`; ``pyproject.toml`` lists
+companion's own), each a module that calls :func:`register` when imported; they are imported at the first
+look-up, so that a kind module may use the screen's drawing helpers, which ask this registry in turn. An outside
+package's game is found the same way once installed, and a test's registers its kind by importing its module
+(see docs/EXTENDING.md, "Adding a game").
 """
 
 from __future__ import annotations
@@ -26,11 +28,12 @@ from types import ModuleType
 from companion.decks import load_deck
 from companion.games.kind import AnyKind, Ending, GameKind, Result, Robots, Sensor, Voice, ending
 from companion.i18n import N_, Said
+from companion.plugins import load
 from companion.rules.base import Game, SetupError, either
 
 __all__ = [
-    "BUILTIN",
     "DEFAULT_GAME",
+    "GROUP",
     "AnyKind",
     "Ending",
     "GameKind",
@@ -48,7 +51,7 @@ __all__ = [
     "unregister",
 ]
 
-BUILTIN = ("companion.games.seises", "companion.games.sexto_set")  # packages, each with its kind as ``KIND``
+GROUP = "companion.games"  # the entry points of the game kinds (pyproject.toml lists companion's own)
 DEFAULT_GAME = "seises"  # what an empty config plays
 
 _KINDS: dict[str, AnyKind] = {}
@@ -68,16 +71,23 @@ def unregister(name: str) -> None:
 
 
 def kinds() -> Mapping[str, AnyKind]:
-    """Every registered kind by name, the built-in ones first."""
+    """Every registered kind by name: those of the ``companion.games`` entry points first, in their order
+    (:mod:`companion.plugins`: companion's own, the default game ahead, then an outside package's), then any
+    registered by an import of its own (a test's)."""
     global _loaded
     if not _loaded:
         _loaded = True
-        for module in BUILTIN:
-            register(importlib.import_module(module).KIND)
-        # a built-in module imported on its own registers its kind when imported, maybe before the others: the
-        # built-in kinds come first all the same, in BUILTIN's order (the menu's, the page's)
-        rank = {module: index for index, module in enumerate(BUILTIN)}
-        ordered = sorted(_KINDS.values(), key=lambda kind: rank.get(type(kind).__module__, len(rank)))
+
+        def register_loaded(kind: object) -> object:  # an entry point that names a kind rather than its module
+            if not isinstance(kind, GameKind):
+                raise TypeError(f"it is a {type(kind).__name__}, not a companion.games.GameKind")
+            return register(kind)
+
+        found = load(GROUP, DEFAULT_GAME, register_loaded, lambda name: name in _KINDS)
+        # a kind module imported on its own registers its kind before the others: the entry points' order all the
+        # same (the menu's, the page's)
+        rank = {name: index for index, name in enumerate(found)}
+        ordered = sorted(_KINDS.values(), key=lambda kind: rank.get(kind.name, len(rank)))
         _KINDS.clear()
         _KINDS.update((kind.name, kind) for kind in ordered)
     return _KINDS

@@ -10,20 +10,21 @@ once, a core that never names it)::
     >>> kind("sim").simulated, type(kind("mfrc522")).__name__
     (True, 'Mfrc522Readers')
 
-Adding a reader type is one module with its :class:`ReaderKind` subclass that ends with ``register(MyKind())``
-(:mod:`companion.readers.registry`), and its module name in ``registry.BUILTIN`` (or, for a kind that lives
-outside companion, an ``import`` of that module before the config is read). docs/EXTENDING.md, "Adding a
-reader", walks through it.
+Adding a reader type is one module with its :class:`ReaderKind` subclass that ends with
+``KIND = register(MyKind())`` (:mod:`companion.readers.registry`), and an entry point of the ``companion.readers``
+group that names it (companion's own are in ``pyproject.toml``; a kind that lives outside companion is in its own
+package's metadata, found once installed). docs/EXTENDING.md, "Adding a reader", walks through it.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, ClassVar, Protocol
+from typing import TYPE_CHECKING, Any, ClassVar, Protocol, TypeVar
 
 from companion.i18n import _
-from companion.readers.registry import Setting, names, registered
+from companion.readers.registry import names, registered
+from companion.settings_schema import Key
 
 if TYPE_CHECKING:
     from companion.config import Config
@@ -34,6 +35,8 @@ if TYPE_CHECKING:
     from companion.nfc.registry import Registry
     from companion.ui.lights import StatusLed
     from companion.view import Output
+
+T = TypeVar("T")
 
 __all__ = ["ReaderKind", "Readers", "Setup", "StationError", "StationOptions", "kind"]
 
@@ -101,13 +104,14 @@ class ReaderKind:
     wired to no pins of the Pi, the zone LEDs on the Pi's GPIOs, nothing for doctor to probe, no enrollment."""
 
     name: ClassVar[str]
-    summary: ClassVar[str]  # what it is, for the config's comments and enroll's --help
+    summary: ClassVar[str]  # what it is, for the sample config and enroll's --help (an English msgid: mark it N_)
     simulated: ClassVar[bool] = False  # True: off a Pi its pins are gpiozero's mock pins (companion.pins.choose)
-    settings: ClassVar[Mapping[str, Setting]] = {}  # its own [readers] keys
+    settings: ClassVar[tuple[Key[Any], ...]] = ()  # its own [readers] keys (companion.settings_schema), by name there
 
-    def setting(self, config: Config, key: str) -> str:
-        """The config's value of one of :attr:`settings`, or its default."""
-        return config.reader_settings.get(key, self.settings[key].default)
+    def setting(self, config: Config, key: Key[T]) -> T:
+        """The config's value of ``key``, one of :attr:`settings`, or its default."""
+        value: T = config.reader_settings.get(key.name, key.default)
+        return value
 
     # -- the daemon ----------------------------------------------------------------------------------------------
 

@@ -5,9 +5,9 @@ checks it by the same handshake the daemon makes."""
 from __future__ import annotations
 
 import stat
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Iterator, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, ClassVar, cast
+from typing import TYPE_CHECKING, Any, ClassVar, cast
 
 from companion.doctor.checks import Check, System
 from companion.events import ZoneScan
@@ -16,7 +16,8 @@ from companion.hub.session import TRACKER_ABSENCES, HubEvent, HubOffline, HubOnl
 from companion.i18n import N_, _, language
 from companion.nfc.backends import Feed
 from companion.readers import ReaderKind, Readers, Setup, StationError, StationOptions
-from companion.readers.registry import Setting, register
+from companion.readers.registry import register
+from companion.settings_schema import Key, text
 
 if TYPE_CHECKING:
     from companion.config import Config
@@ -28,17 +29,18 @@ if TYPE_CHECKING:
 __all__ = ["HubReaders", "check_hub", "hub_port"]
 
 
+HUB_PORT = text(
+    "hub_port", "auto", N_("The hub's serial port; auto: found by USB id (systemd/99-companion-hub.rules)"), option=True
+)
+
+
 class HubReaders(ReaderKind):
     name = "hub"
-    summary = "a Raspberry Pi Pico scanning up to 8 readers, on USB serial"
-    settings: ClassVar[Mapping[str, Setting]] = {
-        "hub_port": Setting(
-            "auto", "the hub's serial port; auto: found by USB id (systemd/99-companion-hub.rules)", option=True
-        )
-    }
+    summary = N_("a Raspberry Pi Pico scanning up to 8 readers, on USB serial")
+    settings: ClassVar[tuple[Key[Any], ...]] = (HUB_PORT,)
 
     def open(self, setup: Setup) -> Readers:
-        return _Hub(list(setup.config.zones), self.setting(setup.config, "hub_port"))
+        return _Hub(list(setup.config.zones), self.setting(setup.config, HUB_PORT))
 
     def absences(self, config: Config) -> int:
         return TRACKER_ABSENCES  # the hub debounces lifts itself
@@ -49,7 +51,7 @@ class HubReaders(ReaderKind):
     def file_problems(self, config: Config) -> list[str]:
         """A port that is there but no serial port (a folder, a file) is a mistake; a missing one is a hub not
         plugged in yet, which the daemon waits for."""
-        port = self.setting(config, "hub_port")
+        port = self.setting(config, HUB_PORT)
         if port == "auto":
             return []
         try:
@@ -70,11 +72,11 @@ class HubReaders(ReaderKind):
         return (list(pinmap.hub.zones) if pinmap.hub is not None else []), _("hub zones")
 
     def nodes(self, system: System, config: Config, pinmap: PinMap) -> list[str]:
-        return [hub_port(self.setting(config, "hub_port"), system)]
+        return [hub_port(self.setting(config, HUB_PORT), system)]
 
     def device_checks(self, system: System, config: Config, pinmap: PinMap) -> Iterator[Check]:
         assert pinmap.hub is not None  # the pin map check refused a hub config without a [hub] table
-        yield check_hub(system, hub_port(self.setting(config, "hub_port"), system), pinmap.hub.zones)
+        yield check_hub(system, hub_port(self.setting(config, HUB_PORT), system), pinmap.hub.zones)
 
     # -- companion enroll ----------------------------------------------------------------------------------------
 
@@ -86,7 +88,7 @@ class HubReaders(ReaderKind):
         hub_zones = list(options.zones) or (list(pinmap.hub.zones) if pinmap.hub else [])
         if not hub_zones:
             raise StationError(f"{pinmap.source}: no [hub] zones; give --config with the hub's zones")
-        port = options.settings.get("hub_port") or (pinmap.hub.serial if pinmap.hub else "auto")
+        port = options.settings.get(HUB_PORT.name) or (pinmap.hub.serial if pinmap.hub else "auto")
         watch = options.watched(hub_zones, "on the hub")
         screen = options.screen() if board_model() is not None else None
         return HubStation(hub_zones, port, screen, lights=lambda send: _zone_lights(hub_zones, send), watch=watch)
@@ -211,4 +213,4 @@ def check_hub(system: System, port: str, zones: Sequence[str]) -> Check:
     return Check("hub", True, detail)
 
 
-register(HubReaders())
+KIND = register(HubReaders())

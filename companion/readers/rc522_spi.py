@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING
 
 from companion.doctor.checks import Check, System
 from companion.hardware import HEADER_PINS, SPI_BUSES, PinMap, ReaderPins
-from companion.i18n import _
+from companion.i18n import N_, _
 from companion.nfc.backends import ReaderBackend, SpiZone, mfrc522_backend, spi_backend
 from companion.nfc.rc522 import KNOWN_VERSIONS, RC522, spidev_transfer
 from companion.readers import ReaderKind, Readers, Setup, StationError, StationOptions
@@ -43,7 +43,7 @@ def spi_zones(pinmap: PinMap, zones: Sequence[str]) -> list[SpiZone]:
 
 class SpiReaders(ReaderKind):
     name = "spi"
-    summary = "MFRC522 readers on the Pi's SPI, read by companion's own driver"
+    summary = N_("MFRC522 readers on the Pi's SPI, read by companion's own driver")
 
     def open(self, setup: Setup) -> Readers:
         backend = self.backend(setup)
@@ -112,7 +112,7 @@ class SpiReaders(ReaderKind):
 
 class Mfrc522Readers(SpiReaders):
     name = "mfrc522"
-    summary = "MFRC522 readers on the Pi's SPI, read by the public mfrc522 package (4-byte MIFARE Classic tags)"
+    summary = N_("MFRC522 readers on the Pi's SPI, read by the public mfrc522 package (4-byte MIFARE Classic tags)")
 
     def backend(self, setup: Setup) -> ReaderBackend:
         return mfrc522_backend(spi_zones(setup.pinmap, list(setup.config.zones)), setup.registry)
@@ -205,5 +205,5 @@ def _wiring(pins: ReaderPins) -> str:
     )
 
 
-register(SpiReaders())
-register(Mfrc522Readers())
+SPI = register(SpiReaders())
+MFRC522 = register(Mfrc522Readers())

@@ -2,39 +2,30 @@
 
 It sits with the core, below everything that reads cards: the config checks ``readers.backend`` and the kinds'
 keys against it without importing a single reader. The kinds (:mod:`companion.readers`) register themselves when
-their module is imported; companion's own are loaded by module name (:data:`BUILTIN`) the first time the registry
-is asked, as an extension is by its entry point, so no import in the core names a reader module::
+their module is imported; the modules are found by the ``companion.readers`` entry points (:mod:`companion.plugins`:
+``pyproject.toml`` lists companion's own, an outside package its own) the first time the registry is asked, so no
+import in the core names a reader module::
 
     >>> names()[:4]
-    ('spi', 'mfrc522', 'hub', 'sim')
-    >>> registered("hub").settings["hub_port"].default
-    'auto'
+    ('spi', 'hub', 'mfrc522', 'sim')
+    >>> [(key.name, key.default) for key in registered("hub").settings]
+    [('hub_port', 'auto')]
 """
 
 from __future__ import annotations
 
-import importlib
-from collections.abc import Mapping
-from dataclasses import dataclass
-from typing import Protocol, TypeVar
+from typing import Any, Protocol, TypeVar, runtime_checkable
 
-__all__ = ["BUILTIN", "DEFAULT", "KINDS", "Registered", "Setting", "names", "register", "registered"]
+from companion.plugins import load
+from companion.settings_schema import Key
 
-# The modules of the kinds companion ships; each registers its kinds when imported.
-BUILTIN = ("companion.readers.rc522_spi", "companion.readers.hub", "companion.readers.sim")
+__all__ = ["DEFAULT", "GROUP", "KINDS", "Registered", "names", "register", "registered"]
+
+GROUP = "companion.readers"  # the entry points of the reader kinds (pyproject.toml lists companion's own)
 DEFAULT = "spi"  # readers.backend when the config leaves it out: an MFRC522 on the Pi's SPI, read by our driver
 
 
-@dataclass(frozen=True)
-class Setting:
-    """A ``[readers]`` key of one kind: its default and what it is. ``option``: enroll and ``cards`` take it on
-    the command line too (``hub_port`` as ``--hub-port``)."""
-
-    default: str
-    about: str
-    option: bool = False
-
-
+@runtime_checkable
 class Registered(Protocol):
     """What the registry knows of a kind (a :class:`companion.readers.ReaderKind` is all of it and more)."""
 
@@ -48,7 +39,7 @@ class Registered(Protocol):
     def simulated(self) -> bool: ...  # off a Pi, mock pins (companion.pins.choose) and enroll --auto
 
     @property
-    def settings(self) -> Mapping[str, Setting]: ...  # its own [readers] keys
+    def settings(self) -> tuple[Key[Any], ...]: ...  # its own [readers] keys (named within [readers])
 
 
 KINDS: dict[str, Registered] = {}  # every registered kind by name (as python-chess's VARIANTS)
@@ -64,23 +55,36 @@ def register(kind: K) -> K:
     return kind
 
 
-def _load_builtin() -> None:
-    for module in BUILTIN:
-        importlib.import_module(module)  # a kind module registers itself when imported
+_found: list[str] | None = None  # the entry points' kinds, in their order, once loaded
+
+
+def _load() -> list[str]:
+    global _found
+    if _found is None:
+        _found = []  # a kind module that asks the registry while it is imported finds it loading, not again
+        _found = load(GROUP, DEFAULT, _register_loaded, lambda name: name in KINDS)
+    return _found
+
+
+def _register_loaded(kind: object) -> object:
+    """An entry point that names a kind rather than its module."""
+    if not isinstance(kind, Registered):
+        raise TypeError(f"it is a {type(kind).__name__}, not a companion.readers.ReaderKind")
+    return register(kind)
 
 
 def names() -> tuple[str, ...]:
-    """Every registered kind's name, companion's own first, in :data:`BUILTIN`'s order whichever module was
-    imported first (each module's kinds as it registers them), then the others as they registered."""
-    _load_builtin()
-    order = {module: index for index, module in enumerate(BUILTIN)}
-    return tuple(sorted(KINDS, key=lambda name: order.get(type(KINDS[name]).__module__, len(order))))
+    """Every registered kind's name: the entry points' first, in their order (:mod:`companion.plugins`:
+    companion's own, the default ahead), whichever module was imported first, then those registered by an import
+    of their own (a test's), as they registered."""
+    rank = {name: index for index, name in enumerate(_load())}
+    return tuple(sorted(KINDS, key=lambda name: rank.get(name, len(rank))))
 
 
 def registered(name: str) -> Registered:
     """The kind registered as ``name``; a ``KeyError`` names the known ones."""
-    _load_builtin()
+    _load()
     try:
         return KINDS[name]
     except KeyError:
-        raise KeyError(f"no reader kind {name!r}; the kinds are {', '.join(KINDS)}") from None
+        raise KeyError(f"no reader kind {name!r}; the kinds are {', '.join(names())}") from None

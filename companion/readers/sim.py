@@ -4,16 +4,18 @@ a simulated hand (``enroll --auto``)."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterator
 from dataclasses import replace
-from typing import TYPE_CHECKING, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar
 
 from companion.doctor.checks import Check, System
 from companion.files import read_text
 from companion.hardware import PinMap
+from companion.i18n import N_
 from companion.nfc.backends import SimBackend, Step, parse_scenario
 from companion.readers import ReaderKind, Readers, Setup, StationOptions
-from companion.readers.registry import Setting, register
+from companion.readers.registry import register
+from companion.settings_schema import Key, text
 
 if TYPE_CHECKING:
     from companion.config import Config
@@ -22,13 +24,14 @@ if TYPE_CHECKING:
 __all__ = ["SimReaders"]
 
 
+SCENARIO = text("scenario", "", N_("A file of timed steps that lay and lift cards (companion.nfc.backends), for tests"))
+
+
 class SimReaders(ReaderKind):
     name = "sim"
-    summary = "simulated readers (the demo, a PC, the tests)"
+    summary = N_("simulated readers (the demo, a PC, the tests)")
     simulated = True
-    settings: ClassVar[Mapping[str, Setting]] = {
-        "scenario": Setting("", "a file of timed steps (companion.nfc.backends.parse_scenario), for tests")
-    }
+    settings: ClassVar[tuple[Key[Any], ...]] = (SCENARIO,)
 
     def open(self, setup: Setup) -> Readers:
         backend = SimBackend(list(setup.config.zones), setup.registry)
@@ -41,7 +44,7 @@ class SimReaders(ReaderKind):
 
     def scenario(self, config: Config) -> list[Step]:
         """The steps of the configured scenario file; a ``ValueError`` names the key, the file and what is wrong."""
-        path = self.setting(config, "scenario")
+        path = self.setting(config, SCENARIO)
         if not path:
             return []
         try:
@@ -76,4 +79,4 @@ class SimReaders(ReaderKind):
         return SimStation(zones, [lights, screen], options.registry)
 
 
-register(SimReaders())
+KIND = register(SimReaders())

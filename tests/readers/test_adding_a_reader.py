@@ -38,7 +38,7 @@ def config_text(tmp_path: Path) -> str:
 
 
 def test_a_config_names_it_only_once_it_is_registered(tmp_path: Path, request: pytest.FixtureRequest) -> None:
-    with pytest.raises(ConfigError, match=r"readers\.backend: 'pn532' is not one of spi, mfrc522, hub, sim"):
+    with pytest.raises(ConfigError, match=r"readers\.backend: 'pn532' is not one of spi, hub, mfrc522, sim"):
         parse_config(config_text(tmp_path), "test")
     request.getfixturevalue("pn532")
     assert parse_config(config_text(tmp_path), "test").backend == "pn532"
@@ -92,7 +92,7 @@ def test_enroll_says_it_cannot_enroll_with_it(
     args = ["enroll", "--deck", "spanish-40", "--backend", "pn532", "--registry", str(tmp_path / "registry.toml")]
     assert main(args) == 2
     err = capsys.readouterr().err
-    assert "pn532 readers cannot enroll tags; enroll with --backend spi, mfrc522, hub, sim" in err
+    assert "pn532 readers cannot enroll tags; enroll with --backend spi, hub, mfrc522, sim" in err
     assert "Traceback" not in err
 
 

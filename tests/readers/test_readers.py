@@ -22,6 +22,7 @@ OTHER_MEANINGS = {
     ("doctor/pi.py", "spi"): (1, "the Linux group that owns /dev/spidev*"),
     ("documents/assembly.py", "spi"): (2, "the colour of the SPI bus's wires"),
     ("documents/drawings.py", "spi"): (3, "the colour of the SPI bus's wires"),
+    ("documents/layers.py", "mfrc522"): (1, "the mfrc522 package, a library the core may not load"),
     ("hardware.py", "hub"): (2, "the pin map's [hub] table, the Pico's own pins"),
     ("hub/simulated.py", "hub"): (1, "the firmware's mode, as its status reports it"),
     ("hub/simulated.py", "sim"): (2, "firmware/sim, the firmware's simulated machine module"),
@@ -49,9 +50,9 @@ def test_no_module_outside_the_kinds_names_a_reader_type() -> None:
 
 
 def test_every_kind_is_known_by_its_name_and_a_name_is_taken_once() -> None:
-    assert names()[:4] == ("spi", "mfrc522", "hub", "sim")
+    assert names()[:4] == ("spi", "hub", "mfrc522", "sim")
     assert all(kind(name).name == name for name in names())
-    with pytest.raises(KeyError, match="no reader kind 'usb'; the kinds are spi, mfrc522, hub, sim"):
+    with pytest.raises(KeyError, match="no reader kind 'usb'; the kinds are spi, hub, mfrc522, sim"):
         kind("usb")
 
     class Another(ReaderKind):
@@ -67,4 +68,4 @@ def test_the_kinds_are_listed_in_the_same_order_whichever_module_was_imported_fi
     list (enroll's --help, the registry's doctest) was then in import order."""
     code = "import companion.readers.hub\nfrom companion.readers.registry import names\nprint(names())"
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, timeout=60)
-    assert done.stdout.strip() == "('spi', 'mfrc522', 'hub', 'sim')"
+    assert done.stdout.strip() == "('spi', 'hub', 'mfrc522', 'sim')"
