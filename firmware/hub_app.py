@@ -335,6 +335,25 @@ def boot(cfg: "Any", port: "Any") -> "Hub | None":
     return build(cfg, port)
 
 
+def zone_readers(cfg: "Any") -> "list[RC522]":
+    """The zones' readers as ``cfg`` wires them, hard-reset together, not yet initialised (``Scanner.start``)."""
+    reset = machine.Pin(cfg.READER_RESET, machine.Pin.OUT, value=0)
+    time.sleep(0.001)  # NRSTPD low for at least 100 ns hard-resets every reader at once
+    reset.value(1)
+    spi = machine.SPI(
+        cfg.SPI_ID,
+        baudrate=cfg.SPI_BAUDRATE,
+        sck=machine.Pin(cfg.SCK),
+        mosi=machine.Pin(cfg.MOSI),
+        miso=machine.Pin(cfg.MISO),
+    )
+    readers = []
+    for pin in cfg.CHIP_SELECTS:
+        transfer = machine_transfer(spi, machine.Pin(pin, machine.Pin.OUT, value=1))
+        readers.append(RC522(transfer, timeout_ms=cfg.READER_TIMEOUT_MS, spi_hz=cfg.SPI_BAUDRATE))
+    return readers
+
+
 def build(cfg: "Any", port: "Any") -> Hub:
     """The hub described by ``cfg`` (the ``hub_config`` module); a bad pin or count becomes a reported fault."""
     faults = check_config(cfg)
@@ -343,20 +362,7 @@ def build(cfg: "Any", port: "Any") -> Hub:
     wdt = None
     if not faults:
         try:
-            reset = machine.Pin(cfg.READER_RESET, machine.Pin.OUT, value=0)
-            time.sleep(0.001)  # NRSTPD low for at least 100 ns hard-resets every reader at once
-            reset.value(1)
-            spi = machine.SPI(
-                cfg.SPI_ID,
-                baudrate=cfg.SPI_BAUDRATE,
-                sck=machine.Pin(cfg.SCK),
-                mosi=machine.Pin(cfg.MOSI),
-                miso=machine.Pin(cfg.MISO),
-            )
-            for pin in cfg.CHIP_SELECTS:
-                cs = machine.Pin(pin, machine.Pin.OUT, value=1)
-                transfer = machine_transfer(spi, cs)
-                readers.append(RC522(transfer, timeout_ms=cfg.READER_TIMEOUT_MS, spi_hz=cfg.SPI_BAUDRATE))
+            readers = zone_readers(cfg)
             leds = ZoneLeds(neopixel.NeoPixel(machine.Pin(cfg.LED_DATA, machine.Pin.OUT), cfg.ZONES))
         except (ValueError, OSError) as exc:
             faults.append("hub_config.py: " + str(exc) + ": check the pin numbers against hardware/hub/README.md")

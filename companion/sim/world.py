@@ -8,11 +8,11 @@ from companion.sim.chip import Mfrc522
 
 # What one SPI transaction costs the host besides its bytes on the bus: the call into the SPI layer, the system
 # call or the driver's set-up, chip select. A Python ``spidev`` ``xfer2`` of a few bytes takes about 25 us on a
-# Raspberry Pi 4 and 60 us on a Pi Zero 2 W. The Pico's is an estimate for MicroPython's ``machine_transfer``
-# (two ``Pin.value`` calls around ``SPI.write_readinto``, a buffer made and copied): timed in the MicroPython VM
-# against a pin-toggling loop whose time on a 125 MHz RP2040 is known (``python -m bench nfc`` measures it
-# again; docs/NFC.md, "Per-call cost").
-CALL_COST_S = {"pi4": 25e-6, "zero2w": 60e-6, "pico": 85e-6}
+# Raspberry Pi 4 and 60 us on a Pi Zero 2 W. The Pico's is measured on MicroPython's real rp2 port in an emulated
+# RP2040 calibrated to a 125 MHz Pico (``python -m bench hub --emulator``): the driver's 2-byte register read
+# through ``machine_transfer`` takes 305 to 317 us, of which 16 us are its bytes at 1 MHz (docs/NFC.md, "Per-call
+# cost"). The work the driver does between its transactions (CRC_A, parsing) is not charged.
+CALL_COST_S = {"pi4": 25e-6, "zero2w": 60e-6, "pico": 290e-6}
 PI_PLATFORMS = ("pi4", "zero2w")
 
 

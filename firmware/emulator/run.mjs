@@ -15,6 +15,14 @@
 // 10-byte messages, a letter, a byte and the emulated time in ns (little-endian float64):
 // 'S' pin (selected), 'U' pin (released), 'B' mosi (answered with one byte on IN_FD), 'R' pin (readers' reset).
 //
+//                [--cpu-scale F] [--usb-times]
+//
+// With --cpu-scale, each instruction takes F times its cycles at 125 MHz in emulated time; the peripherals (the
+// SPI's bytes on the wire, the timers, the readers' clock) keep their own. rp2040js counts too few cycles for
+// MicroPython (a pin on/off loop takes about half the time it takes on a Pico): bench/hub_emulator.py gives the F
+// that makes it take a real Pico's. With --usb-times, each packet the device sends on USB CDC is written to stderr
+// as `emulator: usb NS BYTES`, its emulated time (ns since the first power-up) and its size.
+//
 // The test suite puts a pty's master side on stdin and stdout (tests/firmware/emulator.py), so the daemon's hub
 // back-end opens the other side with pyserial as it opens a real Pico's /dev/ttyACM0.
 import { readFileSync, readSync, writeSync } from 'node:fs';
@@ -31,6 +39,11 @@ function parseArgs(argv) {
   const args = { pinHigh: [], pinLow: [], select: [] };
   for (let i = 0; i < argv.length; i += 2) {
     const [name, value] = [argv[i], argv[i + 1]];
+    if (name === '--usb-times') {
+      args.usbTimes = true;
+      i -= 1;
+      continue;
+    }
     if (value === undefined) throw new Error(`${name}: give it a value`);
     if (name === '--bootrom') args.bootrom = value;
     else if (name === '--uf2') args.uf2 = value;
@@ -41,6 +54,7 @@ function parseArgs(argv) {
     else if (name === '--select') args.select.push(Number(value));
     else if (name === '--reset') args.reset = Number(value);
     else if (name === '--leds') args.leds = Number(value);
+    else if (name === '--cpu-scale') args.cpuScale = Number(value);
     else throw new Error(`unknown option ${name}`);
   }
   if (!args.bootrom || !args.uf2) throw new Error('give --bootrom and --uf2');
@@ -172,11 +186,13 @@ function boot(args, offset, bootrom, flash, queue, powerUp) {
     pump();
   };
   cdc.onSerialData = (buffer) => {
-    if (!stopped) process.stdout.write(buffer);
+    if (stopped) return;
+    if (args.usbTimes) process.stderr.write(`emulator: usb ${offset + clock.nanos} ${buffer.length}\n`);
+    process.stdout.write(buffer);
   };
 
   mcu.core.PC = FLASH_START;
-  execute(simulator, () => stopped, romHooks);
+  execute(simulator, () => stopped, romHooks, args.cpuScale ?? 1);
   return {
     clock,
     pump,
@@ -287,9 +303,9 @@ function bridgeSpi(simulator, args, offset) {
 // emulated clock stops (simulator.js ticks it only to the next alarm), and so would ticks_ms(); on a real Pico
 // time goes on. Here it goes on at the pace of the wall clock until an interrupt (USB data from the host) wakes
 // the core, without spinning the host's CPU meanwhile.
-function execute(simulator, stopped, romHooks) {
+function execute(simulator, stopped, romHooks, cpuScale) {
   const { rp2040: mcu, clock } = simulator;
-  const cycleNanos = 1e9 / 125e6;
+  const cycleNanos = (1e9 / 125e6) * cpuScale;
   let sleptAt = null;
   const slice = () => {
     if (stopped()) return;

@@ -23,7 +23,6 @@ from pathlib import Path
 from typing import BinaryIO
 
 import littlefs
-import pytest
 
 from companion.hub.simulated import FIRMWARE, firmware_build
 from companion.sim.chip import Mfrc522
@@ -59,6 +58,16 @@ class Readers:
         self._selected: Mfrc522 | None = None
         self._ignored = False  # a transaction that came before the selected chip's oscillator was up
         self._thread: threading.Thread | None = None
+        self._planned: list[tuple[float, Callable[[], None]]] = []
+        self.transactions = 0  # chip-select periods on SPI0
+        self.spi_bytes = 0
+
+    def at(self, when_s: float, change: Callable[[], None]) -> None:
+        """Make ``change`` (a tag laid or lifted, under the lock) once the emulated clock reaches ``when_s``: it
+        comes between two of SPI0's messages, so what the firmware reads after ``when_s`` sees it."""
+        with self.lock:
+            self._planned.append((when_s, change))
+            self._planned.sort(key=lambda plan: plan[0])
 
     def serve(self, requests: int, answers: int) -> None:
         self._thread = threading.Thread(target=self._serve, args=(requests, answers), daemon=True)
@@ -73,12 +82,15 @@ class Readers:
                 letter, value, nanos = _MESSAGE.unpack(message)
                 with self.lock:
                     self.now_s = nanos / 1e9
+                    while self._planned and self._planned[0][0] <= self.now_s:
+                        self._planned.pop(0)[1]()
                     miso = self._handle(letter, value[0])
                 if letter == b"B":
                     outbox.write(bytes((miso,)))
 
     def _handle(self, letter: bytes, value: int) -> int:
         if letter == b"S":
+            self.transactions += 1
             self._selected = self.chips.get(value)
             if self._selected is not None:
                 self._ignored = self._selected.starting(self.now_s)
@@ -88,8 +100,10 @@ class Readers:
         elif letter == b"R":
             for chip in self.chips.values():
                 chip.power_on()
-        elif letter == b"B" and self._selected is not None and not self._ignored:
-            return self._selected.clock(value)
+        elif letter == b"B":
+            self.spi_bytes += 1
+            if self._selected is not None and not self._ignored:
+                return self._selected.clock(value)
         return 0x00
 
 
@@ -104,14 +118,14 @@ def _read_exactly(stream: BinaryIO, size: int) -> bytes | None:
 
 
 def binaries() -> tuple[Path, Path]:
-    """The UF2 and the boot ROM, or a test failure that says where they are looked for."""
+    """The UF2 and the boot ROM; ``FileNotFoundError`` says where they are looked for."""
     uf2 = Path(os.environ.get("COMPANION_RP2_UF2", SHARED / UF2))
     bootrom = Path(os.environ.get("COMPANION_RP2_BOOTROM", SHARED / BOOTROM))
     for path, variable in ((uf2, "COMPANION_RP2_UF2"), (bootrom, "COMPANION_RP2_BOOTROM")):
         if not path.is_file():
-            pytest.fail(f"{path} not found: put ../shared/firmware/rp2/ beside the project or set {variable}")
+            raise FileNotFoundError(f"{path} not found: put ../shared/firmware/rp2/ by the project or set {variable}")
     if shutil.which("node") is None or not (EMULATOR / "node_modules/rp2040js").is_dir():
-        pytest.fail("the RP2040 emulator is not installed: run `make firmware-emulator` (Node.js 20 and npm ci)")
+        raise FileNotFoundError("the RP2040 emulator is not installed: run `make firmware-emulator` (Node.js 20, npm)")
     return uf2, bootrom
 
 
@@ -148,12 +162,21 @@ class EmulatedHub:
     """An emulated Pico running ``files``; ``path`` is its USB serial port's tty, for pyserial."""
 
     def __init__(
-        self, tmp_path: Path, files: Mapping[str, bytes], readers: Readers | None = None, *, jumper: bool = False
+        self,
+        tmp_path: Path,
+        files: Mapping[str, bytes],
+        readers: Readers | None = None,
+        *,
+        jumper: bool = False,
+        cpu_scale: float = 1.0,
+        usb_times: bool = False,
     ) -> None:
         self.tmp_path = tmp_path
         self.files = files
         self.readers = readers
         self.jumper = jumper  # the maintenance jumper fitted: its pin held to ground
+        self.cpu_scale = cpu_scale  # emulated time per instruction, times its cycles at 125 MHz (run.mjs)
+        self.usb_times = usb_times  # each USB packet the device sends, with its emulated time, in the log
         self.log = tmp_path / "emulator.log"
         self.path = ""
         self._process: subprocess.Popen[bytes] | None = None
@@ -170,6 +193,7 @@ class EmulatedHub:
         self.path = os.ttyname(slave)
         args = ["node", str(EMULATOR / "run.mjs"), "--bootrom", str(bootrom), "--uf2", str(uf2), "--fs", str(image)]
         args += ["--pin-low" if self.jumper else "--pin-high", str(MAINTENANCE_PIN), "--leds", str(LED_DATA)]
+        args += ["--cpu-scale", str(self.cpu_scale)] + (["--usb-times"] if self.usb_times else [])
         pipes: tuple[int, ...] = ()
         if self.readers is not None:
             requests, to_host = os.pipe()
@@ -212,6 +236,15 @@ class EmulatedHub:
                 grb = bytes.fromhex(line.removeprefix("emulator: leds "))
                 frames.append([(grb[i + 1], grb[i], grb[i + 2]) for i in range(0, len(grb) - 2, 3)])
         return frames
+
+    def usb_packets(self) -> list[tuple[float, int]]:
+        """With ``usb_times``: each packet the device sent on USB so far, its emulated time (s) and its bytes."""
+        packets = []
+        for line in self.log.read_text(errors="replace").splitlines():
+            if line.startswith("emulator: usb "):
+                nanos, size = line.removeprefix("emulator: usb ").split()
+                packets.append((float(nanos) / 1e9, int(size)))
+        return packets
 
     def diagnostics(self) -> str:
         """What the emulator wrote to stderr, for a failing test's message."""

@@ -1,0 +1,44 @@
+"""``python -m bench hub --emulator``: scan costs on an emulated RP2040, calibrated to a Pico, beside the model."""
+
+import re
+import subprocess
+import sys
+
+import pytest
+
+from companion.hub.simulated import FIRMWARE
+
+pytestmark = [pytest.mark.rp2040, pytest.mark.slow]
+
+ROOT = FIRMWARE.parent
+ROWS = ("2-byte register read", "empty-zone scan", "new NTAG213 scan", "round of 8 zones, all empty")
+NUMBER = r"(\d+\.\d+)"
+
+
+def test_emulator_mode_prints_calibrated_figures_beside_the_model() -> None:
+    run = subprocess.run(
+        [sys.executable, "-m", "bench", "hub", "--emulator", "--count", "1", "--trials", "2"],
+        capture_output=True,
+        text=True,
+        timeout=600,
+        cwd=ROOT,
+    )
+    assert run.returncode == 0, run.stderr[-2000:]
+    out = run.stdout
+    calibration = re.search(rf"\((\d+) us published, {NUMBER} us emulated: each instruction's time x {NUMBER}\)", out)
+    assert calibration, out
+    published, emulated, scale = map(float, calibration.groups())
+    assert published == 31.0 and scale == pytest.approx(published / emulated, rel=0.01)
+    # Scaled so, the emulated Pico runs the published loop in the published time
+    loop = re.search(rf"calibrated loop: {NUMBER} us", out)
+    assert loop and float(loop.group(1)) == pytest.approx(published, rel=0.1)
+    for row in ROWS:
+        line = next(line for line in out.splitlines() if line.startswith(row))
+        raw, calibrated, model, ratio = map(float, re.findall(NUMBER, line.removeprefix(row))[-4:])
+        assert 0 < raw < calibrated and model > 0, line  # only the processor is slowed, by the scale above
+        assert ratio == pytest.approx(calibrated / model, abs=0.01), line
+    assert re.search(r"per SPI transaction .*: calibrated \d+ us, the model charges \d+ us", out)
+    for what in ("card laid -> its zone report", "card lifted -> its zone report"):
+        assert re.search(rf"{what} \(ms, 2 trials\): calibrated median {NUMBER}, max {NUMBER}; model median", out)
+    assert re.search(r"goal laid max: .* ms <= 30 ms (met|MISSED)", out)
+    assert re.search(r"goal lift p99: .* ms <= 150 ms (met|MISSED)", out)
