@@ -30,7 +30,7 @@ from luma.core.interface.serial import i2c
 from luma.core.render import canvas
 from PIL import Image
 
-from companion.ui.screens import HEIGHT, WIDTH, draw_table
+from companion.ui.screens import HEIGHT, PAGE_S, WIDTH, draw_table, pages
 from companion.view import TableView
 
 __all__ = [
@@ -71,6 +71,7 @@ class Screen:
         self.device = device
         self.dim_after_s = dim_after_s
         self._shown: TableView | None = None
+        self._page, self._shown_at = 0, 0.0  # the page of the view shown, and when the view came
         self._last_event = 0.0
         self._dimmed = False
         self._painter = _Painter(device) if background else None
@@ -84,12 +85,15 @@ class Screen:
         self.wake(now)
         if view == self._shown:
             return False
-        self._shown = view
-        if self._painter is not None:
-            self._painter.frame(view)
-        else:
-            draw_frame(self.device, view)
+        self._shown, self._page, self._shown_at = view, 0, now
+        self._send(view, 0)
         return True
+
+    def _send(self, view: TableView, page: int) -> None:
+        if self._painter is not None:
+            self._painter.frame(view, page)
+        else:
+            draw_frame(self.device, view, page)
 
     def wake(self, now: float) -> None:
         """Something happened at the table: full brightness, and the idle time starts again."""
@@ -99,7 +103,14 @@ class Screen:
             self._dimmed = False
 
     def tick(self, now: float) -> None:
-        """Dim the screen once it has been idle for ``dim_after_s`` seconds."""
+        """Turn the page of a message on the footer every :data:`~companion.ui.screens.PAGE_S` seconds (round and
+        round, so every line of it is read: :func:`~companion.ui.screens.footer_lines`), and dim the screen once
+        it has been idle for ``dim_after_s`` seconds."""
+        if self._shown is not None and (count := pages(self._shown)) > 1:
+            page = int((now - self._shown_at) / PAGE_S) % count
+            if page != self._page:
+                self._page = page
+                self._send(self._shown, page)
         if not self._dimmed and now - self._last_event >= self.dim_after_s:
             self._contrast(DIM)
             self._dimmed = True
@@ -124,10 +135,10 @@ class Screen:
             self.device.contrast(level)
 
 
-def draw_frame(device: Any, view: TableView) -> None:
-    """One frame of ``view`` through the driver to the panel."""
+def draw_frame(device: Any, view: TableView, page: int = 0) -> None:
+    """One frame of ``view`` (its page ``page``) through the driver to the panel."""
     with canvas(device) as draw:
-        draw_table(draw, view)
+        draw_table(draw, view, page)
 
 
 class _Painter:
@@ -137,7 +148,7 @@ class _Painter:
     def __init__(self, device: Any) -> None:
         self.device = device
         self._work = threading.Condition()
-        self._frame: TableView | None = None
+        self._frame: tuple[TableView, int] | None = None
         self._contrast: int | None = None
         self._busy = False
         self._closing = False
@@ -145,9 +156,9 @@ class _Painter:
         self._thread = threading.Thread(target=self._run, name="screen", daemon=True)
         self._thread.start()
 
-    def frame(self, view: TableView) -> None:
+    def frame(self, view: TableView, page: int = 0) -> None:
         with self._work:
-            self._frame = view  # a frame not yet sent is replaced: only the newest matters
+            self._frame = (view, page)  # a frame not yet sent is replaced: only the newest matters
             self._work.notify()
 
     def contrast(self, level: int) -> None:
@@ -180,7 +191,7 @@ class _Painter:
                 if contrast is not None:
                     self.device.contrast(contrast)
                 if frame is not None:
-                    draw_frame(self.device, frame)
+                    draw_frame(self.device, *frame)
                 self._failed = False
             except (OSError, luma.core.error.Error) as exc:  # the panel came loose: the table goes on without it
                 if not self._failed:

@@ -33,6 +33,7 @@ from companion.view import MenuView, Message, MessageKind, Scoreboard, TableView
 __all__ = [
     "CELL_W",
     "HEIGHT",
+    "PAGE_S",
     "WIDTH",
     "Slot",
     "TextOverflow",
@@ -45,7 +46,9 @@ __all__ = [
     "draw_table",
     "first_fitting",
     "footer",
+    "footer_lines",
     "header_footer",
+    "pages",
     "put_on",
     "register_screen",
     "render",
@@ -54,6 +57,7 @@ __all__ = [
 ]
 
 WIDTH, HEIGHT = 128, 64
+PAGE_S = 3.0  # how long each line of a message on the footer is shown (docs/SCREENS.md)
 FontSize = Literal["small", "body", "bold", "big"]
 Align = Literal["left", "right", "center"]
 
@@ -225,8 +229,36 @@ def put_on(draw: ImageDraw.ImageDraw, origin: tuple[int, int], slot: Slot, text:
 
 
 def footer(left: str, right: str, message: str) -> tuple[str, str]:
-    """The footer line: the scoreboard's own two texts, or the last message across the whole line."""
+    """The footer line: the scoreboard's own two texts, or a line of the last message across the whole line (one
+    of :func:`footer_lines`, which fit it)."""
     return (shorten(message, "body", WIDTH), "") if message else (left, right)
+
+
+def footer_lines(message: Message | None) -> list[str]:
+    """A message shown on the scoreboard's footer, whole: its title, then what to do, in lines that each fill the
+    footer at most. The screen shows them one at a time, each for :data:`PAGE_S` seconds, round and round; a
+    title and what to do that fit one line together share it."""
+    if message is None:
+        return [""]
+    joint = " " if message.title.endswith(("?", "!", ".", ":")) else ". "
+    whole = f"{message.title}{joint}{message.todo}" if message.todo else message.title
+    if text_width(drawable(whole), "body") <= WIDTH:
+        return [whole]
+    lines = wrap(message.title, "body", WIDTH)
+    return lines + (wrap(message.todo, "body", WIDTH) if message.todo else [])
+
+
+def pages(view: TableView) -> int:
+    """How many pages ``view`` is shown in: the lines of a message on the scoreboard's footer, else one."""
+    if not _on_footer(view):
+        return 1
+    with _cut_to_fit():
+        return len(footer_lines(view.message))
+
+
+def _on_footer(view: TableView) -> bool:
+    shows_scoreboard = view.menu is None and view.pairing is None and view.game is not None
+    return shows_scoreboard and view.message is not None and not covers_scoreboard(view.message)
 
 
 def draw_message(draw: ImageDraw.ImageDraw, message: Message) -> None:
@@ -306,20 +338,17 @@ def covers_scoreboard(message: Message | None) -> bool:
     return message is not None and message.kind in _COVERING
 
 
-def _title(message: Message | None) -> str:
-    return message.title if message else ""
-
-
-def draw_table(draw: ImageDraw.ImageDraw, view: TableView) -> None:
-    """Whatever the table shows now: the menu, else a message that needs attention, else the scoreboard.
+def draw_table(draw: ImageDraw.ImageDraw, view: TableView, page: int = 0) -> None:
+    """Whatever the table shows now: the menu, else a message that needs attention, else the scoreboard, with
+    line ``page`` of a message on its footer (:func:`pages` says how many there are).
 
     Never raises on a text: what does not fit is cut (see the module's notes).
     """
     with _cut_to_fit():
-        _draw_table(draw, view)
+        _draw_table(draw, view, page)
 
 
-def _draw_table(draw: ImageDraw.ImageDraw, view: TableView) -> None:
+def _draw_table(draw: ImageDraw.ImageDraw, view: TableView, page: int = 0) -> None:
     if view.menu is not None:
         draw_menu(draw, view.menu)
     elif view.pairing is not None:
@@ -327,7 +356,8 @@ def _draw_table(draw: ImageDraw.ImageDraw, view: TableView) -> None:
     elif view.message is not None and covers_scoreboard(view.message):
         draw_message(draw, view.message)
     elif view.game is not None:
-        screen_for(view.game)(draw, view.game, language=view.language, message=_title(view.message))
+        lines = footer_lines(view.message)
+        screen_for(view.game)(draw, view.game, language=view.language, message=lines[page % len(lines)])
     else:
         title = view.message.title if view.message else tr("no_game", view.language)
         draw_message(draw, Message(MessageKind.INFO, title, tr("no_game_hint", view.language)))
@@ -362,8 +392,8 @@ def screen_for(scoreboard: Scoreboard) -> DrawScoreboard:
     raise LookupError(f"no game's screen draws a {type(scoreboard).__name__}")
 
 
-def render(view: TableView) -> Image.Image:
-    """The 128x64 1-bit image of ``view``, as the OLED shows it."""
+def render(view: TableView, page: int = 0) -> Image.Image:
+    """The 128x64 1-bit image of ``view`` (its page ``page``), as the OLED shows it."""
     image = Image.new("1", (WIDTH, HEIGHT))
-    draw_table(ImageDraw.Draw(image), view)
+    draw_table(ImageDraw.Draw(image), view, page)
     return image
