@@ -1,5 +1,6 @@
-"""One headless Chromium for a whole test module (companion.documents.browser: Debian's chromium over the DevTools
-protocol, which ``make test`` installs when missing)."""
+"""One headless Chromium for a whole test module (companion.documents.browser: Debian's chromium driven by
+Playwright, which ``make test`` installs when missing); each test runs its coroutine on the browser's loop
+(``browser.run``) and opens its own tab."""
 
 from __future__ import annotations
 
