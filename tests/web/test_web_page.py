@@ -5,6 +5,7 @@ Cards go through the simulated readers' field, as at the table, never straight t
 
 from __future__ import annotations
 
+import subprocess
 import time
 from pathlib import Path
 from typing import Any
@@ -29,6 +30,13 @@ PAGE_WEIGHT_GOAL = 150_000  # bytes, the issue's goal for the page and everythin
 @pytest.fixture(autouse=True)
 def fresh_sim() -> None:
     sim.reset()
+
+
+def test_the_browser_is_debians_chromium(browser: Browser) -> None:
+    """Playwright drives the chromium on the PATH (Debian's, which make test installs), never a browser of its own:
+    none can be downloaded on the table's CI."""
+    said = subprocess.run(["chromium", "--version"], capture_output=True, text=True, check=True).stdout
+    assert said.startswith(f"Chromium {browser.chromium.version} "), said
 
 
 def test_a_card_laid_on_a_zone_shows_on_the_page_and_an_illegal_one_its_message(
