@@ -7,7 +7,7 @@ config; mock pins; the real ssd1306 driver on a bus that takes its bytes' time),
 hand, serves its page to Debian's headless Chromium (companion.documents.browser). A card that may be played is
 laid on the zone and lifted, again and again: the page then shows the play waiting for CONFIRM, and shows it gone.
 A ``MutationObserver`` in the page stamps each change of its DOM with the wall clock (``performance.timeOrigin +
-performance.now()``, the clock ``time.time()`` reads, checked against it over the DevTools link); the bench
+performance.now()``, the clock ``time.time()`` reads, checked against it over Playwright's link); the bench
 stamps the lay, and the LED pin (the table's first output) as bench/daemon.py does.
 
 200 stalled pages: the same service, with 200 clients from one other address (127.0.0.2, a phone on the room's
@@ -43,12 +43,13 @@ from typing import Any
 
 import aiohttp
 from gpiozero.pins.mock import MockFactory, MockPWMPin
+from playwright.async_api import Page
 
 import companion.web.server as server
 from bench.daemon import percentile, scan_to_led_in_service
 from companion.config import GameConfig, parse_config
 from companion.daemon import Daemon
-from companion.documents.browser import Browser, Page, chromium
+from companion.documents.browser import Browser, chromium
 from companion.documents.pages import robot_actions
 from companion.events import ZoneScan
 from companion.journal import Entry, Journal
@@ -234,7 +235,7 @@ def card_to_dom(browser: Browser, lays: int = LAYS, seed: int = 9) -> dict[str, 
             readers: Any = daemon._readers
             game = daemon.table.referee.game  # type: ignore[union-attr]
             cards = [card.id for card in game.deck if game.reason(Play(card.id)) is None][:2]
-            await page.until("!!document.querySelector('#game table')")
+            await page.locator("#game table").wait_for(state="attached")
             await page.evaluate(STAMPS)
             offset, sure = await clock_offset(page)
             seen = 0
@@ -254,7 +255,7 @@ def card_to_dom(browser: Browser, lays: int = LAYS, seed: int = 9) -> dict[str, 
 
     Table.scan = stamped  # type: ignore[method-assign]
     try:
-        return asyncio.run(run())
+        return browser.run(run())
     finally:
         Table.scan = original  # type: ignore[method-assign]
 
@@ -282,13 +283,13 @@ def page_weight(browser: Browser, game: str) -> tuple[list[tuple[str, int]], int
     async def run() -> tuple[list[tuple[str, int]], int]:
         async with served(daemon_config(folder, half_played(folder, game))) as (_daemon, url):
             async with browser.page(f"{url}/") as page:
-                await page.until("!!document.querySelector('#game table')")
+                await page.locator("#game table").wait_for(state="attached")
                 files = [(str(path), int(size)) for path, size in await page.evaluate(WEIGHT)]
             async with aiohttp.ClientSession() as session, session.get(f"{url}/api/table") as response:
                 state = len(await response.read())
         return files, state
 
-    return asyncio.run(run())
+    return browser.run(run())
 
 
 # ---- 20 pages and the LEDs -------------------------------------------------------------------------------------

@@ -5,7 +5,7 @@ its settings page in each language (``LANG-settings.png``), and the virtual tabl
 Each is a game the robots played part of (a fixed seed), resumed from its journal by the daemon (simulated
 readers, mock pins), served on a free port and photographed by headless Chromium (:mod:`.browser`) at a phone's
 width. The virtual table is the demo's own game, its person's seat played by clicking the page a few turns.
-Needs Debian's chromium (``.ci/chromium``)."""
+Needs Debian's chromium (``.ci/debian`` installs it) and Playwright (the development tools, ``.[dev]``)."""
 
 from __future__ import annotations
 
@@ -16,6 +16,7 @@ import sys
 import tempfile
 import time
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from gpiozero.pins.mock import MockFactory, MockPWMPin
 from PIL import Image, PngImagePlugin
@@ -24,7 +25,7 @@ from companion.config import GameConfig, parse_config
 from companion.daemon import Daemon
 from companion.decks import load_deck
 from companion.demo import Demo, served
-from companion.documents.browser import Browser, BrowserError, Page, chromium
+from companion.documents.browser import Browser, BrowserError, chromium
 from companion.documents.layers import DOCS_DIR
 from companion.games import find_kind, kinds
 from companion.i18n import languages
@@ -32,6 +33,9 @@ from companion.journal import Entry, Journal
 from companion.rules import Play
 from companion.sim.oled import FakeI2CBus
 from companion.ui.display import make_device
+
+if TYPE_CHECKING:
+    from playwright.async_api import Page
 
 __all__ = ["PHONE_WIDTH", "SETTINGS", "TABLE", "TEXT_KEY", "VIRTUAL", "pictures", "robot_actions", "write_pages"]
 
@@ -55,9 +59,9 @@ def robot_actions(game_name: str, count: int, seed: int = SEED) -> list[str]:
     return actions
 
 
-# What each page picture shows, its path on the table's server, and what is true of the page once it is drawn
-TABLE = ("/", "!!document.querySelector('#game table')")
-SETTINGS = ("/settings", "document.body?.dataset.ready === 'yes'")  # as a phone not yet paired sees it
+# What each page picture shows: its path on the table's server, and what is on the page once it is drawn
+TABLE = ("/", "#game table")
+SETTINGS = ("/settings", "body[data-ready=yes]")  # as a phone not yet paired sees it
 VIRTUAL = "virtual-table"  # the README's picture
 
 
@@ -88,7 +92,7 @@ async def shoot(browser: Browser, game_name: str, language: str, workdir: Path, 
             await asyncio.sleep(0.01)
         path, drawn = page
         async with browser.page(f"http://127.0.0.1:{daemon.web.port}{path}") as tab:
-            await tab.until(drawn)
+            await tab.locator(drawn).wait_for(state="attached")
             return await photo(tab)
     finally:
         stop.set()
@@ -107,7 +111,8 @@ async def shoot_virtual(browser: Browser, turns: int = 3) -> bytes:
                     if time.monotonic() > end:
                         raise RuntimeError("the robots did not come to the person's turn")
                     await asyncio.sleep(0.01)
-                await page.until("!!document.querySelector('#virtual:not([hidden]):not(.waiting) #hand [data-card]')")
+                hand = page.locator("#virtual:not([hidden]):not(.waiting) #hand [data-card]")
+                await hand.first.wait_for(state="attached")  # the person's turn on the page
                 game, robots = demo.referee.game, demo.robots
                 assert robots is not None
                 held = {card for hand in robots.held(0) for card in hand}
@@ -115,16 +120,15 @@ async def shoot_virtual(browser: Browser, turns: int = 3) -> bytes:
                 if fits:
                     zone = next((z for z, head in demo.referee.zones.heads.items() if head == fits[0].line), None)
                     if zone is not None:
-                        await page.click(f"#zones [data-zone={zone}]")
-                    await page.until(f"!!document.querySelector('#hand [data-card=\"{fits[0].card}\"]')")
-                    await page.click(f'#hand [data-card="{fits[0].card}"]')
-                    await page.until("!!document.querySelector('#zones [data-light=pending_ok]')")
+                        await page.locator(f"#zones [data-zone={zone}]").click()
+                    await page.locator(f'#hand [data-card="{fits[0].card}"]').click()
+                    await page.locator("#zones [data-light=pending_ok]").wait_for(state="attached")
                 else:
-                    await page.click("#pass")
-                    await page.until("!!document.getElementById('pending').textContent")
+                    await page.locator("#pass").click()
+                    await page.locator("#pending:not(:empty)").wait_for(state="attached")
                 if turn < turns:
                     before = len(game.actions)
-                    await page.click("#confirm")
+                    await page.locator("#confirm").click()
                     while len(game.actions) == before:
                         await asyncio.sleep(0.01)
             return await photo(page)
@@ -138,8 +142,9 @@ async def photo(page: Page) -> bytes:
     words = str(await page.evaluate("document.body.innerText"))
     info = PngImagePlugin.PngInfo()
     info.add_itxt(TEXT_KEY, words)
+    await page.set_viewport_size({"width": PHONE_WIDTH, "height": 600})
     out = io.BytesIO()
-    Image.open(io.BytesIO(await page.screenshot(PHONE_WIDTH))).save(out, "PNG", pnginfo=info, optimize=True)
+    Image.open(io.BytesIO(await page.screenshot(full_page=True))).save(out, "PNG", pnginfo=info, optimize=True)
     return out.getvalue()
 
 
@@ -158,12 +163,12 @@ def write_pages(folder: Path) -> list[Path]:
     with chromium() as browser:
         for stem, game_name, language, page in pictures():
             with tempfile.TemporaryDirectory(prefix="companion-pages-") as workdir:
-                png = asyncio.run(shoot(browser, game_name, language, Path(workdir), page))
+                png = browser.run(shoot(browser, game_name, language, Path(workdir), page))
             path = folder / f"{stem}.png"
             path.write_bytes(png)
             written.append(path)
         path = folder / f"{VIRTUAL}.png"
-        path.write_bytes(asyncio.run(shoot_virtual(browser)))
+        path.write_bytes(browser.run(shoot_virtual(browser)))
         written.append(path)
     return written
 

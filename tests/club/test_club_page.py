@@ -1,6 +1,6 @@
-"""The room's board in a real browser (headless Chromium, companion.documents.browser): every table and the
-standings drawn as the league has them, redrawn live when a table's game moves on, in the board's language; light,
-and nothing loaded from elsewhere."""
+"""The room's board in a real browser (headless Chromium driven by Playwright, companion.documents.browser): every
+table and the standings drawn as the league has them, redrawn live when a table's game moves on, in the board's
+language; light, and nothing loaded from elsewhere."""
 
 from __future__ import annotations
 
@@ -13,6 +13,7 @@ from typing import Any
 
 import pytest
 from nights import a_night
+from playwright.async_api import expect
 
 from companion.club.room import Room
 from companion.club.service import Update
@@ -64,17 +65,17 @@ def test_the_board_draws_every_table_and_the_standings_and_redraws_them_live(tmp
 
     async def look() -> tuple[Any, ...]:
         async with board(league, "en") as (room, url), browser.page(url) as page:
-            await page.until("document.querySelectorAll('.table').length === 1")
+            await expect(page.locator(".table")).to_have_count(1)
             tables = await page.evaluate(TABLES)
             standings = await page.evaluate(STANDINGS)
             for table, text in everything[live:]:
                 league.receive(table, text)
             league.commit()
             room.changed([Update("t2", "3:end", 0.0)])
-            await page.until("document.querySelectorAll('.table').length === 2")
-            await page.until(f"document.querySelectorAll('.standings tr').length === {len(league.standings()) + 2}")
+            await expect(page.locator(".table")).to_have_count(2)
+            await expect(page.locator(".standings tr")).to_have_count(len(league.standings()) + 2)
             later_tables, later = await page.evaluate(TABLES), await page.evaluate(STANDINGS)
-            heads = await page.evaluate("document.querySelector('#standings-head').innerText")
+            heads = await page.locator("#standings-head").inner_text()
             weight = await page.evaluate(
                 "performance.getEntriesByType('navigation').concat(performance.getEntriesByType('resource'))"
                 ".reduce((sum, entry) => sum + entry.decodedBodySize, 0)"
@@ -84,7 +85,7 @@ def test_the_board_draws_every_table_and_the_standings_and_redraws_them_live(tmp
             )
             return url, tables, standings, later_tables, later, heads, weight, origins
 
-    url, tables, standings, later_tables, later, head, weight, origins = asyncio.run(look())
+    url, tables, standings, later_tables, later, head, weight, origins = browser.run(look())
     assert tables == [["t1", "online", f"Turn: {turn}"]]  # its second game under way
     assert [game for game, _ in standings] == ["seises"] and len(standings[0][1]) == 4  # its first game
     over = {now.table: f"Over: {now.result}" if now.result else "Over" for now in league.tables()}
@@ -111,10 +112,10 @@ def test_the_board_speaks_the_club_s_language(tmp_path: Path, browser: Browser) 
 
     async def look() -> tuple[str, str, str]:
         async with board(league, "es") as (_, url), browser.page(url) as page:
-            said = await page.until("document.querySelector('#tables p')?.innerText")
-            return said, await page.evaluate("document.title"), await page.evaluate("document.documentElement.lang")
+            said = await page.locator("#tables p").inner_text()
+            return said, await page.title(), await page.locator("html").get_attribute("lang")
 
-    assert asyncio.run(look()) == ("Ninguna mesa ha publicado aún", "El club", "es")
+    assert browser.run(look()) == ("Ninguna mesa ha publicado aún", "El club", "es")
 
 
 def test_the_board_says_which_games_of_a_table_never_came(tmp_path: Path, browser: Browser) -> None:
@@ -131,9 +132,10 @@ def test_the_board_says_which_games_of_a_table_never_came(tmp_path: Path, browse
 
     async def look() -> list[str]:
         async with board(league, "es") as (_, url), browser.page(url) as page:
-            await page.until("document.querySelectorAll('.table').length === 2")
-            return list(await page.evaluate("[...document.querySelectorAll('.table')].map((t) => t.innerText)"))
+            tables = page.locator(".table")
+            await expect(tables).to_have_count(2)
+            return await tables.all_inner_texts()
 
-    t1, t2 = asyncio.run(look())
+    t1, t2 = browser.run(look())
     assert "no llegaron" not in t1
     assert "las partidas 1, 3-4 no llegaron: no cuentan" in t2

@@ -21,6 +21,7 @@ from typing import Any
 
 import aiohttp
 import pytest
+from playwright.async_api import expect
 from systemd_units import unit_settings
 from test_settings import Served, phone, served
 from test_virtual import virtual_table
@@ -369,19 +370,18 @@ def test_the_pages_draw_under_their_content_security_policy(tmp_path: Path, brow
     async def look() -> tuple[list[str], list[str], str, list[str]]:
         async with virtual_table(tmp_path) as (_daemon, url, _bus):
             async with browser.page(f"{url}/") as page:
-                await page.until("!!document.querySelector('#hand [data-card=\"6O\"]')")
-                await page.click('#hand [data-card="6O"]')
-                await page.until("document.getElementById('pending').textContent !== ''")
+                await page.locator('#hand [data-card="6O"]').click()
+                await expect(page.locator("#pending")).not_to_have_text("")
                 table = await page.evaluate(refused)
-                pending = await page.evaluate("document.getElementById('pending').textContent")
+                pending = await page.locator("#pending").text_content()
                 await page.evaluate("document.body.append(Object.assign(new Image(), {src: 'http://192.0.2.1/x.png'}))")
                 injected = await page.evaluate(refused)
             async with browser.page(f"{url}/settings") as page:
-                await page.until("document.body?.dataset.ready")
+                await expect(page.locator("body")).to_have_attribute("data-ready", "yes")
                 settings = await page.evaluate(refused)
         return table, settings, pending, injected
 
-    table, settings, pending, injected = asyncio.run(look())
+    table, settings, pending, injected = browser.run(look())
     assert table == settings == [] and pending, "nothing of the table's own pages is refused"
     assert injected == ["img-src"]
 

@@ -6,7 +6,7 @@ buttons, cards go through the simulated readers."""
 from __future__ import annotations
 
 import asyncio
-import json
+import re
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from pathlib import Path
@@ -14,6 +14,7 @@ from typing import Any
 
 import aiohttp
 import pytest
+from playwright.async_api import Page, expect
 from test_web_server import serving, until, web_config
 
 import companion.sim as sim
@@ -21,7 +22,7 @@ import companion.web.settings as settings
 from companion.config import GameConfig, parse_config
 from companion.daemon import Daemon
 from companion.decks import load_deck
-from companion.documents.browser import Browser, Page
+from companion.documents.browser import Browser
 from companion.events import Button, Press
 from companion.hardware import load_pinmap
 from companion.i18n import translate
@@ -78,11 +79,11 @@ class Served:
 
     async def pair(self, page: Page) -> None:
         """Pair the phone showing ``page`` (the settings page) with the code the OLED shows."""
-        await page.until("document.body?.dataset.ready")
+        await expect(page.locator("body")).to_have_attribute("data-ready", "yes")
         code = await self.pairing_code()
-        await page.evaluate(f"document.getElementById('code').value = '{code}'")
-        await page.evaluate("document.getElementById('pair').click()")
-        await page.until("document.body?.classList.contains('paired')")
+        await page.locator("#code").fill(code)
+        await page.locator("#pair").click()
+        await expect(page.locator("body")).to_contain_class("paired")
 
     def oled(self) -> bytes:
         return self.bus.last_image().convert("1").tobytes()
@@ -130,12 +131,12 @@ def test_every_change_without_a_pairing_is_refused_and_says_where_the_code_is(tm
 def test_the_settings_page_without_the_code_shows_the_refusal(tmp_path: Path, browser: Browser) -> None:
     async def refused() -> tuple[str, tuple[str, ...]]:
         async with served(tmp_path) as table, browser.page(f"{table.url}/settings") as page:
-            await page.until("document.body?.dataset.ready")
+            await expect(page.locator("body")).to_have_attribute("data-ready", "yes")
             await fill_seats(page, ["Zoe", "Yago", "Xia", "Wen"])
-            said = await page.until("document.querySelector('#said.refused')?.textContent")
+            said = await page.locator("#said.refused").text_content()
             return said, table.referee.config.seat_names
 
-    said, names = asyncio.run(refused())
+    said, names = browser.run(refused())
     assert said == settings.SETTINGS_STRINGS["not_paired"]
     assert names == ("Ana", "Luis", "Eva", "Pau")
 
@@ -168,12 +169,15 @@ def test_a_phone_paired_with_the_oleds_code_renames_the_seats_and_starts_the_nex
             await until(lambda: table.referee.asking is not None)
             question = table.referee.view().message
 
-            await page.evaluate(CHOOSE_48)  # a first tap on «Start» asks, as the menu's «New game?»
-            await page.until("document.getElementById('start').dataset.sure === 'yes'")
-            asked = (await page.evaluate(START_TEXT), table.referee.game.players)
-            await page.evaluate("document.getElementById('start').click()")
+            start = page.locator("#start")
+            await page.locator("#deck").select_option("spanish-48")
+            await page.locator("#players").select_option("6")
+            await start.click()  # a first tap on «Start» asks, as the menu's «New game?»
+            await expect(start).to_have_attribute("data-sure", "yes")
+            asked = (await start.text_content(), table.referee.game.players)
+            await start.click()
             await until(lambda: table.referee.game.players == 6)
-            started = await page.evaluate(START_TEXT)
+            started = await start.text_content()
             before_its_first_card = table.table.journal.games()
             table.daemon._readers.take("6O")  # type: ignore[union-attr]
             await until(lambda: not table.referee.zones.lying["z1"])
@@ -189,12 +193,12 @@ def test_a_phone_paired_with_the_oleds_code_renames_the_seats_and_starts_the_nex
                 "before": before_its_first_card,
                 "games": table.table.journal.games(),
                 "offered": await page.evaluate(OFFERED),
-                "missing": await page.evaluate(MISSING),
+                "missing": await page.locator("#missing-games").text_content(),
                 "asked": asked,
                 "started": started,
             }
 
-    seen = asyncio.run(change())
+    seen = browser.run(change())
     assert seen["paired"].title == "Phone paired"
     assert seen["row"]["seat_names"] == ["Zoe", "Yago", "Xia", "Wen"], "the game's row keeps the new names"
     assert seen["question"].kind is MessageKind.QUESTION and seen["question"].todo.startswith("Zoe:")
@@ -295,29 +299,28 @@ def test_a_paired_phone_enrolls_cards_on_the_tables_readers_and_sees_the_card_to
             readers, web = table.daemon._readers, table.daemon.web
             assert readers is not None and web is not None
             await table.pair(page)
-            await page.evaluate("document.getElementById('enroll').click()")
-            asked = await page.until("document.getElementById('card').dataset.card")
-            shown = await page.evaluate("document.getElementById('card').textContent")
+            await page.locator("#enroll").click()
+            card = page.locator("#card")
+            await expect(card).to_have_attribute("data-card", re.compile("."))
+            asked, shown = await card.get_attribute("data-card"), await card.text_content()
             assert web._view is not None
             oled = render(web._view).tobytes()  # what the table's outputs were last shown
             await until(lambda: table.oled() == oled)
             title = web._view.message.title if web._view.message else ""
 
             readers.put(first.id, "z1")  # type: ignore[attr-defined]
-            bound = await page.until(
-                f"document.querySelector('#reads li.accepted[data-card=\"{first.id}\"]')?.textContent"
-            )
-            asked_next = await page.until(f"document.getElementById('card').dataset.card === '{second.id}'")
+            bound = await page.locator(f'#reads li.accepted[data-card="{first.id}"]').text_content()
+            await expect(card).to_have_attribute("data-card", second.id)
             readers.take(first.id)  # type: ignore[attr-defined]
             await asyncio.sleep(0.1)
             readers.put(first.id, "z1")  # type: ignore[attr-defined]  # its tag is the first card's already
-            refused = await page.until("document.querySelector('#reads li.refused')?.textContent")
+            refused = await page.locator("#reads li.refused").text_content()
             readers.take(first.id)  # type: ignore[attr-defined]
             await asyncio.sleep(0.1)
 
             await table.hold("undo", 0.08)  # any button: back to the game
             await until(lambda: table.table.borrower is None)
-            await page.until("!document.body.classList.contains('enrolling')")
+            await expect(page.locator("body")).not_to_contain_class("enrolling")
             readers.put("6O", "z1")  # type: ignore[attr-defined]  # the referee has the readers again
             await until(lambda: table.referee.pending is not None)
             return {
@@ -325,15 +328,14 @@ def test_a_paired_phone_enrolls_cards_on_the_tables_readers_and_sees_the_card_to
                 "shown": shown,
                 "title": title,
                 "bound": bound,
-                "next": asked_next,
                 "refused": refused,
                 "registry": Registry.load(tmp_path / "registry.toml", deck="spanish-40").bindings(),
             }
 
-    seen = asyncio.run(enroll())
+    seen = browser.run(enroll())
     assert seen["asked"] == first.id and seen["shown"] == f"Lay: {first.name('en')}"
     assert seen["title"] == f"1/40 {first.name('en')}", "the OLED asks for the card too"
-    assert seen["bound"] == f"z1: {first.name('en')} — enrolled" and seen["next"]
+    assert seen["bound"] == f"z1: {first.name('en')} — enrolled"
     assert seen["refused"] == f"z1: Already {first.name('en')}: take it away", "its tag is the first card's"
     assert list(seen["registry"].values()) == [first.id], "saved at once"
 
@@ -348,29 +350,19 @@ def test_enrolling_without_a_pairing_is_refused(tmp_path: Path) -> None:
 
 
 async def fill_seats(page: Page, names: list[str]) -> None:
-    await page.until("document.querySelectorAll('#seats-form input').length === 4")
-    await page.evaluate(
-        f"document.querySelectorAll('#seats-form input').forEach((input, i) => input.value = {json.dumps(names)}[i]);"
-        "document.getElementById('save-seats').click()"
-    )
+    """Type the seats' names and tap «Save»."""
+    seats = page.locator("#seats-form input")
+    await expect(seats).to_have_count(len(names))
+    for seat, name in zip(await seats.all(), names, strict=True):
+        await seat.fill(name)
+    await page.locator("#save-seats").click()
 
-
-CHOOSE_48 = """(() => {
-  const deck = document.getElementById('deck');
-  deck.value = 'spanish-48';
-  deck.dispatchEvent(new Event('change'));
-  document.getElementById('players').value = '6';
-  document.getElementById('start').click();
-})()"""
 
 OFFERED = """(() => ({
   games: [...document.getElementById('game').options].map((o) => o.value),
   decks: [...document.getElementById('deck').options].map((o) => o.value),
   players: [...document.getElementById('players').options].map((o) => o.value),
 }))()"""
-
-MISSING = "document.getElementById('missing-games').textContent"
-START_TEXT = "document.getElementById('start').textContent"
 
 
 def test_a_code_shown_while_the_servers_loop_waits_expires_once_it_runs(

@@ -1,8 +1,8 @@
 """The virtual table: the page lays cards from a hand on the simulated readers' zones, lifts them and presses the
 mock buttons, and the table answers as it answers cards: on the page, on the zone's LED (its gpiozero mock pin)
-and on the OLED (the real ssd1306 driver's frame on a fake I2C bus). Driven by headless Chromium's own mouse
-events (tests/web/conftest.py); a real table's page refuses the input. ``companion demo --web``'s person is
-played here too: a few turns by clicking, and a whole game through the POST routes."""
+and on the OLED (the real ssd1306 driver's frame on a fake I2C bus). Tapped by Playwright's clicks, headless
+Chromium's own mouse events (tests/web/conftest.py); a real table's page refuses the input. ``companion demo
+--web``'s person is played here too: a few turns by clicking, and a whole game through the POST routes."""
 
 from __future__ import annotations
 
@@ -15,6 +15,7 @@ from typing import Any
 
 import aiohttp
 import pytest
+from playwright.async_api import expect
 from test_web_server import serving, until
 
 from companion.config import load_config
@@ -52,10 +53,14 @@ def frame_is_the_view(daemon: Daemon, bus: FakeI2CBus) -> bool:
     )
 
 
-def on_zone(card: str = "", light: str = "", zone: str = "z1") -> str:
-    """Whether the page's zone shows ``card`` lying on it and its LED as ``light``."""
+def on_zone(card: str = "", light: str = "", zone: str = "z1", without: str = "") -> str:
+    """The page's zone (a selector) once it shows ``card`` lying on it and not ``without``, its LED as ``light``."""
     pad = f"#zones [data-zone={zone}]" + (f"[data-light={light}]" if light else "")
-    return f"!!document.querySelector('{pad}" + (f' [data-card="{card}"]' if card else "") + "')"
+    if card:
+        pad += f':has([data-card="{card}"])'
+    if without:
+        pad += f':not(:has([data-card="{without}"]))'
+    return pad
 
 
 def test_a_card_laid_from_the_page_shows_on_the_page_the_zone_led_and_the_oled(
@@ -67,34 +72,34 @@ def test_a_card_laid_from_the_page_shows_on_the_page_the_zone_led_and_the_oled(
             assert table is not None
             green = factory.pin(PINS.zones["z1"].green)
             async with browser.page(f"{url}/") as page:
-                await page.until("!!document.querySelector('#hand [data-card=\"6O\"]')")
-                assert await page.evaluate("document.querySelectorAll('#hand [data-card]').length") == 40
+                await expect(page.locator('#hand [data-card="6O"]')).to_be_attached()
+                assert await page.locator("#hand [data-card]").count() == 40
                 await until(lambda: frame_is_the_view(daemon, bus))
                 before = bus.last_image().tobytes()
                 assert not green.state
 
-                await page.click('#hand [data-card="6O"]')
-                await page.until(on_zone("6O", "pending_ok"))
+                await page.locator('#hand [data-card="6O"]').click()
+                await expect(page.locator(on_zone("6O", "pending_ok"))).to_be_attached()
                 assert green.state, "the zone's LED is green: a legal card waits for OK"
                 assert table.referee.pending is not None and not table.referee.game.actions, "read, not played yet"
                 await until(lambda: frame_is_the_view(daemon, bus))
-                assert not await page.evaluate("!!document.querySelector('#hand [data-card=\"6O\"]')")
+                assert await page.locator('#hand [data-card="6O"]').count() == 0
 
-                await page.click("#confirm")  # the mock pin: gpiozero's edges and debounce make the press
-                await page.until("!!document.querySelector('#game [data-row=O] [data-card=\"6O\"]')")
-                await page.until('!!document.querySelector(\'#plays [data-play="play 6O"] [data-card="6O"]\')')
+                await page.locator("#confirm").click()  # the mock pin: gpiozero's edges and debounce make the press
+                await expect(page.locator('#game [data-row=O] [data-card="6O"]')).to_be_attached()
+                await expect(page.locator('#plays [data-play="play 6O"] [data-card="6O"]')).to_be_attached()
                 await until(lambda: not green.state)
                 await until(lambda: frame_is_the_view(daemon, bus))
                 assert bus.last_image().tobytes() != before, "the OLED's scoreboard has the 6 of coins played"
-                assert await page.evaluate("document.getElementById('plays-head').textContent") == "Plays (1)"
+                assert await page.locator("#plays-head").text_content() == "Plays (1)"
 
-                await page.click('#hand [data-card="7O"]')  # the 6 is put aside into its row, the 7 laid
-                await page.until(f"{on_zone('7O')} && !{on_zone('6O')}")
-                await page.click("#confirm")
-                await page.until("!!document.querySelector('#plays [data-play=\"play 7O\"]')")
+                await page.locator('#hand [data-card="7O"]').click()  # the 6 is put aside into its row, the 7 laid
+                await expect(page.locator(on_zone("7O", without="6O"))).to_be_attached()
+                await page.locator("#confirm").click()
+                await expect(page.locator('#plays [data-play="play 7O"]')).to_be_attached()
                 return [str(action) for action in table.referee.game.actions]
 
-    assert asyncio.run(play()) == ["play 6O", "play 7O"]
+    assert browser.run(play()) == ["play 6O", "play 7O"]
 
 
 def test_an_illegal_card_from_the_page_shows_its_message_and_blinks_red_until_lifted(
@@ -106,23 +111,22 @@ def test_an_illegal_card_from_the_page_shows_its_message_and_blinks_red_until_li
             assert table is not None
             red = factory.pin(PINS.zones["z1"].red)
             async with browser.page(f"{url}/") as page:
-                await page.until("!!document.querySelector('#hand [data-card=\"12C\"]')")
-                await page.click('#hand [data-card="12C"]')  # the game opens with the 6 of coins
-                said = await page.until("document.querySelector('#messages li.illegal')?.innerText")
-                await page.until(on_zone("12C", "illegal"))
+                await page.locator('#hand [data-card="12C"]').click()  # the game opens with the 6 of coins
+                said = await page.locator("#messages li.illegal").inner_text()
+                await expect(page.locator(on_zone("12C", "illegal"))).to_be_attached()
                 message = table.referee.view().message
                 assert message is not None
                 await until(lambda: frame_is_the_view(daemon, bus))
                 blinked = [state.state > 0 for state in red.states]
 
-                await page.click('#zones [data-card="12C"]')  # lifted back into the hand
-                await page.until("!!document.querySelector('#hand [data-card=\"12C\"]')")
-                await page.until(f"{on_zone(light='off')} && !{on_zone('12C')}")
+                await page.locator('#zones [data-card="12C"]').click()  # lifted back into the hand
+                await expect(page.locator('#hand [data-card="12C"]')).to_be_attached()
+                await expect(page.locator(on_zone(light="off", without="12C"))).to_be_attached()
                 await until(lambda: not red.state)
                 assert not table.referee.game.actions
                 return said, f"{message.title}\n{message.todo}", blinked
 
-    said, expected, blinked = asyncio.run(play())
+    said, expected, blinked = browser.run(play())
     assert said == expected
     assert blinked.count(True) >= 1, "the zone's red LED came on"
 
@@ -197,15 +201,15 @@ def test_a_real_tables_page_only_shows_and_refuses_the_input(tmp_path: Path, bro
                     shown = await response.json()
                 status, said = await post(session, f"{url}/api/virtual/lay", {"card": "6O", "zone": "z1"})
                 async with browser.page(f"{url}/") as page:
-                    await page.until("!!document.querySelector('#game table')")
+                    await expect(page.locator("#game table")).to_be_attached()
                     await asyncio.sleep(0.2)  # the page has asked /api/virtual
-                    hidden = await page.evaluate("document.getElementById('virtual').hidden")
+                    hidden = await page.locator("#virtual").evaluate("(node) => node.hidden")
                 return shown, status, said, hidden
             finally:
                 serving.cancel()
                 await asyncio.gather(serving, return_exceptions=True)
 
-    shown, status, said, hidden = asyncio.run(ask())
+    shown, status, said, hidden = browser.run(ask())
     real = WORDS["real"]
     assert shown == {"virtual": False, "why": real}
     assert (status, said) == (403, real)
@@ -253,28 +257,27 @@ def test_the_demos_person_plays_turns_by_clicking_on_the_page(browser: Browser) 
                     robots = demo.robots
                     assert robots is not None
                     hand = robots.held(0)[0]
-                    await page.until(  # the page takes the person's input now
-                        f"document.querySelectorAll('#virtual:not(.waiting) #hand [data-card]').length === {len(hand)}"
-                    )
+                    # the page takes the person's input now
+                    await expect(page.locator("#virtual:not(.waiting) #hand [data-card]")).to_have_count(len(hand))
                     before = len(game.actions)
                     legal = [card for card in game.legal_cards() if card in hand]
                     if legal:
-                        await page.click(f'#hand [data-card="{legal[0]}"]')
-                        await page.until(on_zone(legal[0], "pending_ok"))
+                        await page.locator(f'#hand [data-card="{legal[0]}"]').click()
+                        await expect(page.locator(on_zone(legal[0], "pending_ok"))).to_be_attached()
                     else:
-                        await page.click("#pass")
-                        await page.until("!!document.getElementById('pending').textContent")
-                    await page.click("#confirm")
+                        await page.locator("#pass").click()
+                        await expect(page.locator("#pending")).not_to_have_text("")
+                    await page.locator("#confirm").click()
                     await wait_for(lambda: len(game.actions) > before, 10)  # noqa: B023
                     assert not legal or str(game.actions[before]) == f"play {legal[0]}"
                     if legal:  # the card leaves the person's hand, and the pad for its row
                         await wait_for(lambda: legal[0] not in hand, 10)  # noqa: B023
-                        await page.until(f"!{on_zone(legal[0])}")
+                        await expect(page.locator(on_zone(legal[0]))).not_to_be_attached()
                     played += 1
-                await page.until("document.getElementById('virtual').classList.contains('waiting')")
+                await expect(page.locator("#virtual")).to_contain_class("waiting")
                 return played
 
-        assert asyncio.run(play()) == 4
+        assert browser.run(play()) == 4
 
 
 @pytest.mark.slow

@@ -5,12 +5,13 @@ Cards go through the simulated readers' field, as at the table, never straight t
 
 from __future__ import annotations
 
-import asyncio
+import subprocess
 import time
 from pathlib import Path
 from typing import Any
 
 import pytest
+from playwright.async_api import expect
 from test_web_server import GAMES, journal_with, serving, until
 
 import companion.sim as sim
@@ -31,6 +32,13 @@ def fresh_sim() -> None:
     sim.reset()
 
 
+def test_the_browser_is_debians_chromium(browser: Browser) -> None:
+    """Playwright drives the chromium on the PATH (Debian's, which make test installs), never a browser of its own:
+    none can be downloaded on the table's CI."""
+    said = subprocess.run(["chromium", "--version"], capture_output=True, text=True, check=True).stdout
+    assert said.startswith(f"Chromium {browser.chromium.version} "), said
+
+
 def test_a_card_laid_on_a_zone_shows_on_the_page_and_an_illegal_one_its_message(
     tmp_path: Path, browser: Browser
 ) -> None:
@@ -39,15 +47,15 @@ def test_a_card_laid_on_a_zone_shows_on_the_page_and_an_illegal_one_its_message(
             readers = daemon._readers
             assert readers is not None and daemon.table is not None
             async with browser.page(f"{url}/") as page:
-                await page.until("!!document.querySelector('#seats')")
-                assert await page.evaluate("document.documentElement.lang") == "en"
-                assert await page.evaluate("document.querySelectorAll('#game [data-card]').length") == 0
+                await expect(page.locator("#seats")).to_be_attached()
+                assert await page.locator("html").get_attribute("lang") == "en"
+                assert await page.locator("#game [data-card]").count() == 0
                 readers.put("6O", "z1")  # type: ignore[attr-defined]
-                await page.until("!!document.querySelector('[data-row=O] [data-card=\"6O\"]')")
+                await expect(page.locator('[data-row=O] [data-card="6O"]')).to_be_attached()
                 readers.take("6O")  # type: ignore[attr-defined]
                 await until(lambda: not daemon.table.referee.zones.lying["z1"])  # type: ignore[union-attr]
                 readers.put("12C", "z1")  # type: ignore[attr-defined]  # after the 6 of oros: no
-                said = await page.until("document.querySelector('#messages li.illegal')?.innerText")
+                said = await page.locator("#messages li.illegal").inner_text()
                 message = daemon.table.referee.view().message
                 assert message is not None
                 weight = await page.evaluate(
@@ -59,7 +67,7 @@ def test_a_card_laid_on_a_zone_shows_on_the_page_and_an_illegal_one_its_message(
                 )
                 return said, f"{message.title}\n{message.todo}", weight, origins
 
-    said, expected, weight, origins = asyncio.run(play())
+    said, expected, weight, origins = browser.run(play())
     assert said == expected
     assert 0 < weight <= PAGE_WEIGHT_GOAL
     assert origins and set(origins) == {origins[0]} and origins[0].startswith("http://127.0.0.1:")
@@ -70,17 +78,18 @@ def test_the_page_links_to_the_settings_page_in_the_table_s_language(tmp_path: P
 
     async def follow() -> tuple[str, str, str]:
         async with serving(tmp_path, '[game]\nlanguage = "es"\n') as (_, url), browser.page(f"{url}/") as page:
-            await page.until("!!document.querySelector('#seats')")  # drawn: the texts are the table's
-            link = await page.evaluate("document.getElementById('settings-link').textContent")
-            await page.click("#settings-link")
-            # the settings page, once its script has drawn what /api/settings said (the title is "Companion" before)
-            head = "document.getElementById('settings-head')?.textContent"
-            title = await page.until(f"{head} !== 'Companion' && {head}")
-            return link, title, await page.evaluate("location.pathname")
+            await expect(page.locator("#seats")).to_be_attached()  # drawn: the texts are the table's
+            link = await page.locator("#settings-link").text_content()
+            await page.locator("#settings-link").click()
+            await expect(page).to_have_url(f"{url}/settings")
+            # once its script has drawn what /api/settings said (the title is "Companion" before)
+            head = page.locator("#settings-head")
+            await expect(head).not_to_have_text("Companion")
+            return link, await head.text_content()
 
-    link, title, path = asyncio.run(follow())
+    link, title = browser.run(follow())
     assert link == translate(PAGE_STRINGS["settings"], "es") == "Ajustes de la mesa"
-    assert path == "/settings" and title == link
+    assert title == link
 
 
 @pytest.mark.parametrize(
@@ -96,11 +105,11 @@ def test_the_page_draws_a_recorded_games_whole_state(
         async with serving(tmp_path) as (daemon, url):
             assert daemon.table is not None
             async with browser.page(f"{url}/") as page:
-                await page.until("!!document.querySelector('#game table')")
+                await expect(page.locator("#game table")).to_be_attached()
                 shown = await page.evaluate(DRAWN)
                 return shown, drawing(daemon.table.referee)
 
-    shown, expected = asyncio.run(look())
+    shown, expected = browser.run(look())
     assert shown["lang"] == language
     assert shown["messagesHead"] == tr_page("messages", language)
     assert drawn(shown) == expected
@@ -132,7 +141,7 @@ def test_the_page_draws_the_state_after_each_action_of_a_recorded_game(
             table = daemon.table
             assert table is not None
             async with browser.page(f"{url}/") as page:
-                await page.until("!!document.querySelector('#game table')")
+                await expect(page.locator("#game table")).to_be_attached()
                 await page.evaluate(COUNT_RENDERS)
                 renders = 0
                 for done, line in enumerate(played, 1):
@@ -148,7 +157,7 @@ def test_the_page_draws_the_state_after_each_action_of_a_recorded_game(
                             return done, f"after {line!r}: drew {drawn(shown)}, not {expected}"
                 return len(played), ""
 
-    done, wrong = asyncio.run(follow())
+    done, wrong = browser.run(follow())
     assert not wrong, f"action {done} of {len(played)}: {wrong}"
     assert done == len(played) >= 100
 
