@@ -249,11 +249,16 @@ def footer_lines(message: Message | None) -> list[str]:
 
 
 def pages(view: TableView) -> int:
-    """How many pages ``view`` is shown in: the lines of a message on the scoreboard's footer, else one."""
-    if not _on_footer(view):
-        return 1
+    """How many pages ``view`` is shown in: the lines of a message on the scoreboard's footer (or of what to do
+    under a game's last screen), else one."""
     with _cut_to_fit():
-        return len(footer_lines(view.message))
+        if view.menu is None and view.pairing is None and view.message is not None and _final_for(view) is not None:
+            return len(_todo_lines(view.message))
+        return len(footer_lines(view.message)) if _on_footer(view) else 1
+
+
+def _todo_lines(message: Message) -> list[str]:
+    return wrap(message.todo, "body", WIDTH) if message.todo else [""]
 
 
 def _on_footer(view: TableView) -> bool:
@@ -353,6 +358,9 @@ def _draw_table(draw: ImageDraw.ImageDraw, view: TableView, page: int = 0) -> No
         draw_menu(draw, view.menu)
     elif view.pairing is not None:
         draw_pairing(draw, view.pairing, view.language)
+    elif view.message is not None and (final := _final_for(view)) is not None:
+        lines = _todo_lines(view.message)
+        final(draw, view.game, language=view.language, title=view.message.title, footer=lines[page % len(lines)])
     elif view.message is not None and covers_scoreboard(view.message):
         draw_message(draw, view.message)
     elif view.game is not None:
@@ -369,13 +377,32 @@ class DrawScoreboard(Protocol):
     def __call__(self, draw: ImageDraw.ImageDraw, view: Any, *, language: str = ..., message: str = ...) -> None: ...
 
 
+class DrawFinal(Protocol):
+    """A game's last screen: the end of its game (``title``, who won) over its final standings from the scoreboard
+    ``view``, and the ``footer`` line (a line of what to do)."""
+
+    def __call__(self, draw: ImageDraw.ImageDraw, view: Any, *, language: str, title: str, footer: str) -> None: ...
+
+
 _SCREENS: dict[type[Scoreboard], DrawScoreboard] = {}
+_FINALS: dict[type[Scoreboard], DrawFinal] = {}
 
 
-def register_screen(view: type[Scoreboard], draw: DrawScoreboard) -> None:
-    """Make ``draw`` the screen of every scoreboard of type ``view``: what a game's ``screen`` module does when
-    imported (``companion/games/<game>/screen.py``)."""
+def register_screen(view: type[Scoreboard], draw: DrawScoreboard, *, final: DrawFinal | None = None) -> None:
+    """Make ``draw`` the screen of every scoreboard of type ``view``, and ``final`` (if any) the screen of its game's
+    end, in place of the end's message alone: what a game's ``screen`` module does when imported
+    (``companion/games/<game>/screen.py``)."""
     _SCREENS[view] = draw
+    if final is not None:
+        _FINALS[view] = final
+
+
+def _final_for(view: TableView) -> DrawFinal | None:
+    """The last screen of ``view``'s game, when its message is the end of the game and the game has one."""
+    if view.game is None or view.message is None or view.message.kind is not MessageKind.END_OF_GAME:
+        return None
+    screen_for(view.game)  # its screen module, which registers both, is imported
+    return next((_FINALS[kind] for kind in type(view.game).__mro__ if kind in _FINALS), None)
 
 
 def screen_for(scoreboard: Scoreboard) -> DrawScoreboard:

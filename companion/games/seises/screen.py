@@ -5,13 +5,14 @@ Registered with the screens (:mod:`companion.ui.screens`) by its view, :class:`~
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from PIL import ImageDraw
 
 from companion.games.seises import SeisesView
 from companion.ui.screens import (
     CELL_W,
+    LINE_HEIGHT,
     WIDTH,
     Slot,
     card_icon,
@@ -19,6 +20,7 @@ from companion.ui.screens import (
     first_fitting,
     footer,
     header_footer,
+    put,
     put_on,
     register_screen,
     shorten,
@@ -26,7 +28,7 @@ from companion.ui.screens import (
 )
 from companion.view import tr
 
-__all__ = ["MANO", "draw_scoreboard", "seat_labels"]
+__all__ = ["MANO", "draw_final", "draw_scoreboard", "seat_labels"]
 
 MANO = "*"  # after the mano's label: the seat that leads the hand
 
@@ -127,4 +129,30 @@ def seat_labels(view: SeisesView, slot: Slot) -> list[str]:
     ]
 
 
-register_screen(SeisesView, draw_scoreboard)
+# The last screen's standings: two columns of four seats, best first: the seat's name, then its score.
+_STANDING = (Slot(1, 45, "small", 7), Slot(47, 15, "small", 7))
+_STANDINGS_Y, _STANDING_H, _FOOTER_RULE_Y = 16, 9, 52
+
+
+def draw_final(draw: ImageDraw.ImageDraw, view: SeisesView, *, language: str, title: str, footer: str) -> None:
+    """The game's end over the final standings: who won (``title``), then every seat by its score, best first
+    (ties in playing order), the winner inverted, then a line of what to do on the footer. A seat nobody named
+    is written in full here ("Asiento 3"): there is room."""
+    put(draw, (0, 0), title, "bold", WIDTH, align="center")
+    draw.line((0, LINE_HEIGHT["bold"] + 1, WIDTH - 1, LINE_HEIGHT["bold"] + 1), fill=1)
+    seats = tuple(replace(seat, named=True) for seat in view.seats)
+    labels = seat_labels(replace(view, seats=seats, mano=-1), _STANDING[0])
+    ranked = sorted(range(len(view.seats)), key=lambda index: -view.seats[index].score)
+    for place, index in enumerate(ranked):
+        x, y = (place // 4) * CELL_W, _STANDINGS_Y + (place % 4) * _STANDING_H
+        fill = 1
+        if index == view.winner:  # the top of the standings: a margin of a row around its text, to be read
+            draw.rectangle((x, y - 1, x + CELL_W - 3, y + _STANDING_H - 1), fill=1)
+            fill = 0
+        put_on(draw, (x, y), _STANDING[0], labels[index], fill, "left")
+        put_on(draw, (x, y), _STANDING[1], str(view.seats[index].score), fill, "right")
+    draw.line((0, _FOOTER_RULE_Y, WIDTH - 1, _FOOTER_RULE_Y), fill=1)
+    put(draw, (0, _FOOTER_RULE_Y + 2), footer, "body", WIDTH)
+
+
+register_screen(SeisesView, draw_scoreboard, final=draw_final)
