@@ -115,8 +115,8 @@ class Reason(StrEnum):
 Sentences = tuple[str, str]  # (title, todo)
 SENTENCES: dict[StrEnum, Sentences] = {
     Reason.GAME_OVER: (N_("Game over"), N_("Start a new one")),
-    Reason.WRONG_ACTION: (N_("{game} has no «{verb}»"), N_("{hint}")),
-    Reason.UNKNOWN_CARD: (N_("Card «{card}» is not in {deck}"), N_("Take it back; check the deck or the registry")),
+    Reason.WRONG_ACTION: (N_("{game} has no “{verb}”"), N_("{hint}")),
+    Reason.UNKNOWN_CARD: (N_("Card “{card}” is not in {deck}"), N_("Take it back; check the deck or the registry")),
     Reason.ON_TABLE: (N_("{name}: already on the table"), N_("Take it back and play another")),
 }
 

@@ -164,17 +164,17 @@ def test_pass_in_seises_and_a_line_are_refused_by_the_engine_as_docs_rules_says(
     status, out, _ = run(capsys, "seises", "--lang", "en", "--keep-going", stdin="play 6O\npass\nplay M1R 7O\n")
     assert status == 1  # an illegal line (wrong_action), not a usage error
     assert out.splitlines()[1] == (
-        "2: seat 2 passes: cannot link — refused: Seises has no «pass». Play a card or pay one chip."
+        "2: seat 2 passes: cannot link — refused: Seises has no “pass”. Play a card or pay one chip."
     )
-    assert "Seises has no «play M1R 7O»" in out.splitlines()[2]
+    assert "Seises has no “play M1R 7O”" in out.splitlines()[2]
     status, out, _ = run(capsys, "sexto-set", "--lang", "en", stdin="pay\n")
-    assert status == 1 and "6º SET has no «pay»" in out
+    assert status == 1 and "6º SET has no “pay”" in out
 
 
 def test_an_unknown_card_is_named_as_typed(capsys: pytest.CaptureFixture[str]) -> None:
     status, out, _ = run(capsys, "sexto-set", "--lang", "en", stdin="play M1R n01\n")
     assert status == 1
-    assert "Card «n01» is not in squadratik" in out
+    assert "Card “n01” is not in squadratik" in out
 
 
 def test_an_undo_says_what_it_took_back_as_the_game_says_it(capsys: pytest.CaptureFixture[str]) -> None:
