@@ -75,7 +75,7 @@ TEXTS: dict[str, str] = {
     "match_drawn": N_("Drawn match"),
     "on_sets": N_("on sets"),
     "on_masters": N_("on masters"),
-    "next_set": N_("Gather: pair {leads} leads next"),
+    "next_set": N_("Pick up the cards: pair {leads} leads next"),
     "register": N_("A master on each zone: {left} left"),
     "register_do": N_("Lay the master card on {zone}"),
     "registered": N_("{master} on {zone}"),

@@ -79,7 +79,7 @@ class SextoSetReason(StrEnum):
 
 add_sentences(
     {
-        SextoSetReason.SET_OVER: (N_("Set over"), N_("Gather: the next card starts a set")),
+        SextoSetReason.SET_OVER: (N_("Set over"), N_("Pick up the cards: the next one starts a set")),
         SextoSetReason.UNKNOWN_LINE: (N_("No line {line}"), N_("Use one of the 8 lines")),
         SextoSetReason.MASTER_CARD: (N_("{name}: not played"), N_("It heads its line; take it back")),
         SextoSetReason.CENTRAL_CARD: (N_("The central card is not played"), N_("Take it back")),
