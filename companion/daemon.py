@@ -190,7 +190,7 @@ class Daemon:
         tasks.append(loop.create_task(readers.run(feed), name="readers"))
         tasks.append(loop.create_task(self._tick(buttons, screen), name="ticker"))
         if config.mqtt is not None:  # a task of its own, woken as an output, that the table never waits for
-            self.publisher = Publisher(config.mqtt, journal, lambda: state(referee.game))
+            self.publisher = Publisher(config.mqtt, journal, lambda: state(referee.current_game))
             table.outputs.append(self.publisher)
             tasks.append(loop.create_task(self.publisher.run(), name="mqtt"))
         table.show(self.clock())

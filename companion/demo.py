@@ -189,7 +189,7 @@ class Demo:
         self._last_lights: dict[str, ZoneLight] = {}
         self._last_message: object = None
         self.told = 0
-        self.out(self.say("title", game=self.referee.game.name, seed=self.seed))
+        self.out(self.say("title", game=self.referee.current_game.name, seed=self.seed))
         if self.keep or self.journal_path is not None:
             self.out(self.say("journal", path=self.journal.path))
         try:
@@ -321,7 +321,7 @@ class Demo:
 
     def _illegal_attempt(self, hand: list[str], zone: str) -> bool:
         """A player lays a card that does not fit, sees the red LED and the reason, and takes it back."""
-        wrong = [card for card in hand if self.referee.game.reason(self._action(card, zone)) is not None]
+        wrong = [card for card in hand if self.referee.current_game.reason(self._action(card, zone)) is not None]
         if not wrong:
             return False
         card = self.rng.choice(wrong)
@@ -341,20 +341,20 @@ class Demo:
         return meant if not isinstance(meant, Message) else Play(card)
 
     def _committed(self, before: int) -> bool:
-        return len(self.referee.game.actions) > before
+        return len(self.referee.current_game.actions) > before
 
     # ---- the game ---------------------------------------------------------------------------------------------
 
     def _play(self) -> None:
         """Zones learn their heads, if the game has any; then the robots play until they are done."""
         referee = self.referee
-        game = referee.game
-        for where, head in zip(referee.zones.waiting(), referee.kind.heads(game), strict=False):
+        game = referee.current_game
+        for where, head in zip(referee.waiting_zones, referee.game_kind.heads(game), strict=False):
             self._lay(head, where)
             self._wait(0.4)
             self._lift(head)
-        zone_of = {head: zone for zone, head in referee.zones.heads.items()}
-        self.robots = robots = referee.kind.robots(game, self.rng)
+        zone_of = {head: zone for zone, head in referee.zone_heads.items()}
+        self.robots = robots = referee.game_kind.robots(game, self.rng)
         seat = self._person_seat()
         moves: list[Callable[[], None]] = []  # how to give each committed action's card back to its hand
         step, illegal_done, undo_done = 0, False, seat is not None  # the robots take nothing back from a person
@@ -380,7 +380,7 @@ class Demo:
                 )
                 undo_done = True
             step += 1
-            message = referee.message
+            message = referee.view().message
             if message is not None and message.kind is MessageKind.END_OF_SET:
                 self._wait(3.0)  # the players gather the cards for the next set
 
@@ -390,9 +390,11 @@ class Demo:
         """The person's seat as :meth:`Robots.turn` counts it (from 0), or None when the robots play every seat."""
         if self.seat is None or self.web is None:  # a person plays on the page only
             return None
-        seats = len(self.referee.kind.standings(self.referee.game, self.referee)[1])  # a row a seat or pair
+        seats = len(
+            self.referee.game_kind.standings(self.referee.current_game, self.referee)[1]
+        )  # a row a seat or pair
         if not 1 <= self.seat <= seats:
-            raise ValueError(self.say("seats", seat=self.seat, game=self.referee.game.name, seats=seats))
+            raise ValueError(self.say("seats", seat=self.seat, game=self.referee.current_game.name, seats=seats))
         self.out(self.say("person", seat=self.seat))
         return self.seat - 1
 
@@ -407,17 +409,17 @@ class Demo:
             return Hand([], wait=self.say("robots"))
         seat = self.seat - 1
         held = {card for hand in robots.held(seat) for card in hand}
-        cards = [card.id for card in self.referee.game.deck if card.id in held]
+        cards = [card.id for card in self.referee.current_game.deck if card.id in held]
         if robots.over():
             return Hand(cards, wait=self.say("over"))
-        awaited = self._awaiting == len(self.referee.game.actions)  # and nothing was committed since
+        awaited = self._awaiting == len(self.referee.current_game.actions)  # and nothing was committed since
         return Hand(cards, wait=None if awaited else self.say("robots"))
 
     def _person(self, robots: Robots, seat: int, moves: list[Callable[[], None]]) -> None:
         """The person's turn: the robots wait while the table runs at its own pace and the page's hand lays cards
         in the readers' fields and presses the mock buttons. Ends once an action is committed (the card then goes
         from the pad to its row) or taken back (a long UNDO: its card returns to its hand)."""
-        game = self.referee.game
+        game = self.referee.current_game
         before = len(game.actions)
         robots.held(seat)  # dealt here, before the page may ask for the hand
         self._awaiting = before
@@ -458,9 +460,9 @@ class Demo:
         self, action: Action, zone: str | None, unplay: Callable[[], Any], replay: Callable[[], Any]
     ) -> None:
         """A player changes their mind: a long UNDO takes the last play back, and they play it again."""
-        before = len(self.referee.game.actions)
+        before = len(self.referee.current_game.actions)
         self._press_button(Button.UNDO, hold=HOLD_S)
-        assert len(self.referee.game.actions) == before - 1, "the long UNDO did not take the play back"
+        assert len(self.referee.current_game.actions) == before - 1, "the long UNDO did not take the play back"
         message = self.referee.view().message
         self._tell(self.say("undo", title=message.title if message is not None else ""))
         unplay()
@@ -496,7 +498,7 @@ class Demo:
 
     def _who(self) -> str:
         """Who plays now (a seat, a pair), in the table's words."""
-        return self.referee.kind.whose_turn(self.referee.game, self.referee)
+        return self.referee.game_kind.whose_turn(self.referee.current_game, self.referee)
 
     def _tell_play(self, action: Action, zone: str | None) -> None:
         """The first plays of a game, one line each, with the seat that made them; then one line says there is
@@ -519,7 +521,7 @@ class Demo:
         """The final standings as a table, as the game kind counts them (points per seat, sets per pair), and the
         result: the winner and the rule that named it, as every part of the table says it."""
         referee = self.referee
-        head, rows = referee.kind.standings(referee.game, referee)
+        head, rows = referee.game_kind.standings(referee.current_game, referee)
         widths = [max(len(row[i]) for row in [head, *rows]) for i in range(len(head))]
 
         def line(cells: list[str]) -> str:
@@ -530,10 +532,10 @@ class Demo:
 
         rule = "  " + "  ".join("-" * width for width in widths)
         table = [self.say("standings") + ":", line(head), rule, *(line(row) for row in rows)]
-        end = ending(referee.game)
+        end = ending(referee.current_game)
         if end is None:
             return table
-        verdict = referee.kind.verdict(referee.game, end, referee).text(self.language)
+        verdict = referee.game_kind.verdict(referee.current_game, end, referee).text(self.language)
         return [*table, self.say("result", verdict=verdict)]
 
     def _hub_led(self, zone: str, colour: str, mode: str) -> None:
@@ -570,7 +572,7 @@ class Demo:
             self.screens.append((self.now, self.bus.last_image().copy()))
 
     def _summary(self) -> str:
-        game = self.referee.game
+        game = self.referee.current_game
         rows = len(self.journal.entries(self.table.game_id))
         noise = self.counts.get("noise", 0)
         summary = self.say(
