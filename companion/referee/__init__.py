@@ -536,12 +536,6 @@ class Referee:
         self._opening = [GameOpened(self.config.settings(), None if end is None else end.winner, now)]
         return []
 
-    @property
-    def journaled_game(self) -> Game:
-        """The game the journal holds as the one being played: the one a new game not yet begun replaces (it goes
-        to the journal with its first entry, and the game it replaces is closed then, as it stood), else this one."""
-        return self._replaced.game if self._replaced is not None else self.game
-
     def _back_to_replaced(self) -> list[Committed]:
         """A long UNDO before the new game's first entry: the game it replaced, as it stood (the journal never
         closed it)."""
