@@ -1,7 +1,8 @@
 """The referee is used through its interface only: every attribute read on a referee outside
 ``companion/referee/`` is a name of the table in docs/DAEMON.md ("The referee's interface"), and none is written.
 
-A referee is what a name says it is: ``referee``, ``x.referee`` or ``x.referee()`` (the virtual table's getter).
+A referee is what a name says it is: ``referee``, ``x.referee`` or ``x.referee()`` (the virtual table's getter), or
+one made on the spot, ``Referee(...)``.
 """
 
 from __future__ import annotations
@@ -28,6 +29,8 @@ def interface() -> set[str]:
 
 
 def _is_referee(node: ast.expr) -> bool:
+    if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "Referee":
+        return True  # one made on the spot: Referee(config, zones).game
     if isinstance(node, ast.Call):
         node = node.func
     return (isinstance(node, ast.Name) and node.id == "referee") or (
@@ -71,4 +74,6 @@ def test_no_module_outside_the_referee_reads_or_writes_its_fields() -> None:
 
 def test_the_check_finds_a_field_read_and_a_write_through_the_interface() -> None:
     code = "def f(table, self):\n    table.referee.zones.roles\n    self.referee().pairing_shown = '1'\n"
-    assert sorted(refused(ast.parse(code), interface())) == [(2, "zones"), (3, "pairing_shown")]
+    code += "    Referee(config, {}).game.deck\n"
+    found = sorted(refused(ast.parse(code), interface()))
+    assert found == [(2, "zones"), (3, "pairing_shown"), (4, "game")]
