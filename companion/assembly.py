@@ -62,16 +62,11 @@ class Assembly:
     """The table and the parts the assembly made around it; :meth:`close` lets go of those, in reverse."""
 
     table: Table
-    status: StatusLed
-    lights: Output
+    lights: Output  # the zone LEDs, with the status LED
     buttons: Buttons
     web: WebServer | None = None  # the table's page, when the config serves it
     publisher: Publisher | None = None  # the club's broker's, with [mqtt]
     _closing: list[Callable[[], None]] = field(default_factory=list)
-
-    @property
-    def referee(self) -> Referee:
-        return self.table.referee
 
     def close(self) -> None:
         """Let go of the LEDs' and the buttons' pins (the devices given stay their builder's to close)."""
@@ -98,7 +93,7 @@ def assemble(config: Config, devices: Devices) -> Assembly:
     table.outputs.append(lights)  # the LED first: it is what the player looks at
     if devices.screen is not None:
         table.outputs.append(devices.screen)
-    assembly = Assembly(table, status, lights, _buttons(table, devices, closing), _closing=closing)
+    assembly = Assembly(table, lights, _buttons(table, devices, closing), _closing=closing)
     if config.web is not None:
         from companion.web import WebServer
 

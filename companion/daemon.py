@@ -144,8 +144,10 @@ class Daemon:
         except ValueError as exc:  # a setting of the kind's own that cannot be used; the message names it
             raise StartError(str(exc)) from None
         self._stack.callback(readers.close)
-        devices = Devices(journal, registry, readers, pinmap, self.pin_factory, self.clock, loop.call_soon_threadsafe)
-        assembly = assemble(config, replace(devices, screen=screen))
+        devices = Devices(
+            journal, registry, readers, pinmap, self.pin_factory, self.clock, loop.call_soon_threadsafe, screen
+        )
+        assembly = assemble(config, devices)
         self._stack.callback(assembly.close)
         self.table = table = assembly.table
         if set_aside is not None:
