@@ -33,12 +33,18 @@ import time
 from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from typing import Any
 
 import companion.sim
 from companion.demo import Demo
+from companion.demo.bench import PRESS_S, Bench
+from companion.demo.person import Person
+from companion.demo.script import Script
+from companion.demo.story import Story
 from companion.events import Button
 from companion.games.sexto_set.rules import SextoSet
 from companion.journal import Entry, Journal
+from companion.nfc.backends import SimBackend
 from companion.nfc.ndef import FIRST_PAGE, LAST_USER_PAGE, card_id_pages
 from companion.nfc.tracking import TableTracker
 from companion.referee import HubStatus, Referee
@@ -87,16 +93,50 @@ class Soak(Demo):
         self.out = lambda line: None
         return super().run()
 
-    def _summary(self) -> str:
+    def _bench(self, *args: Any, **kwargs: Any) -> Bench:
+        return _Bench(self, *args, **kwargs)
+
+    def _script(self, bench: Bench, story: Story, person: Person) -> Script:
+        return _Script(self, bench, story, person)
+
+    def _game_over(self, bench: Bench) -> None:
         """The game is over (the outputs are still open): the disk comes back, and the promises are checked."""
         self._disk_back()
         self._wait(RETRY_S + 0.1)
         self._check("end of game")
-        return super()._summary()
+
+    @property
+    def _table(self) -> Bench:
+        assert self.bench is not None
+        return self.bench
+
+    @property
+    def now(self) -> float:
+        return self._table.now
+
+    @property
+    def journal(self) -> Journal:
+        return self._table.journal
+
+    @property
+    def backend(self) -> SimBackend:
+        return self._table.backend
+
+    def _wait(self, seconds: float) -> None:
+        self._table.wait(seconds)
+
+    def _poll(self, times: int) -> None:
+        self._table.poll(times)
+
+    def _lay(self, card: str, zone: str) -> None:
+        self._table.lay(card, zone)
+
+    def _lift(self, card: str) -> None:
+        self._table.lift(card)
 
     # ---- the play, with faults ------------------------------------------------------------------------------
 
-    def _perform(self, action: Action, zone: str | None) -> None:
+    def _perform(self, action: Action, zone: str | None, perform: Callable[[], None]) -> None:
         if self._disk_back_in:
             self._disk_back_in -= 1
             if not self._disk_back_in:
@@ -106,7 +146,7 @@ class Soak(Demo):
             self.faults[kind] += 1
             self._fault(kind, action, zone)
         before = len(self.referee.game.actions)
-        super()._perform(action, zone)
+        perform()
         if len(self.referee.game.actions) != before + 1:
             self._violate(f"{action}: {len(self.referee.game.actions) - before} actions committed, not 1")
 
@@ -169,8 +209,8 @@ class Soak(Demo):
             self._violate(f"the fault {kind} committed an action (a phantom)")
         self._check(f"after the fault {kind}")
 
-    def _lay(self, card: str, zone: str) -> None:
-        super()._lay(card, zone)
+    def _laid(self, zone: str) -> None:
+        """A card was laid on ``zone``: with it, the second card of a "two cards" fault."""
         extra, self._extra = self._extra, None
         if extra is not None:
             self.backend.put(extra, zone)
@@ -216,19 +256,18 @@ class Soak(Demo):
         free = [c.id for c in game.deck if c.id not in played and c.id != meant and not c.id.startswith("M")]
         return self._chaos.choice(free) if free else None
 
-    def _press_button(self, button: Button, hold: float = 0.15) -> None:
+    def _bounce(self, button: Button) -> None:
+        """Before a press: CONFIRM bounces now and then."""
         if button == Button.CONFIRM and self._chaos.random() < self.rate / 4:
             self.faults["bounce"] += 1
-            pin = self.pins[button]
+            pin = self._table.pins[button]
             for _ in range(self._chaos.randint(2, 5)):  # a contact bounces for a few milliseconds
                 pin.drive_low()
                 self._wait(0.002)
                 pin.drive_high()
                 self._wait(0.002)
-        super()._press_button(button, hold)
 
-    def _wait(self, seconds: float) -> None:
-        super()._wait(seconds)
+    def _waited(self) -> None:
         if self.now >= self._next_retry:  # what the daemon's ticker does
             self._next_retry = self.now + RETRY_S
             self.table.retry_journal(self.now)
@@ -254,12 +293,9 @@ class Soak(Demo):
             self._violate(f"the restart resumed {len(referee.game.actions)} actions, not {len(old.game.actions)}")
             return
         referee.game = old.game  # the same state (checked above); the robots hold this object
-        self.table, self.referee, self.journal = table, referee, journal
+        self._table.assembly.table, self._table.journal = table, journal
+        self._table.assembly.buttons.on_press = lambda press: table.press(press, press.t)  # the same pins, wired anew
         self._poll(table.tracker.absences)  # its first look at the zones, as the daemon polls them from its start
-
-    def _hub_led(self, zone: str, colour: str, mode: str) -> None:
-        super()._hub_led(zone, colour, mode)
-        self._hub_leds[zone] = (colour, mode)
 
     # ---- the promises ---------------------------------------------------------------------------------------
 
@@ -299,8 +335,8 @@ class Soak(Demo):
         drawn = render(view).convert("1").tobytes()
         if isinstance(self.bus, FakeI2CBus) and self.bus.last_image().convert("1").tobytes() != drawn:
             self._violate(f"{when}: the screen does not show the referee's view")
-        if isinstance(self.lights, ZoneLights):
-            for zone, led in self.lights._leds.items():
+        if isinstance(self._table.assembly.lights, ZoneLights):
+            for zone, led in self._table.assembly.lights._leds.items():
                 light = view.zone_lights.get(zone, ZoneLight.OFF)
                 red, green = led.device.red, led.device.green
                 if light is ZoneLight.OFF:
@@ -314,10 +350,45 @@ class Soak(Demo):
             for zone in self.referee.zones.roles:
                 look = LOOK[view.zone_lights.get(zone, ZoneLight.OFF)]
                 self._expect(self._hub_leds.get(zone, ("off", "steady")) == look, f"{when}: {zone}'s LED is not {look}")
-        status = self.lights.status.led if isinstance(self.lights, ZoneLights) else None
+        status = self._table.assembly.lights.status.led if isinstance(self._table.assembly.lights, ZoneLights) else None
         if status is not None:
             steady = status._blink_thread is None and status.is_lit
             self._expect(steady == (view.status is StatusLight.READY), f"{when}: the status LED is not {view.status}")
+
+
+class _Bench(Bench):
+    """The demo's table, its hands' faults and the ticker's journal retries the soak's."""
+
+    def __init__(self, soak: Soak, *args: Any, **kwargs: Any) -> None:
+        self.soak = soak
+        super().__init__(*args, **kwargs)
+
+    def wait(self, seconds: float) -> None:
+        super().wait(seconds)
+        self.soak._waited()
+
+    def press(self, button: Button, hold: float = PRESS_S) -> None:
+        self.soak._bounce(button)
+        super().press(button, hold)
+
+    def lay(self, card: str, zone: str) -> None:
+        super().lay(card, zone)
+        self.soak._laid(zone)
+
+    def _hub_led(self, zone: str, colour: str, mode: str) -> None:
+        super()._hub_led(zone, colour, mode)
+        self.soak._hub_leds[zone] = (colour, mode)
+
+
+class _Script(Script):
+    """The robots' script, with a chance of a fault before each play."""
+
+    def __init__(self, soak: Soak, *args: Any) -> None:
+        self.soak = soak
+        super().__init__(*args)
+
+    def _perform(self, action: Action, zone: str | None) -> None:
+        self.soak._perform(action, zone, lambda: super(_Script, self)._perform(action, zone))
 
 
 def descriptors() -> int:

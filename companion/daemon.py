@@ -1,12 +1,13 @@
 """``companion run``: the service at the table.
 
-One asyncio loop owns the table (:class:`~companion.table.Table`). The parts start in a fixed order and stop in
-reverse: journal, registry, table (which resumes the last unfinished game from the journal), screen, lights,
-buttons, readers, ticker. Readers poll in their own thread (or, for the hub, on the serial port's descriptor) and
-gpiozero calls back from its threads: both hand their events to the loop with ``call_soon_threadsafe``, so the
-table only ever runs on the loop. SIGTERM and SIGINT stop the service cleanly; the screen says so, and what the
-journal could not write by then is logged, kept in a side file and offered to replay at the next start. Logs go to
-stderr, for journald.
+One asyncio loop owns the table (:class:`~companion.table.Table`). The devices open in a fixed order, the table is
+built around them (:mod:`companion.assembly`, the wiring the demo runs too), and everything stops in reverse:
+journal, registry, screen, pins, readers, then the table (which resumes the last unfinished game from the journal)
+with its LEDs, buttons, page and publisher, then the tasks: page, readers, ticker, publisher. Readers poll in their
+own thread (or, for the hub, on the serial port's descriptor) and gpiozero calls back from its threads: both hand
+their events to the loop with ``call_soon_threadsafe``, so the table only ever runs on the loop. SIGTERM and SIGINT
+stop the service cleanly; the screen says so, and what the journal could not write by then is logged, kept in a
+side file and offered to replay at the next start. Logs go to stderr, for journald.
 
 A part that cannot start is said plainly: a missing display or a journal that cannot be opened (or that another
 process holds) leave the table refereeing (the log and, for the journal, the screen and the status LED say so; the
@@ -22,7 +23,7 @@ import logging
 import os
 import signal
 import time
-from collections.abc import Callable, Mapping
+from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -30,33 +31,29 @@ from typing import TYPE_CHECKING, Any
 import luma.core.error
 from gpiozero.exc import GPIOZeroError
 
-from companion.club.publisher import Publisher
+from companion.assembly import Devices, assemble
 from companion.config import Config
 from companion.decks import load_deck
 from companion.hardware import load_pinmap, pinmap_path
 from companion.journal import Journal, JournalDamaged, JournalError, keep_unwritten, kept_unwritten
 from companion.nfc.backends import Feed
 from companion.nfc.registry import Registry
-from companion.nfc.tracking import TableTracker
 from companion.pins import PinFactoryError, choose, make_factory
 from companion.readers import Readers, Setup, kind
-from companion.referee import HubStatus, JournalNotice, Referee
+from companion.referee import HubStatus, JournalNotice
 from companion.referee.texts import TEXT
-from companion.rules.transcript import state
 from companion.systemd import Notifier
 from companion.table import Table
 from companion.ui.buttons import Buttons
 from companion.ui.display import Screen, make_device, parse_options
 from companion.ui.frames import FrameFolder
-from companion.ui.lights import StatusLed, ZoneLights
 from companion.ui.presses import ENV as PRESSES
 from companion.ui.presses import PressPipe
-from companion.view import Message, MessageKind, Output, TableView
+from companion.view import Message, MessageKind, TableView
 
 if TYPE_CHECKING:
-    from companion.events import Button
+    from companion.club.publisher import Publisher
     from companion.web import WebServer
-    from companion.web.virtual import VirtualTable
 
 __all__ = ["Daemon", "StartError"]
 
@@ -125,6 +122,8 @@ class Daemon:
     # ---- start-up, in order ---------------------------------------------------------------------------------
 
     def _start(self, loop: asyncio.AbstractEventLoop, tasks: list[asyncio.Task[None]]) -> None:
+        """Open the devices, build the table around them (:func:`companion.assembly.assemble`), start it, and run
+        what runs: the readers, the page, the publisher and the ticker."""
         config = self.config
         readers_kind = kind(config.backend)
         pinmap = load_pinmap(pinmap_path(config.pinmap))
@@ -134,82 +133,44 @@ class Daemon:
         journal, set_aside = self._open_journal()
         # Bindings are kept under the deck's own name (what enroll writes), not the path the config gives.
         registry = Registry.load(config.registry, deck=load_deck(config.game.deck_name).name)
-        referee = Referee(config.game, config.zones)
-        self.table = table = Table(referee, TableTracker(registry, absences=readers_kind.absences(config)), journal)
-        if set_aside is not None:
-            referee.handle(JournalNotice("journal_aside"), self.clock())
-        table.start(self.clock())
-        self._offer_unwritten(table)
-        log.info("table ready: %s, zones %s", config.game.name, ", ".join(config.zones))
-
         screen = self._open_screen()
         if self.pin_factory is None:
             choice = choose(readers_kind)
             log.info("pins: %s", choice.reason)
             self.pin_factory = make_factory(choice)
             self._stack.callback(self.pin_factory.close)
-        status = StatusLed(pinmap.status_led, pin_factory=self.pin_factory)
-        self._stack.callback(status.close)
         try:
             readers = readers_kind.open(Setup(config, pinmap, registry, self.pin_factory, self.clock))
         except ValueError as exc:  # a setting of the kind's own that cannot be used; the message names it
             raise StartError(str(exc)) from None
         self._stack.callback(readers.close)
-        lights: Output | None = readers.lights(status)
-        if lights is None:
-            zone_lights = ZoneLights({z: pinmap.zones[z] for z in config.zones}, status, pin_factory=self.pin_factory)
-            self._stack.callback(zone_lights.close)
-            lights = zone_lights
-        table.outputs.append(lights)  # the LED first: it is what the player looks at
-        if screen is not None:
-            table.outputs.append(screen)
-        if config.web is not None:
-            from companion.web import WebServer
-
-            self.web = WebServer(table, config.web, self._virtual(readers, pinmap.buttons))
-            table.outputs.append(self.web)  # after the LEDs and the screen: it only notes the view for the loop
-            tasks.append(loop.create_task(self.web.serve(), name="web"))
-
-        buttons = Buttons(
-            pinmap.buttons,
-            lambda press: table.press(press, press.t),
-            loop.call_soon_threadsafe,
-            clock=self.clock,
-            pin_factory=self.pin_factory,
+        devices = Devices(
+            journal, registry, readers, pinmap, self.pin_factory, self.clock, loop.call_soon_threadsafe, screen
         )
-        self._stack.callback(buttons.close)
+        assembly = assemble(config, devices)
+        self._stack.callback(assembly.close)
+        self.table = table = assembly.table
+        if set_aside is not None:
+            table.referee.handle(JournalNotice("journal_aside"), self.clock())
+        table.start(self.clock())
+        self._offer_unwritten(table)
+        log.info("table ready: %s, zones %s", config.game.name, ", ".join(config.zones))
         if presses := os.environ.get(PRESSES, ""):  # a PC: buttons pressed from another process
             try:
                 self._stack.enter_context(PressPipe(Path(presses), pinmap.buttons, self.pin_factory))
             except (ValueError, OSError) as exc:
                 raise StartError(str(exc)) from None
             log.info("buttons: pressed from the named pipe %s", presses)
-
+        self.web, self.publisher = assembly.web, assembly.publisher
+        if self.web is not None:
+            tasks.append(loop.create_task(self.web.serve(), name="web"))
         self._readers = readers
         feed = Feed(self._guarded(lambda scan: table.scan(scan, self.clock())), self._link)
         tasks.append(loop.create_task(readers.run(feed), name="readers"))
-        tasks.append(loop.create_task(self._tick(buttons, screen), name="ticker"))
-        if config.mqtt is not None:  # a task of its own, woken as an output, that the table never waits for
-            self.publisher = Publisher(config.mqtt, journal, lambda: state(referee.game))
-            table.outputs.append(self.publisher)
+        tasks.append(loop.create_task(self._tick(assembly.buttons, screen), name="ticker"))
+        if self.publisher is not None:  # a task of its own, woken as an output, that the table never waits for
             tasks.append(loop.create_task(self.publisher.run(), name="mqtt"))
         table.show(self.clock())
-
-    def _virtual(self, readers: Readers, buttons: Mapping[Button, int]) -> VirtualTable | None:
-        """The page's hand at a table of simulated readers and gpiozero's mock pins (a PC's, the tests'): cards
-        laid in the readers' fields, buttons pressed on their pins. None at a real table: its page only shows."""
-        from gpiozero.pins.mock import MockFactory
-
-        from companion.nfc.backends import SimBackend
-        from companion.web.virtual import VirtualTable
-
-        if not isinstance(readers, SimBackend) or not isinstance(self.pin_factory, MockFactory):
-            return None
-        table = self.table
-        assert table is not None
-        pins = {name: self.pin_factory.pin(gpio) for name, gpio in buttons.items()}
-        log.info("web: a virtual table: the page lays cards on the simulated readers and presses the mock buttons")
-        return VirtualTable(lambda: table.referee, readers, pins)
 
     def _open_journal(self) -> tuple[Journal, Path | None]:
         """The journal, and where a damaged one was set aside (None if it was not).

@@ -10,7 +10,6 @@ disk is full).
 from __future__ import annotations
 
 import copy
-import json
 import logging
 import time
 from collections.abc import Callable, Iterable
@@ -20,11 +19,19 @@ from typing import Any, Protocol
 
 from companion.config import GameConfig
 from companion.events import Button, CardArrived, Press, ZoneScan
-from companion.games import ending
 from companion.journal import Entry, GameRecord, Journal, JournalError, Unwritten
 from companion.nfc.tracking import TableTracker
-from companion.referee import CardFound, Event, JournalNotice, JournalStatus, ReaderStatus, Referee
-from companion.rules import Game
+from companion.referee import (
+    CardFound,
+    Committed,
+    Event,
+    GameOpened,
+    JournalNotice,
+    JournalStatus,
+    ReaderStatus,
+    Referee,
+    SettingsChanged,
+)
 from companion.view import Output
 
 __all__ = ["Borrower", "Table"]
@@ -63,7 +70,7 @@ class Table:
         A game the journal holds but the rules cannot rebuild (an unreadable row, an illegal or missing action)
         is closed as damaged, its rows kept, and a new game starts: the table always comes up.
         """
-        configured = self.referee.config
+        configured = self.referee.game_config
         last = self.journal.last_game()
         self._looks = None if last is None else {}
         if last is not None and last.outcome is None:
@@ -121,7 +128,7 @@ class Table:
         a new one; whether they were."""
         if len(kept) != 1 or kept[0].game not in (0, self.game_id) or (kept[0].game == 0) != self.started_new:
             return False
-        if kept[0].game == 0 and self.referee.game.actions:  # the new game has begun: they no longer fit
+        if kept[0].game == 0 and self.referee.current_game.actions:  # the new game has begun: they no longer fit
             return False
         self.offered = (path, kept[0])
         self.referee.handle(JournalNotice("unwritten_offer", self.game_id), now)
@@ -141,7 +148,7 @@ class Table:
                 log.error("the unwritten entries of %s do not replay (%s): set aside", path, exc)
             else:
                 if kept.settings is not None:
-                    self._rename(now)
+                    self._rename(self.referee.game_config.settings(), now)
                 for entry in kept.entries:
                     self._append(entry, now)
                 log.warning("replayed the %d unwritten entries of %s", len(kept.entries), path)
@@ -169,9 +176,7 @@ class Table:
         """Whether the table is still taking its first look at its zones after a restart: a card read meanwhile
         was lying there, and is no play."""
         looks = self._looks
-        return looks is not None and any(
-            looks.get(zone, 0) < self.tracker.absences for zone in self.referee.zones.roles
-        )
+        return looks is not None and any(looks.get(zone, 0) < self.tracker.absences for zone in self.referee.zone_roles)
 
     def retry_journal(self, now: float) -> None:
         """While the journal is not recording: try again to write what waits (the daemon calls it now and then)."""
@@ -205,7 +210,7 @@ class Table:
         return [CardFound(e.zone, e.card) if isinstance(e, CardArrived) else e for e in events]
 
     def press(self, press: Press, now: float) -> None:
-        if self.offered is not None and self.referee.pending is not None:  # a play waits: the buttons are its
+        if self.offered is not None and self.referee.pending_action is not None:  # a play waits: the buttons are its
             self._withdraw()
         if self.offered is not None and press.kind == "short" and press.button in (Button.CONFIRM, Button.UNDO):
             self._answer(press.button is Button.CONFIRM, now)
@@ -223,22 +228,19 @@ class Table:
         for event in events:
             if self.on_event is not None:
                 self.on_event(event, now)
-            game = self.referee.journaled_game  # the game the event may replace, as the journal holds it
-            entries = self.referee.handle(event, now)
-            self._record(entries, now, game)
+            self._record(self.referee.handle(event, now), now)
         self.show(now)
 
-    def _record(self, entries: list[Entry], now: float, before: Game) -> None:
+    def _record(self, entries: list[Committed], now: float) -> None:
         if entries and self.offered is not None:  # the game went on: the entries kept no longer follow it
             self._withdraw()
         for entry in entries:
-            if entry.kind == "new_game":
-                if not self._finished:  # a new game was chosen mid-game: the old one ends as it stands
-                    end = ending(before, ended=True)
-                    self._close({"termination": "replaced", "winner": None if end is None else end.winner}, now)
-                self._open_game(json.loads(entry.text), now)
-            elif entry.kind == "settings":
-                self._rename(now)
+            if isinstance(entry, GameOpened):
+                if not self._finished:  # a new game was chosen mid-game: the old one ends as it stood
+                    self._close({"termination": "replaced", "winner": entry.replaced_winner}, now)
+                self._open_game(dict(entry.settings), now)
+            elif isinstance(entry, SettingsChanged):
+                self._rename(dict(entry.settings), now)
             else:
                 if entry.kind == "reopen":  # the journal takes the game's outcome back with this entry
                     self._finished = False
@@ -264,7 +266,7 @@ class Table:
         if not self.referee.registering:
             return learnt
         for record in reversed(self.journal.games()):
-            if record.id >= before or record.settings.get("game") != self.referee.kind.name:
+            if record.id >= before or record.settings.get("game") != self.referee.game_kind.name:
                 continue
             entries, _damaged = self.journal.readable_entries(record.id)
             heads = [entry.text.split() for entry in entries if entry.kind == "zone"]
@@ -311,10 +313,9 @@ class Table:
             self.referee.handle(JournalStatus(True), now)
         return True
 
-    def _rename(self, now: float) -> None:
+    def _rename(self, settings: dict[str, Any], now: float) -> None:
         """The game's settings changed (its seats renamed, the menu's language): the game's row gets them, so that
         resuming it keeps them."""
-        settings = self.referee.config.settings()
         if self._unsaved is not None:  # its row waits for the disk: it will be written with them
             self._unsaved = settings
             return

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 import random
 
 import pytest
@@ -16,7 +15,16 @@ from companion.games.sexto_set.robots import SextoSetRobots
 from companion.games.sexto_set.rules import SextoSet
 from companion.journal import Entry
 from companion.menu import Settings, games_for, unfit_games
-from companion.referee import HubStatus, JournalStatus, NewGame, ReaderStatus, Referee, SeatNames
+from companion.referee import (
+    GameOpened,
+    HubStatus,
+    JournalStatus,
+    NewGame,
+    ReaderStatus,
+    Referee,
+    SeatNames,
+    SettingsChanged,
+)
 from companion.rules import Pass, Play
 from companion.view import Message, MessageKind, StatusLight, ZoneLight
 
@@ -406,8 +414,9 @@ def test_a_long_confirm_opens_the_menu_and_new_game_starts_one() -> None:
     assert referee.view().message == Message(MessageKind.INFO, "Partida nueva: Seises")
     lay(referee, "6O")
     entries = press(referee, "confirm", t=10.0)
-    assert [entry.kind for entry in entries] == ["new_game", "action"]
-    assert json.loads(entries[0].text)["game"] == "seises"
+    assert [type(entry) for entry in entries] == [GameOpened, Entry] and entries[1].kind == "action"
+    assert isinstance(entries[0], GameOpened) and entries[0].settings["game"] == "seises"
+    assert entries[0].replaced_winner is None, "the game it replaced ends with nobody ahead"
 
 
 def test_a_new_game_with_seat_names_says_the_table_will_ask_who_laid_the_six_of_oros() -> None:
@@ -513,7 +522,7 @@ def test_a_new_game_is_undone_by_a_long_undo_until_its_first_card() -> None:
     entries = tap(referee, "6O", t=9.0)  # Ana's turn to say who laid it
     assert entries == [] and referee.asking == 0
     entries = press(referee, "confirm", t=9.5)
-    assert [entry.kind for entry in entries] == ["new_game", "action"], "the new game with its first card"
+    assert [type(entry) for entry in entries] == [GameOpened, Entry], "the new game with its first card"
     assert press(referee, "undo", LONG) == [Entry("undo", "", 0.0)]
     assert press(referee, "undo", LONG) == [] and referee.view().message.title == "Nada que deshacer"  # type: ignore[union-attr]
 
@@ -527,7 +536,7 @@ def test_a_second_new_game_before_the_first_ones_first_card_still_goes_back_to_t
         press(referee, button)  # 5 players, and «Nueva partida» twice: still nothing laid
     assert referee.game.players == 5
     entries = tap(referee, "6O")
-    assert [json.loads(entry.text)["players"] for entry in entries[:1]] == [5] and len(entries) == 2
+    assert isinstance(entries[0], GameOpened) and entries[0].settings["players"] == 5 and len(entries) == 2
     new_game(referee)
     press(referee, "undo", LONG)
     assert referee.game.players == 5 and len(referee.game.actions) == 1, "back to the 5 players' game"
@@ -543,10 +552,10 @@ def test_the_language_chosen_in_the_menu_goes_to_the_games_settings() -> None:
     for button in ("pass", "pass", "pass", "confirm", "pass"):
         press(referee, button)
     entries = press(referee, "confirm", t=3.0)
-    assert [entry.kind for entry in entries] == ["settings"] and json.loads(entries[0].text)["language"] == "en"
+    assert [type(entry) for entry in entries] == [SettingsChanged] and entries[0].settings["language"] == "en"
     press(referee, "undo")
     assert referee.view().language == "en"
-    again = Referee(GameConfig.from_settings(json.loads(entries[0].text)), {"z1": "table"})
+    again = Referee(GameConfig.from_settings(entries[0].settings), {"z1": "table"})
     assert again.view().language == "en", "what a restart reads from the game's row"
 
 
@@ -575,9 +584,9 @@ def test_a_seises_game_of_two_or_three_says_the_sheet_recommends_four_to_eight()
 NAMES = ("Ana", "Luis", "Eva", "Pau")  # in the order they sit
 
 
-def restarted(referee: Referee, settings: Entry, entries: list[Entry]) -> Referee:
-    """The table after a power cut: the game's row as the last settings entry left it, its entries replayed."""
-    again = Referee(GameConfig.from_settings(json.loads(settings.text)), dict(referee.zones.roles))
+def restarted(referee: Referee, settings: SettingsChanged, entries: list[Entry]) -> Referee:
+    """The table after a power cut: the game's row as the last settings change left it, its entries replayed."""
+    again = Referee(GameConfig.from_settings(settings.settings), dict(referee.zones.roles))
     again.replay(entries)
     return again
 
@@ -591,13 +600,13 @@ def test_names_given_after_the_first_play_ask_who_laid_the_six_of_oros_and_show_
     referee = seises(confirm_turns=False)
     entries = tap(referee, "6O") + tap(referee, "7O")
     [renamed] = referee.handle(SeatNames(NAMES), 1.0)
-    assert renamed.kind == "settings" and json.loads(renamed.text)["seat_names"] == list(NAMES)
+    assert isinstance(renamed, SettingsChanged) and renamed.settings["seat_names"] == list(NAMES)
     assert question(referee) == ("¿Quién puso el 6 de oros?", "Ana: OK sí, PASO otro nombre")
     assert question(restarted(referee, renamed, entries)) == question(referee), "asked again after a power cut"
     press(referee, "pass")
     [answered] = press(referee, "confirm", t=2.0)
     assert seat_names(referee) == ["Luis", "Eva", "Pau", "Ana"] and question(referee) is None
-    assert answered.kind == "settings" and json.loads(answered.text)["seat_one"] == "Luis"
+    assert isinstance(answered, SettingsChanged) and answered.settings["seat_one"] == "Luis"
     assert seat_names(restarted(referee, answered, entries)) == seat_names(referee)
 
 

@@ -205,7 +205,7 @@ def last_state(journal: Journal) -> dict[str, Any]:
     assert last is not None, "a journal with no game has no state"
     referee = Referee(GameConfig.from_settings(last.settings), {})
     referee.replay(journal.entries(last.id))
-    return state(referee.game)
+    return state(referee.current_game)
 
 
 async def publish_journal(config: MqttConfig, journal: Journal) -> None:

@@ -291,7 +291,7 @@ class League:
             if event["type"] == "start":
                 settings = event["settings"]
                 game.referee = Referee(GameConfig.from_settings(settings), {})
-                game.kind = game.referee.kind.name
+                game.kind = game.referee.game_kind.name
             else:
                 assert game.referee is not None
                 game.referee.replay([Entry(event["type"], event["text"], float(event["t"]))])
@@ -303,14 +303,15 @@ class League:
         rebuilt, nor for one that ended with no action played (a game started and replaced at once)."""
         key = (game.table, game.number)
         self._db.execute("DELETE FROM results WHERE tbl = ? AND game = ?", key)
-        if game.complete and game.referee is not None and game.referee.game.actions:
+        if game.complete and game.referee is not None and game.referee.current_game.actions:
             referee = game.referee
+            results = referee.game_kind.results(referee.current_game, True)
             self._db.executemany(
                 "INSERT INTO results (tbl, game, side, kind, player, points, renuncios, won) "
                 "VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
                 [
                     (*key, str(side), game.kind, _player(referee, game.table, side), points, renuncios, int(won))
-                    for side, points, renuncios, won in map(astuple, referee.kind.results(referee.game, True))
+                    for side, points, renuncios, won in map(astuple, results)
                 ],
             )
         if game.complete and self._latest.get(game.table) != game.number:
@@ -365,14 +366,15 @@ class League:
         over = game.over
         sides = tuple(
             Side(_player(referee, table, result.side), result.points, result.renuncios, result.won)
-            for result in referee.kind.results(referee.game, over)
+            for result in referee.game_kind.results(referee.current_game, over)
         )
         waiting = ""
         if over and not game.complete:
             waiting = f"{number}:{game.applied + 1}"
-        end = ending(referee.game, ended=over)
-        turn = None if over or end is not None else referee.kind.whose_turn(referee.game, referee)
-        result = "" if end is None else referee.kind.verdict(referee.game, end, referee).text(referee.language)
+        kind, played = referee.game_kind, referee.current_game
+        end = ending(played, ended=over)
+        turn = None if over or end is not None else kind.whose_turn(played, referee)
+        result = "" if end is None else kind.verdict(played, end, referee).text(referee.table_language)
         return TableNow(table, status, game.kind, number, sides, turn, over, waiting, result)
 
 
@@ -384,9 +386,9 @@ def _after(end: dict[str, Any]) -> int:
 
 def _player(referee: Referee, table: str, side: int | str) -> str:
     """A side's player: the seat's name when the table names its players, else the table's seat or pair."""
-    if isinstance(side, int) and referee.seat_names and referee.first_seat is not None:
+    if isinstance(side, int) and referee.seat_names and referee.seat_one_known:
         return referee.seat_name(side - 1)
-    return f"{table} {referee.kind.who(side, referee.language)}"
+    return f"{table} {referee.game_kind.who(side, referee.table_language)}"
 
 
 def _parse(payload: bytes | str) -> dict[str, Any]:

@@ -91,7 +91,7 @@ LAYERS = (
     Layer(
         "daemon",
         "the table put together: devices around the referee, the journal on disk, the service and its page",
-        ("table.py", "daemon.py", "demo.py", "doctor/diagnose.py", "systemd.py", "club/", "web/"),
+        ("table.py", "assembly.py", "daemon.py", "demo/", "doctor/diagnose.py", "systemd.py", "club/", "web/"),
     ),
     Layer(
         "commands",

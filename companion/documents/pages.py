@@ -107,18 +107,18 @@ async def shoot_virtual(browser: Browser, turns: int = 3) -> bytes:
         async with browser.page(url) as page:
             for turn in range(turns + 1):
                 end = time.monotonic() + 60
-                while demo._awaiting != len(demo.referee.game.actions):  # the robots play
+                while demo._awaiting != len(demo.referee.current_game.actions):  # the robots play
                     if time.monotonic() > end:
                         raise RuntimeError("the robots did not come to the person's turn")
                     await asyncio.sleep(0.01)
                 hand = page.locator("#virtual:not([hidden]):not(.waiting) #hand [data-card]")
                 await hand.first.wait_for(state="attached")  # the person's turn on the page
-                game, robots = demo.referee.game, demo.robots
+                game, robots = demo.referee.current_game, demo.robots
                 assert robots is not None
                 held = {card for hand in robots.held(0) for card in hand}
                 fits = [a for a in game.legal_actions() if isinstance(a, Play) and a.card in held]
                 if fits:
-                    zone = next((z for z, head in demo.referee.zones.heads.items() if head == fits[0].line), None)
+                    zone = next((z for z, head in demo.referee.zone_heads.items() if head == fits[0].line), None)
                     if zone is not None:
                         await page.locator(f"#zones [data-zone={zone}]").click()
                     await page.locator(f'#hand [data-card="{fits[0].card}"]').click()

@@ -7,11 +7,13 @@ CONFIRM commits it. A short UNDO cancels what is pending; a long UNDO takes back
 when that action had ended the game, reopens it: a ``reopen`` entry follows the ``undo``). A long CONFIRM opens
 the menu.
 
-``handle(event, now)`` returns the journal entries the event committed; the daemon writes them to disk
-*before* it shows the new ``view()``, so what the table shows as done is always on disk (or the screen says the
-disk is full). The parts: :mod:`~companion.referee.texts` (its words), :mod:`~companion.referee.zones` (what lies
-on each zone), :mod:`~companion.referee.health` (hub, readers, disk); each game's part is its kind
-(:mod:`companion.games`)::
+``handle(event, now)`` returns what the event committed: the journal entries, and in order among them the
+effects on the journal's rows (:mod:`~companion.referee.effects`: a new game opened, a game's settings changed);
+the table writes them to disk *before* it shows the new ``view()``, so what the table shows as done is always on
+disk (or the screen says the disk is full). Outside this package the referee is used only through its interface
+(docs/DAEMON.md, "The referee's interface"; ``tests/test_referee_interface.py``). The parts:
+:mod:`~companion.referee.texts` (its words), :mod:`~companion.referee.zones` (what lies on each zone),
+:mod:`~companion.referee.health` (hub, readers, disk); each game's part is its kind (:mod:`companion.games`)::
 
     >>> referee = Referee(GameConfig(), zones={"z1": "table"})
     >>> referee.handle(CardArrived("z1", "6O"), 0.0)
@@ -28,14 +30,16 @@ import json
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass, replace
+from types import MappingProxyType
 from typing import Any
 
 from companion.config import GameConfig
 from companion.events import Button, CardArrived, CardLeft, Press, SameCardTwice, UnknownTag, UnknownTagLeft, hexuid
-from companion.games import find_kind, new_game
+from companion.games import AnyKind, ending, find_kind, new_game
 from companion.i18n import N_, Said, translate
 from companion.journal import Entry
 from companion.menu import Menu, Settings, games_for, unfit_games
+from companion.referee.effects import Committed, Effect, GameOpened, SettingsChanged
 from companion.referee.health import Health, HealthEvent, HubStatus, JournalNotice, JournalStatus, ReaderStatus
 from companion.referee.phone import NewGame, PairingEnded, SeatNames, new_code
 from companion.referee.texts import TEXT, TODO
@@ -47,6 +51,9 @@ from companion.view import Message, MessageKind, StatusLight, TableView, ZoneLig
 
 __all__ = [
     "CardFound",
+    "Committed",
+    "Effect",
+    "GameOpened",
     "HubStatus",
     "JournalNotice",
     "JournalStatus",
@@ -57,6 +64,7 @@ __all__ = [
     "ReaderStatus",
     "Referee",
     "SeatNames",
+    "SettingsChanged",
 ]
 
 
@@ -95,7 +103,7 @@ class Referee:
         self.asking: int | None = None
         # A new game from the menu or the phone waits for its first entry (a card laid, a setting changed) before it
         # goes to the journal: until then a long UNDO brings back the game it replaced, as it stood.
-        self._opening: list[Entry] = []  # the new game's own entries, held meanwhile
+        self._opening: list[Committed] = []  # the new game's opening and its own entries, held meanwhile
         self._replaced: _Replaced | None = None
         self._renege_message: Message | None = None  # the message that gives the status LED its renuncio look
         # Phones (the table's page): the menu offers "pair a phone" when a page is served; its code, while shown.
@@ -174,8 +182,9 @@ class Referee:
 
     # ---- events ---------------------------------------------------------------------------------------------
 
-    def handle(self, event: Event, now: float) -> list[Entry]:
-        """Apply one event; return the journal entries it committed (write them before showing the view)."""
+    def handle(self, event: Event, now: float) -> list[Committed]:
+        """Apply one event; return the journal entries and the effects it committed, in order (the table writes
+        them before it shows the view)."""
         entries = self._dispatch(event, now)
         if entries and self._opening:  # the new game's first entry: the new game goes to the journal before it
             entries, self._opening, self._replaced = [*self._opening, *entries], [], None
@@ -185,7 +194,7 @@ class Referee:
             self._ask_first_seat()  # a question stays on the screen until it is answered
         return entries
 
-    def _dispatch(self, event: Event, now: float) -> list[Entry]:
+    def _dispatch(self, event: Event, now: float) -> list[Committed]:
         if isinstance(event, Press):
             return self._press(event, now)
         if isinstance(event, SeatNames | NewGame | PairingEnded):
@@ -230,7 +239,7 @@ class Referee:
         else:
             self._say(kind, self.health.journal_problem)
 
-    def _arrived(self, zone: str, card: str, now: float) -> list[Entry]:
+    def _arrived(self, zone: str, card: str, now: float) -> list[Committed]:
         if self.zones.lay(zone, card):
             if self.pending is not None and self.pending.zone == zone:
                 self.pending = None
@@ -246,7 +255,7 @@ class Referee:
             self.zones.warnings[zone] = ZoneLight.ILLEGAL
             return []
         if self.registering:
-            return self._register(zone, card, now)
+            return [*self._register(zone, card, now)]
         meant = self.meaning(card, zone)
         if isinstance(meant, Message):
             self.zones.warnings[zone] = ZoneLight.ILLEGAL
@@ -268,7 +277,7 @@ class Referee:
             return self._commit(now)
         return []
 
-    def _found(self, zone: str, card: str, now: float) -> list[Entry]:
+    def _found(self, zone: str, card: str, now: float) -> list[Committed]:
         """A card lying on ``zone`` when the table started: never a play. One whose play would be legal (made and
         taken back by an UNDO, or never confirmed) is asked to be lifted and laid again; one whose play is on the
         table lies where it was laid; a master card heads its zone, and any other is refused, as if laid."""
@@ -296,7 +305,7 @@ class Referee:
         role = self.zones.roles.get(zone, "")
         return self.kind.card_on_zone(self.game, card, role, self.zones.heads.get(zone), self)
 
-    def _left(self, zone: str, item: str, now: float = 0.0) -> list[Entry]:
+    def _left(self, zone: str, item: str, now: float = 0.0) -> list[Committed]:
         remaining, cleared = self.zones.lift(zone, item)
         if remaining is not None:  # the card left behind on a crowded zone is the one meant
             self.message = None
@@ -347,7 +356,7 @@ class Referee:
         self.zones.heads[zone] = head
         return True
 
-    def _press(self, press: Press, now: float) -> list[Entry]:
+    def _press(self, press: Press, now: float) -> list[Committed]:
         if self.pairing_code is not None:  # any button closes the pairing code, and voids it
             self.pairing_code = None
             return []
@@ -382,7 +391,7 @@ class Referee:
         self.message = None
         return []
 
-    def _undo(self, now: float) -> list[Entry]:
+    def _undo(self, now: float) -> list[Committed]:
         """Take back the last committed action; one that had ended the game reopens it."""
         self.pending = None
         ended = self.game_over()
@@ -393,7 +402,7 @@ class Referee:
             return []
         self._forget_first_seat()
         self._say(MessageKind.INFO, "undone", action=undone_words(self.game, undone, self.language))
-        entries = [Entry("undo", "", now)]
+        entries: list[Committed] = [Entry("undo", "", now)]
         if ended is not None and self.game_over() is None:
             withdrawn = {"termination": ended.termination, "winner": ended.winner}
             entries.append(Entry("reopen", json.dumps(withdrawn), now))
@@ -404,7 +413,7 @@ class Referee:
         the game in the journal with it; an UNDO that takes back its action reopens the game."""
         return self.game.outcome()
 
-    def _commit(self, now: float) -> list[Entry]:
+    def _commit(self, now: float) -> list[Committed]:
         assert self.pending is not None
         if self._names_wait_for_first_seat(self.pending.action):
             self.asking = 0
@@ -422,7 +431,7 @@ class Referee:
         assert self.asking is not None
         self._say(MessageKind.QUESTION, "ask_first_seat", name=self.seat_names[self.asking])
 
-    def _answer(self, press: Press, now: float) -> list[Entry]:
+    def _answer(self, press: Press, now: float) -> list[Committed]:
         """While asking who made the first play: PASS offers the next name, CONFIRM picks it, a long CONFIRM opens
         the menu (the question comes back when it closes), UNDO gives up the first play. Asked after it (the seats
         were named since), the answer goes to the game's row."""
@@ -456,7 +465,7 @@ class Referee:
             self.first_seat = None
             self.config = replace(self.config, seat_one="")
 
-    def _push_pending(self, now: float) -> list[Entry]:
+    def _push_pending(self, now: float) -> list[Committed]:
         assert self.pending is not None
         action = self.pending.action
         before = self.game.snapshot()
@@ -475,7 +484,7 @@ class Referee:
             text += f"  # seat 1: name {self.first_seat + 1} ({self.seat_names[self.first_seat]})"
         return [Entry("action", text, now)]
 
-    def _menu_press(self, press: Press, now: float) -> list[Entry]:
+    def _menu_press(self, press: Press, now: float) -> list[Committed]:
         assert self.menu is not None
         choice = self.menu.press(press)
         if choice is None:
@@ -495,7 +504,7 @@ class Referee:
             return self._new_game(settings, now)
         return []
 
-    def _new_game(self, settings: Settings, now: float) -> list[Entry]:
+    def _new_game(self, settings: Settings, now: float) -> list[Committed]:
         """Start the game ``settings`` say, in place of the one being played; it goes to the journal with its first
         entry (:meth:`handle`), and until then a long UNDO brings back the one it replaced."""
         if settings.game not in games_for(self.zones.roles):  # the phone asked for it: the menu offers none such
@@ -507,6 +516,7 @@ class Referee:
         if self._replaced is None:  # a second new game before the first one's first card replaces the same game
             self._replaced = _Replaced(self.config, self.game, dict(self.zones.heads), self.first_seat)
         replaced = self._replaced
+        end = ending(replaced.game, ended=True)  # the game it replaces ends as it stands
         self.start(
             GameConfig(
                 name=settings.game,
@@ -523,16 +533,10 @@ class Referee:
         advice = self._advice()
         title = self.text("new_game", game=self.kind.title(self.language)) if advice is None else advice.title
         self.message = Message(MessageKind.INFO, title, todo)
-        self._opening = [Entry("new_game", json.dumps(self.config.settings()), now)]
+        self._opening = [GameOpened(self.config.settings(), None if end is None else end.winner, now)]
         return []
 
-    @property
-    def journaled_game(self) -> Game:
-        """The game the journal holds as the one being played: the one a new game not yet begun replaces (it goes
-        to the journal with its first entry, and the game it replaces is closed then, as it stood), else this one."""
-        return self._replaced.game if self._replaced is not None else self.game
-
-    def _back_to_replaced(self) -> list[Entry]:
+    def _back_to_replaced(self) -> list[Committed]:
         """A long UNDO before the new game's first entry: the game it replaced, as it stood (the journal never
         closed it)."""
         assert self._replaced is not None
@@ -552,11 +556,11 @@ class Referee:
             return None
         return Message(MessageKind.INFO, self.text("ideal_players", low=ideal[0], high=ideal[1]))
 
-    def _settings_entry(self, now: float) -> Entry:
+    def _settings_entry(self, now: float) -> SettingsChanged:
         """The game's settings changed: the table writes them on the game's row."""
-        return Entry("settings", json.dumps(self.config.settings()), now)
+        return SettingsChanged(self.config.settings(), now)
 
-    def _phone(self, event: PhoneEvent, now: float) -> list[Entry]:
+    def _phone(self, event: PhoneEvent, now: float) -> list[Committed]:
         """A change a paired phone asked for (:mod:`companion.referee.phone`), as the menu would make it."""
         if isinstance(event, NewGame):
             self.menu = None
@@ -568,7 +572,7 @@ class Referee:
             self._say(MessageKind.INFO, f"pairing_{event.why}")
         return []
 
-    def _rename(self, names: tuple[str, ...], now: float) -> list[Entry]:
+    def _rename(self, names: tuple[str, ...], now: float) -> list[Committed]:
         """New seat names, in the order the players sit, at once: seat 1 stays whoever laid the first card, by
         name; when the new names do not say who that is, the table asks."""
         seat_one = self.seat_name(0) if self.first_seat is not None else ""
@@ -630,6 +634,68 @@ class Referee:
         if not names or self.first_seat is None:
             return self.text("seat", n=seat + 1)
         return names[(self.first_seat + seat) % len(names)]
+
+    # ---- the interface: what the table and its outputs read (docs/DAEMON.md, "The referee's interface") -----
+
+    @property
+    def current_game(self) -> Game:
+        """The game being played, to read (its state, actions and deck): it changes only through :meth:`handle`,
+        :meth:`replay` and :meth:`start`."""
+        return self.game
+
+    @property
+    def game_kind(self) -> AnyKind:
+        """The kind of the game being played (:mod:`companion.games`)."""
+        return self.kind
+
+    @property
+    def game_config(self) -> GameConfig:
+        """The game being played as the journal's row keeps it (its settings: players, deck, language, seats)."""
+        return self.config
+
+    @property
+    def table_language(self) -> str:
+        """The language the table speaks now (the menu's, which may differ from the game's row until kept)."""
+        return self.language
+
+    @property
+    def zone_roles(self) -> Mapping[str, str]:
+        """Each zone's role, as the config names it (``table``, ``line``...)."""
+        return MappingProxyType(self.zones.roles)
+
+    @property
+    def zone_heads(self) -> Mapping[str, str]:
+        """The card that heads each zone that has one (6º SET's master cards), by zone."""
+        return MappingProxyType(self.zones.heads)
+
+    @property
+    def waiting_zones(self) -> list[str]:
+        """The zones that still wait for the card that heads them, in the order they are asked for."""
+        return self.zones.waiting()
+
+    @property
+    def pending_action(self) -> Pending | None:
+        """The action waiting for CONFIRM, if any."""
+        return self.pending
+
+    @property
+    def pairing_shown(self) -> str | None:
+        """The code that pairs a phone, while the screen shows it."""
+        return self.pairing_code
+
+    @property
+    def asking_first_seat(self) -> bool:
+        """Whether the table waits for the players to say who made the first play."""
+        return self.asking is not None
+
+    @property
+    def seat_one_known(self) -> bool:
+        """Whether the players said who is seat 1 (then :meth:`seat_name` gives their names)."""
+        return self.first_seat is not None
+
+    def allow_pairing(self) -> None:
+        """The table serves a page: the menu offers "pair a phone" from now on."""
+        self.pairable = True
 
     # ---- the view -------------------------------------------------------------------------------------------
 

@@ -42,7 +42,7 @@ class ExampleTable:
         self.referee = Referee(config, self.kind.default_zones())
         self.now = 0.0
         rng = random.Random(SEED)
-        game = self.referee.game
+        game = self.referee.current_game
         for zone, head in zip(self.zone_names, self.kind.heads(game), strict=False):
             self.lay(zone, head)
             self.event(CardLeft(zone, head))
@@ -69,21 +69,22 @@ class ExampleTable:
 
     def _zone(self, action: Action) -> str:
         line = action.line if isinstance(action, Play) else None
-        return self.referee.zones.head_of(line) or self.zone_names[0] if line else self.zone_names[0]
+        headed = {head: zone for zone, head in self.referee.zone_heads.items()}  # the zone each line's head heads
+        return headed.get(line) or self.zone_names[0] if line else self.zone_names[0]
 
     def _act(self, action: Action, zone: str) -> None:
-        before = len(self.referee.game.actions)
+        before = len(self.referee.current_game.actions)
         if isinstance(action, Play):
             self.lay(zone, action.card)
             self.press(Button.CONFIRM)
-            if self.referee.asking is not None:
+            if self.referee.asking_first_seat:
                 self.press(Button.CONFIRM)  # the first name offered laid the 6 of oros
             self.event(CardLeft(zone, action.card))
         else:
             self.press(Button.PASS)
             self.press(Button.CONFIRM)
-        if len(self.referee.game.actions) != before + 1:
-            raise AssertionError(f"the referee did not take {action}: {self.referee.message}")
+        if len(self.referee.current_game.actions) != before + 1:
+            raise AssertionError(f"the referee did not take {action}: {self.referee.view().message}")
 
     def until(self, moment: Callable[[TableView], bool]) -> TableView:
         """Play on until ``moment`` holds for the view; the view then."""
@@ -97,7 +98,7 @@ class ExampleTable:
     def illegal(self) -> TableView:
         """The player whose turn it is lays a card of their hand that does not fit: the screen then. The card is
         taken back."""
-        game, zone = self.referee.game, self.zone_names[0]
+        game, zone = self.referee.current_game, self.zone_names[0]
         card = next(card for card in self.robots.hand() if game.reason(Play(card)) is not None)
         self.lay(zone, card)
         view = self.view()

@@ -57,8 +57,8 @@ def message_json(message: Message) -> dict[str, str]:
 
 def table_json(referee: Referee, view: TableView, messages: Iterable[Message]) -> dict[str, Any]:
     """Everything the page shows; ``state`` is the object ``/api/state`` serves."""
-    kind, game, language = referee.kind, referee.game, view.language
-    pending = referee.pending
+    kind, game, language = referee.game_kind, referee.current_game, view.language
+    pending = referee.pending_action
     end = ending(game)
     return {
         "game": kind.name,
@@ -68,9 +68,9 @@ def table_json(referee: Referee, view: TableView, messages: Iterable[Message]) -
         "turn": kind.whose_turn(game, referee) if end is None else None,
         # once over: who won and by which rule, as the screen, history and the club say it
         "result": None if end is None else kind.verdict(game, end, referee).text(language),
-        "seats": [referee.seat_name(seat) for seat in range(referee.config.players)],
+        "seats": [referee.seat_name(seat) for seat in range(referee.game_config.players)],
         "pending": None if pending is None else {"action": str(pending.action), "zone": pending.zone},
-        "zones": dict(referee.zones.roles),
+        "zones": dict(referee.zone_roles),
         "lights": {zone: light.value for zone, light in view.zone_lights.items()},
         "status": view.status.value,
         "message": None if view.message is None else message_json(view.message),

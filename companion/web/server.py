@@ -77,7 +77,7 @@ class WebServer:
         self._loop: asyncio.AbstractEventLoop | None = None  # the loop it serves on, once serving
         # /api/history's one thread: requests take turns, so phones asking at once never replay the journal at once
         self._history_reader = concurrent.futures.ThreadPoolExecutor(1, thread_name_prefix="web-history")
-        language = lambda: table.referee.config.language  # noqa: E731
+        language = lambda: table.referee.game_config.language  # noqa: E731
         app = web.Application(client_max_size=limits.body_bytes, middlewares=[guard.middleware(language)])
         app.on_response_prepare.append(guard.headers)
         app.router.add_get("/", self._index)
@@ -186,7 +186,7 @@ class WebServer:
         return web.FileResponse(script)
 
     async def _state(self, request: web.Request) -> web.Response:
-        return web.json_response(state(self.table.referee.game), dumps=_dumps)
+        return web.json_response(state(self.table.referee.current_game), dumps=_dumps)
 
     async def _table(self, request: web.Request) -> web.Response:
         return web.Response(text=self._json(), content_type="application/json")
@@ -196,7 +196,7 @@ class WebServer:
         LED waits for (a long journal replays every game)."""
         loop = asyncio.get_running_loop()
         try:
-            path, lang = self.table.journal.path, self.table.referee.config.language
+            path, lang = self.table.journal.path, self.table.referee.game_config.language
             listed = await loop.run_in_executor(self._history_reader, history, path, lang)
         except JournalError as exc:
             raise web.HTTPServiceUnavailable(text=str(exc)) from None
@@ -215,7 +215,7 @@ class WebServer:
             self.streams_refused += 1
             if self.streams_refused % 100 == 1:
                 log.warning("web: event streams from %s refused: %d open, %d from it", address, self.streams, len(mine))
-            language = self.table.referee.config.language
+            language = self.table.referee.game_config.language
             raise web.HTTPServiceUnavailable(text=guard.say("streams", language), headers={"Retry-After": "10"})
         if full:
             mine.popleft().end()  # a phone that slept and came back on a new connection: its oldest

@@ -112,13 +112,13 @@ class PhoneEnrollment:
 
     def __init__(self, table: Table, registry: Registry, now: float) -> None:
         referee = table.referee
-        self.station = LentStation(list(referee.zones.roles), table.tracker.absences, table.outputs)
+        self.station = LentStation(list(referee.zone_roles), table.tracker.absences, table.outputs)
         self.station.now = now
         self.enrollment = Enrollment(
-            referee.game.deck,
+            referee.current_game.deck,
             registry,
             self.station,
-            lang=referee.language,
+            lang=referee.table_language,
             out=lambda line: log.info("enroll: %s", line.strip()),
         )
         self.failed = ""  # why it stopped, when the registry could not be saved
@@ -169,7 +169,7 @@ class PhoneSettings:
     def __init__(self, table: Table, limits: Limits) -> None:
         self.table = table
         self.limits = limits
-        table.referee.pairable = True  # the menu offers "pair a phone"
+        table.referee.allow_pairing()  # the menu offers "pair a phone"
         table.outputs.append(self)
         self._code: str | None = None  # the code the screen shows, as last seen
         self._wrong: collections.Counter[str] = collections.Counter()  # address -> wrong codes typed against it
@@ -203,7 +203,7 @@ class PhoneSettings:
             self._loop.call_later(CODE_S, self._expire, view.pairing)
 
     def _expire(self, code: str) -> None:
-        if self.table.referee.pairing_code == code:
+        if self.table.referee.pairing_shown == code:
             self.table.status(PairingEnded("expired"), asyncio.get_running_loop().time())
 
     # ---- reading ----------------------------------------------------------------------------------------------
@@ -217,9 +217,9 @@ class PhoneSettings:
     def state(self, paired: bool) -> dict[str, Any]:
         """What the settings page shows: whether this phone is paired, the game now and what may be chosen."""
         referee = self.table.referee
-        language = referee.language
+        language = referee.table_language
         now = referee.menu_settings()
-        zones = referee.zones.roles
+        zones = referee.zone_roles
         return {
             "paired": paired,
             "language": language,
@@ -247,9 +247,9 @@ class PhoneSettings:
             ],
             "languages": [{"name": name, "label": label("language", name, now.game, language)} for name in languages()],
             "seats": {
-                "named": referee.kind.names_first_seat,
-                "players": referee.config.players,
-                "names": list(referee.config.seat_names),
+                "named": referee.game_kind.names_first_seat,
+                "players": referee.game_config.players,
+                "names": list(referee.game_config.seat_names),
             },
             "enrollment": None if self._enrollment is None else self._enrollment.state(self._enrolling()),
             "texts": {key: translate(text, language) for key, text in SETTINGS_STRINGS.items()},
@@ -263,7 +263,7 @@ class PhoneSettings:
 
     async def _pair(self, request: web.Request) -> web.Response:
         typed = str((await self._body(request)).get("code", "")).strip()
-        shown = self.table.referee.pairing_code
+        shown = self.table.referee.pairing_shown
         address, now = client(request), asyncio.get_running_loop().time()
         if shown is None:
             raise self._refused("no_code")
@@ -314,14 +314,14 @@ class PhoneSettings:
     async def _seats(self, request: web.Request) -> web.Response:
         body = await self._changing(request)
         referee = self.table.referee
-        if not referee.kind.names_first_seat:
-            raise _bad(f"{referee.kind.name} does not name its seats")
+        if not referee.game_kind.names_first_seat:
+            raise _bad(f"{referee.game_kind.name} does not name its seats")
         try:
-            names = seat_names(body.get("names"), referee.config.players)
+            names = seat_names(body.get("names"), referee.game_config.players)
         except ValueError as exc:
             raise _bad(str(exc)) from None
         self.table.status(SeatNames(names), asyncio.get_running_loop().time())
-        return web.json_response({"names": list(referee.config.seat_names)})
+        return web.json_response({"names": list(referee.game_config.seat_names)})
 
     async def _game(self, request: web.Request) -> web.Response:
         body = await self._changing(request)
@@ -338,11 +338,11 @@ class PhoneSettings:
             raise _bad(f"give the game, the deck and the players ({exc.args[0]} is missing)") from None
         except (TypeError, ValueError) as exc:
             raise _bad(str(exc)) from None
-        unfit = unfit_games(self.table.referee.zones.roles).get(settings.game)
+        unfit = unfit_games(self.table.referee.zone_roles).get(settings.game)
         if unfit:
             raise _bad(_why(unfit, "en"))
         self.table.status(NewGame(settings), asyncio.get_running_loop().time())
-        return web.json_response({"game": self.table.referee.config.settings()})
+        return web.json_response({"game": self.table.referee.game_config.settings()})
 
     async def _enroll(self, request: web.Request) -> web.Response:
         await self._changing(request)
@@ -369,13 +369,13 @@ class PhoneSettings:
     def _refused(
         self, key: str, status: type[web.HTTPException] = web.HTTPForbidden, **fields: object
     ) -> web.HTTPException:
-        text = translate(SETTINGS_STRINGS[key], self.table.referee.language).format(**fields)
+        text = translate(SETTINGS_STRINGS[key], self.table.referee.table_language).format(**fields)
         return status(text=_json_error(text), content_type="application/json")
 
     async def _body(self, request: web.Request) -> dict[str, Any]:
         """The request's JSON object (:func:`companion.web.guard.json_body`); a refusal as the page's others."""
         try:
-            return await json_body(request, self.table.referee.language, self.limits)
+            return await json_body(request, self.table.referee.table_language, self.limits)
         except Refused as exc:
             raise exc.http(_json_error(exc.text), "application/json") from None
 

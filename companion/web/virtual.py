@@ -69,9 +69,9 @@ def cards_off_the_table(referee: Referee, lying: Mapping[str, str]) -> list[str]
     """The deck's cards not yet on the table: not played, not heading a zone, not lying on a pad. At a table whose
     players' hands nobody dealt (``companion run`` on simulated readers) this is every hand at once: whoever's
     turn it is picks their card among them, as the referee itself never knows who holds what."""
-    game = referee.game
+    game = referee.current_game
     taken = {action.card for action in game.actions if isinstance(action, Play)}
-    taken |= set(referee.zones.heads.values()) | set(lying)
+    taken |= set(referee.zone_heads.values()) | set(lying)
     return [card.id for card in game.deck if card.id not in taken]
 
 
@@ -92,22 +92,22 @@ class VirtualTable:
         self._held: set[Button] = set()
 
     def say(self, key: str, **fields: object) -> str:
-        return translate(WORDS[key], self.referee().config.language).format(**fields)
+        return translate(WORDS[key], self.referee().game_config.language).format(**fields)
 
     def json(self) -> dict[str, Any]:
         hand = self.hand()
         lying = self.backend.lying()
-        zones = {zone: [card for card, where in lying.items() if where == zone] for zone in self.referee().zones.roles}
+        zones = {zone: [card for card, where in lying.items() if where == zone] for zone in self.referee().zone_roles}
         cards = [card for card in hand.cards if card not in lying]  # a card on a pad is out of the hand
-        heads = self.referee().zones.heads
+        heads = dict(self.referee().zone_heads)
         return {"virtual": True, "hand": cards, "wait": hand.wait, "zones": zones, "heads": heads}
 
     # ---- what a hand does -----------------------------------------------------------------------------------
 
     def lay(self, card: str, zone: str) -> None:
         referee, lying = self.referee(), self.backend.lying()
-        if zone not in referee.zones.roles:
-            raise web.HTTPBadRequest(text=self.say("zone", zone=zone, zones=", ".join(referee.zones.roles)))
+        if zone not in referee.zone_roles:
+            raise web.HTTPBadRequest(text=self.say("zone", zone=zone, zones=", ".join(referee.zone_roles)))
         if card not in self._hand().cards and card not in lying:
             raise web.HTTPConflict(text=self.say("card", card=card))
         for other, where in lying.items():
