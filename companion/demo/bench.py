@@ -30,6 +30,7 @@ from companion.hardware import PinMap
 from companion.journal import Journal
 from companion.nfc.backends import SimBackend
 from companion.nfc.registry import Registry
+from companion.readers.sim import KIND as SIM_READERS
 from companion.referee import Referee
 from companion.sim.oled import FakeI2CBus
 from companion.table import Table
@@ -77,7 +78,7 @@ class Bench:
         self.config = Config(
             game=game_config,
             zones=zones,
-            backend="sim",
+            backend=SIM_READERS.name,  # the simulated chips below, as the config names their reader kind
             registry=workdir / "registry.toml",
             journal=journal or workdir / "journal.db",
             web=web,

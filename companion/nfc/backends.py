@@ -21,7 +21,7 @@ import logging
 import threading
 import time
 from collections.abc import Callable, Iterator, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any, Protocol, runtime_checkable
 
 from companion.events import ZoneScan
@@ -460,6 +460,7 @@ class SimBackend(ReaderBackend):
         self._tags: dict[str, Any] = {}
         self._where: dict[str, str] = {}
         self._steps: list[Step] = []
+        self._from_start: list[Step] = []  # a scenario whose times count from when the daemon starts polling
 
     def _field(self, zone: str) -> Any:
         if zone not in self._fields:
@@ -499,6 +500,20 @@ class SimBackend(ReaderBackend):
 
     def edge(self, card: str, polls: int) -> None:
         self.tag(card).answer_one_in(polls)
+
+    def play_from_start(self, steps: Sequence[Step]) -> None:
+        """Queue steps whose times count from when the daemon starts polling (:meth:`run`: the table is ready), not
+        from now: the time the table takes to start (the journal replayed) plays no card unseen."""
+        for step in steps:
+            if step.zone:
+                self._field(step.zone)
+        self._from_start = [*self._from_start, *steps]
+
+    async def run(self, feed: Feed) -> None:
+        start = self.clock()
+        self.play([replace(step, t=start + step.t) for step in self._from_start])
+        self._from_start = []
+        await super().run(feed)
 
     def play(self, steps: Sequence[Step]) -> None:
         """Queue timed steps; ``poll(t)`` applies those due by ``t`` before it scans."""

@@ -5,7 +5,6 @@ a simulated hand (``enroll --auto``)."""
 from __future__ import annotations
 
 from collections.abc import Iterator
-from dataclasses import replace
 from typing import TYPE_CHECKING, Any, ClassVar
 
 from companion.doctor.checks import Check, System
@@ -36,9 +35,7 @@ class SimReaders(ReaderKind):
     def open(self, setup: Setup) -> Readers:
         backend = SimBackend(list(setup.config.zones), setup.registry)
         steps = self.scenario(setup.config)
-        if steps:  # its times count from now
-            start = setup.clock()
-            backend.play([replace(step, t=start + step.t) for step in steps])
+        backend.play_from_start(steps)  # its times count from when the table is ready and polling starts
         backend.prepare(setup.config.poll_interval_s, setup.clock)
         return backend
 

@@ -321,5 +321,9 @@ def test_a_whole_game_is_played_from_the_page_by_a_person_and_the_robots() -> No
         turns = asyncio.run(play())
         game = demo.referee.game
         assert isinstance(game, SextoSet)
-        assert game.outcome() is not None and game.set_number == 3, "the match was played to its end"
+        robots = demo.robots
+        assert game.outcome() is not None and game.set_number == 3, (
+            f"the match was played to its end: {turns} turns, {len(game.actions)} actions, set {game.set_number}, "
+            f"the robots' game {'is' if getattr(robots, 'game', None) is game else 'is not'} the table's"
+        )
         assert turns >= 10, turns
