@@ -16,6 +16,7 @@ from companion.games import ending
 from companion.i18n import N_, translate
 from companion.referee import Referee
 from companion.rules.transcript import state
+from companion.rules.words import describe
 from companion.view import STRINGS, Message, TableView
 
 __all__ = ["PAGE_STRINGS", "PLAYS_SHOWN", "message_json", "table_json"]
@@ -69,7 +70,10 @@ def table_json(referee: Referee, view: TableView, messages: Iterable[Message]) -
         # once over: who won and by which rule, as the screen, history and the club say it
         "result": None if end is None else kind.verdict(game, end, referee).text(language),
         "seats": [referee.seat_name(seat) for seat in range(referee.game_config.players)],
-        "pending": None if pending is None else {"action": str(pending.action), "zone": pending.zone},
+        # the play that waits for OK, in the table's words ("juega 6 de oros"), and as the transcript writes it
+        "pending": None
+        if pending is None
+        else {"action": str(pending.action), "said": describe(game, pending.action, language), "zone": pending.zone},
         "zones": dict(referee.zone_roles),
         "lights": {zone: light.value for zone, light in view.zone_lights.items()},
         "status": view.status.value,

@@ -383,6 +383,7 @@ def test_the_pages_draw_under_their_content_security_policy(tmp_path: Path, brow
 
     table, settings, pending, injected = browser.run(look())
     assert table == settings == [] and pending, "nothing of the table's own pages is refused"
+    assert pending == "Awaiting OK: plays the 6 of coins", "the play that waits, in the table's words"
     assert injected == ["img-src"]
 
 

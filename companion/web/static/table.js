@@ -38,7 +38,7 @@ function render(data) {
   document.getElementById("title").textContent = data.title;
   const over = data.result ? `${t("over")}: ${data.result}` : t("over"); // the winner and the rule that named it
   document.getElementById("turn").textContent = data.turn ? `${t("turn")}: ${data.turn}` : over;
-  document.getElementById("pending").textContent = data.pending ? `${t("pending")}: ${data.pending.action}` : "";
+  document.getElementById("pending").textContent = data.pending ? `${t("pending")}: ${data.pending.said}` : "";
   document.getElementById("settings-link").textContent = t("settings");
   document.getElementById("messages-head").textContent = t("messages");
   const list = document.getElementById("messages");
