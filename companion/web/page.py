@@ -33,6 +33,7 @@ PAGE_STRINGS: dict[str, str] = {
     "score": N_("Score"),
     "cards_left": N_("Cards"),
     "seat": N_("Player"),
+    "mano": N_("leads"),  # beside the seat that leads the hand: the sheet's «mano» (Spanish: "mano")
     "line": N_("Line"),
     "leader": N_("Leads"),
     "held": N_("In hand"),

@@ -198,6 +198,7 @@ def drawing(referee: Referee) -> dict[str, Any]:
                 for left, score, owed in zip(game["hand_sizes"], game["scores"], game["owed"], strict=True)
             ],
             "now": game["turn"] or -1,  # the seat's line (1-based, after the heads)
+            "mano": game["mano"],  # the seat that leads the hand (1-based), marked beside its name
             "turn": turn,
             "result": result,
         }
@@ -239,12 +240,14 @@ def drawn(shown: dict[str, Any]) -> dict[str, Any]:
             "turn": turn,
             "result": result,
         }
+    mark = f" ({tr_page('mano', shown['lang'])})"  # beside the mano's name
     return {
         "rows": {suit: ids for suit, ids in shown["rows"].items() if ids},
         "pot": shown["pot"],
         "reserve": shown["reserve"],
         "seats": [row[1:] for row in shown["table"][1:]],
         "now": shown["now"],
+        "mano": next((n for n, row in enumerate(shown["table"][1:], start=1) if row[0].endswith(mark)), None),
         "turn": turn,
         "result": result,
     }

@@ -38,7 +38,7 @@
       el(
         "tr",
         { class: s.turn === i + 1 ? "now" : "" },
-        el("td", {}, data.seats[i] ?? `${i + 1}`, s.mano === i + 1 ? ` (${t("hand")})` : ""),
+        el("td", {}, data.seats[i] ?? `${i + 1}`, s.mano === i + 1 ? ` (${t("mano")})` : ""),
         el("td", {}, String(s.hand_sizes[i])),
         el("td", {}, String(score)),
         el("td", {}, s.owed[i] ? String(s.owed[i]) : ""),
