@@ -71,7 +71,7 @@ class Screen:
         self.device = device
         self.dim_after_s = dim_after_s
         self._shown: TableView | None = None
-        self._page, self._shown_at = 0, 0.0  # the page of the view shown, and when the view came
+        self._page, self._pages, self._shown_at = 0, 1, 0.0  # the page shown of how many, and when the view came
         self._last_event = 0.0
         self._dimmed = False
         self._painter = _Painter(device) if background else None
@@ -86,6 +86,7 @@ class Screen:
         if view == self._shown:
             return False
         self._shown, self._page, self._shown_at = view, 0, now
+        self._pages = pages(view)  # counted once a view, not at every tick
         self._send(view, 0)
         return True
 
@@ -106,8 +107,8 @@ class Screen:
         """Turn the page of a message on the footer every :data:`~companion.ui.screens.PAGE_S` seconds (round and
         round, so every line of it is read: :func:`~companion.ui.screens.footer_lines`), and dim the screen once
         it has been idle for ``dim_after_s`` seconds."""
-        if self._shown is not None and (count := pages(self._shown)) > 1:
-            page = int((now - self._shown_at) / PAGE_S) % count
+        if self._shown is not None and self._pages > 1:
+            page = int((now - self._shown_at) / PAGE_S) % self._pages
             if page != self._page:
                 self._page = page
                 self._send(self._shown, page)
