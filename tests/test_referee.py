@@ -338,7 +338,7 @@ def test_a_renuncio_on_the_card_that_wins_the_game_is_shown_with_the_winner() ->
     tap(referee, "7O")
     view = referee.view()
     assert view.message == Message(
-        MessageKind.END_OF_GAME, "Asiento 2 gana con 51", "Pagó teniendo 7 de oros. Pulsa OK largo: menú"
+        MessageKind.END_OF_GAME, "Asiento 2 gana: 51", "Pagó teniendo 7 de oros. Pulsa OK largo: menú"
     )
     assert view.status is StatusLight.RENEGE
 
