@@ -30,6 +30,7 @@ __all__ = [
     "DeckError",
     "Kind",
     "load_deck",
+    "said_end",
 ]
 
 BUILTIN_DECKS = ("spanish-40", "spanish-48", "squadratik")
@@ -39,6 +40,9 @@ SUITS: dict[str, str] = {"O": N_("coins"), "C": N_("cups"), "E": N_("swords"), "
 _RANK_NAMES: dict[int, str] = {1: N_("ace"), 10: N_("jack"), 11: N_("knight"), 12: N_("king")}
 _COLOUR_NAMES = {"red": N_("red"), "black": N_("black")}
 _COLORS = {"red": "R", "black": "B"}
+# An end as players read it: its dots and the letter of its colour in the table's language (a Spanish player reads
+# "B" as blanco, the sheet's word for a blank end: negro is "N"); a blank end is "0" in every language.
+_END_WORDS = {"R": N_("{dots}R"), "B": N_("{dots}B")}
 _END = re.compile(r"^(0|[1-9][0-9]*[RB])$")
 
 
@@ -120,7 +124,19 @@ class Card:
         if self.kind is Kind.CENTRAL:
             return Said(N_("central card"))
         assert self.ends is not None
-        return Said(N_("card {id} ({left}|{right})"), id=self.id, left=self.ends[0], right=self.ends[1])
+        return Said(
+            N_("card {id} ({left}|{right})"), id=self.id, left=said_end(self.ends[0]), right=said_end(self.ends[1])
+        )
+
+
+def said_end(end: str) -> Said | str:
+    """An end of a Squadratik card as players read it (its id-like spelling ``2B`` is the deck file's)::
+
+    >>> said_end("2B").text("es"), said_end("2B").text("en"), said_end("1R").text("es"), said_end("0")
+    ('2N', '2B', '1R', '0')
+    """
+    words = _END_WORDS.get(end[-1:])
+    return end if words is None else Said(words, dots=end[:-1])
 
 
 @dataclass(frozen=True)

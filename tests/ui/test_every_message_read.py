@@ -23,7 +23,7 @@ from companion.decks import BUILTIN_DECKS, SUITS, Kind, load_deck
 from companion.events import Button, Press
 from companion.games import AnyKind, kinds
 from companion.games.seises.rules import Seises, fitting
-from companion.games.sexto_set.rules import SextoSet
+from companion.games.sexto_set.rules import OpenEnds, SextoSet
 from companion.i18n import languages, translate
 from companion.menu import Menu, Settings
 from companion.referee import texts
@@ -109,7 +109,7 @@ def details(lang: str) -> dict[str, object]:
         "card": "CENTRAL",
         "deck": "spanish-48",
         "line": "M4B",
-        "open": "* | 0 | 4B",
+        "open": OpenEnds({"4B", "3R"}),  # a card laid either way round: either end
         "allowed": 12,
         "game": "6º SET",
         "verb": "play M4B N32",

@@ -31,7 +31,7 @@ from collections.abc import Iterable, Iterator, Mapping
 from enum import StrEnum
 from typing import Any, ClassVar
 
-from companion.decks import Card, Deck, Kind, load_deck
+from companion.decks import Card, Deck, Kind, load_deck, said_end
 from companion.i18n import N_, Said
 from companion.rules.base import (
     Action,
@@ -45,7 +45,7 @@ from companion.rules.base import (
     check_options,
 )
 
-__all__ = ["ANY", "DEALT", "DECK", "OPTIONS", "PAIRS", "REMOVED_EMPTIES", "SextoSet", "SextoSetReason"]
+__all__ = ["ANY", "DEALT", "DECK", "OPTIONS", "PAIRS", "REMOVED_EMPTIES", "OpenEnds", "SextoSet", "SextoSetReason"]
 
 DECK = "squadratik"  # its built-in deck (a user's copy may differ: see docs/RULES.md)
 PAIRS = ("A", "B")
@@ -233,12 +233,10 @@ class SextoSet(Game):
         card = self.deck.get(action.card)
         if card is None or reason is Reason.UNKNOWN_CARD:
             return {"card": action.card, "deck": self.deck.name}
-        opens = self.open_ends.get(action.line or "", _ANY_ONLY)
-        shown = " | ".join(sorted(opens))
         return {
             "name": card.said(),
             "line": action.line,
-            "open": shown,
+            "open": OpenEnds(self.open_ends.get(action.line or "", _ANY_ONLY)),
             "allowed": self.empty_allowance,
         }
 
@@ -440,6 +438,24 @@ class SextoSet(Game):
         self.result = None if data["result"] is None else dict(data["result"])
         self.sets_won = dict(data["sets_won"])
         self.match_masters = dict(data["match_masters"])
+
+
+class OpenEnds(Said):
+    """The ends a line may show, as players read them (:func:`~companion.decks.said_end`), either one::
+
+    >>> OpenEnds({"2B", "0"}).text("es"), str(OpenEnds({"2B", "0"})), OpenEnds({"3R"}).text("es")
+    ('0 o 2N', '0 or 2B', '3R')
+    """
+
+    def __init__(self, ends: Iterable[str]) -> None:
+        super().__init__(N_("{choices} or {last}"))
+        self.ends = sorted(ends)
+
+    def text(self, lang: str) -> str:
+        words = [end.text(lang) if isinstance(end, Said) else end for end in map(said_end, self.ends)]
+        if len(words) == 1:
+            return words[0]
+        return Said(self.msgid, choices=", ".join(words[:-1]), last=words[-1]).text(lang)
 
 
 def _after(opens: frozenset[str], card: Card) -> frozenset[str]:

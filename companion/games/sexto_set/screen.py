@@ -8,7 +8,9 @@ from __future__ import annotations
 
 from PIL import ImageDraw
 
+from companion.decks import said_end
 from companion.games.sexto_set import LINES, SextoSetView
+from companion.i18n import Said
 from companion.ui.screens import (
     CELL_W,
     WIDTH,
@@ -23,7 +25,7 @@ from companion.ui.screens import (
 )
 from companion.view import tr
 
-__all__ = ["draw_scoreboard"]
+__all__ = ["draw_scoreboard", "line_label"]
 
 # A line's cell: its master card, the cards each pair placed (up to 12:12), the pair that leads it.
 _LINE_CELL = (Slot(1, 16, "small", 7), Slot(18, 30, "body", 7), Slot(52, 10, "body", 7))
@@ -63,9 +65,19 @@ def draw_scoreboard(draw: ImageDraw.ImageDraw, view: SextoSetView, *, language: 
         if line.leader == "A":
             draw.rectangle((x, y, x + CELL_W - 2, y + height - 1), fill=1)
             fill = 0
-        put_on(draw, (x, y), _LINE_CELL[0], line.master_id, fill, "left")
+        put_on(draw, (x, y), _LINE_CELL[0], line_label(line.master_id, language), fill, "left")
         put_on(draw, (x, y), _LINE_CELL[1], f"{line.count_a}:{line.count_b}", fill, "center")
         put_on(draw, (x, y), _LINE_CELL[2], line.leader or "-", fill, "right")
+
+
+def line_label(master_id: str, language: str) -> str:
+    """A line as players name it, by its master card's end (a Spanish player reads "M4B" as blanco, not negro)::
+
+    >>> line_label("M4B", "es"), line_label("M4B", "en"), line_label("M2R", "es"), line_label("X9", "es")
+    ('M4N', 'M4B', 'M2R', 'X9')
+    """
+    end = said_end(master_id[1:]) if master_id[:1] == "M" and master_id[1:-1].isdigit() else master_id[1:]
+    return master_id[:1] + (end.text(language) if isinstance(end, Said) else end)
 
 
 register_screen(SextoSetView, draw_scoreboard)

@@ -1,0 +1,53 @@
+"""6º SET's ends and lines as the sheet names them, in the table's language: a Spanish player reads "B" as blanco
+(the sheet's blank end), so a black end is "N" (negro) in Spanish and "B" (black) in English; read back from the
+frames the real ssd1306 driver sent."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+
+from companion.config import GameConfig
+from companion.games.sexto_set.rules import SextoSetReason
+from companion.i18n import languages
+from companion.rules import Play
+from companion.sim.oled import FakeI2CBus
+from companion.ui.display import Screen, make_device
+from companion.ui.examples import ExampleTable, example_views
+from companion.ui.reading import words
+
+BLACK = {"es": "N", "en": "B"}
+
+
+def panel(view: object) -> str:
+    bus = FakeI2CBus()
+    Screen(make_device([], bus=bus)).show(view, now=0.0)  # type: ignore[arg-type]  # a TableView
+    return words(bus.last_image())
+
+
+@pytest.mark.parametrize("language", languages())
+def test_the_scoreboard_names_each_line_by_its_master_cards_dots_and_colour(language: str) -> None:
+    read = panel(example_views(language)["sexto-set"])
+    labels = re.findall(r"\bM\d[A-Z]\b", read)
+    assert len(labels) == 8, read
+    assert {label[-1] for label in labels} == {"R", BLACK[language]}, f"red and black lines: {labels}"
+
+
+@pytest.mark.parametrize("language", languages())
+def test_a_card_that_does_not_link_says_the_ends_in_the_tables_letters(language: str) -> None:
+    """A black card laid on a black line it cannot link to, at a real table: the refusal on the screen reads its
+    ends and the line's open end with the table's letter for black, never a "B" a Spanish player reads as blank."""
+    table = ExampleTable(GameConfig("sexto-set", language=language))
+    game = table.referee.current_game
+    card, zone = next(
+        (card.id, zone)
+        for card in game.deck
+        if card.ends and any(end.endswith("B") for end in card.ends)
+        for zone, line in table.referee.zone_heads.items()
+        if game.reason(Play(card.id, line)) is SextoSetReason.NO_LINK and min(game.open_ends[line]).endswith("B")
+    )
+    table.lay(zone, card)
+    read = panel(table.view())
+    letters = re.findall(r"\d([A-Z])\b", read)
+    assert len(letters) >= 3 and set(letters) == {BLACK[language]}, f"the card's two ends and the line's: {read!r}"
