@@ -79,7 +79,7 @@ SET_ASIDE_BYTES = 1024  # what is kept of a message set aside: enough to see wha
 SET_ASIDE_ROWS = 10_000  # the newest kept: a flood of them cannot fill the club's disk
 END = -1  # the end's place in the events table
 ENTRIES = ("action", "undo", "reopen", "zone")  # the events that are journal entries
-CSV_HEAD = ("game", "player", "played", "won", "points", "renuncios")
+CSV_HEAD = ("game", "player", "played", "won", "points", "reneges")  # a script's names, in English
 
 
 class BadEvent(ValueError):

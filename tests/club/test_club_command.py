@@ -106,7 +106,7 @@ def test_csv_writes_the_standings_from_the_league_s_file(tmp_path: Path, capsys:
     league.close()
     assert main(["club", "--db", str(tmp_path / "club.db"), "--csv", str(tmp_path / "standings.csv")]) == 0
     lines = (tmp_path / "standings.csv").read_text().splitlines()
-    assert lines[0] == "game,player,played,won,points,renuncios" and len(lines) == 1 + len(expected(night.journals))
+    assert lines[0] == "game,player,played,won,points,reneges" and len(lines) == 1 + len(expected(night.journals))
     assert main(["club", "--db", str(tmp_path / "club.db"), "--csv", "-"]) == 0
     assert capsys.readouterr().out.splitlines() == lines
     assert main(["club", "--db", str(tmp_path / "none.db"), "--csv", "-"]) == 2

@@ -139,7 +139,7 @@ def test_the_board_shows_each_table_s_latest_game_and_the_csv_the_standings(nigh
     assert (t2.status, t2.number, t2.over, t2.turn) == ("", 3, True, None)
     assert [side.points for side in t2.sides] == [0, 0, 0, 0]  # replaced before its first play
     lines = league.csv().splitlines()
-    assert lines[0] == "game,player,played,won,points,renuncios"
+    assert lines[0] == "game,player,played,won,points,reneges"
     assert len(lines) == 1 + len(league.standings())
 
 
