@@ -16,7 +16,7 @@ from typing import Any
 
 from companion.config import ConfigError, load_config
 from companion.games import kinds
-from companion.i18n import N_, Said, _, language, ngettext
+from companion.i18n import N_, Said, _, language, ngettext, translate
 from companion.journal import GameRecord, Journal, JournalError
 from companion.referee.history import standing
 
@@ -87,7 +87,7 @@ def run_export(args: argparse.Namespace) -> int:
             said = _("no game {number} in {path}; companion history lists them")
             print(f"companion export: {said.format(number=args.game_id, path=journal.path)}", file=sys.stderr)
             return 2
-        text, damaged = transcript(game, journal)
+        text, damaged = transcript(game, journal, language())
     except JournalError as exc:
         print(f"companion export: {exc.text(language())}", file=sys.stderr)
         return 1
@@ -140,15 +140,18 @@ def play_arguments(settings: dict[str, Any]) -> list[str]:
     return args
 
 
-def transcript(game: GameRecord, journal: Journal) -> tuple[str, list[Said]]:
+def transcript(game: GameRecord, journal: Journal, lang: str = "en") -> tuple[str, list[Said]]:
     """The game as ``companion play`` reads it (its arguments on the first line, then one action per line), and
-    what is wrong with the rows that could not be read (each also a comment where it was)."""
+    what is wrong with the rows that could not be read (each also a comment where it was); the comments a person
+    reads are in ``lang``, the lines ``companion play`` reads are its grammar's."""
     damaged = [Said(N_("game {game}: {damage}"), game=game.id, damage=game.damage)] if game.damage else []
-    head = "# settings unreadable" if "settings" in game.damage else f"# {' '.join(play_arguments(game.settings))}"
-    lines = [head, f"# game {game.id}, started {_when(game)}"]
+    unreadable_settings = translate("settings unreadable", lang)
+    head = unreadable_settings if "settings" in game.damage else " ".join(play_arguments(game.settings))
+    started = translate("game {game}, started {when}", lang).format(game=game.id, when=_when(game))
+    lines = [f"# {head}", f"# {started}"]
     entries, unreadable = journal.readable_entries(game.id)
     damaged += unreadable
-    lines += [f"# skipped: {problem}" for problem in unreadable]
+    lines += [f"# {translate('skipped: {problem}', lang).format(problem=problem.text(lang))}" for problem in unreadable]
     for entry in entries:
         if entry.kind == "action":
             lines.append(entry.text)

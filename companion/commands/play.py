@@ -28,7 +28,9 @@ def register(subparsers: Any) -> None:
         description=_("Read one action per line (play/pay/pass/undo) and print each line's verdict."),
     )
     parser.add_argument("game", choices=list(kinds()))
-    parser.add_argument("file", nargs="?", default="-", help=_("the transcript, or - for standard input"))
+    parser.add_argument(
+        "file", nargs="?", default="-", metavar="FILE", help=_("the transcript, or - for standard input")
+    )
     parser.add_argument("--players", type=int, help=_("number of players, in a game that has a choice (default 4)"))
     parser.add_argument("--deck", help=_("a built-in deck name or the path of a deck file"))
     parser.add_argument(

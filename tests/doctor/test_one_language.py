@@ -1,5 +1,7 @@
-"""One language per output: ``run --check``, ``doctor`` (on the Pi in a folder), ``history`` and ``play``, each
-under ``--lang es`` and ``--lang en``, say no sentence of the other language.
+"""One language per output: every command (``run --check``, ``doctor`` on the Pi in a folder, ``history``, ``play``,
+``export``, ``screens``, ``cards``, ``enroll`` on simulated readers, ``demo``, ``club --csv``, and every command's
+``--help``) and every OLED screen (read back from the frames the real driver sent), each under ``--lang es`` and
+``--lang en``, say no sentence of the other language.
 
 A word gives a line away when the other catalogue uses it and this one never does: "the", "pick" or "write" in
 Spanish output (English msgids use them, no Spanish msgstr does), "problema" or "conector" in English output.
@@ -9,10 +11,12 @@ a word neither catalogue knows (a seat's name, a library's own message) says not
 
 from __future__ import annotations
 
+import argparse
 import io
 import re
 import sys
 from collections.abc import Callable, Iterator
+from contextlib import suppress
 from pathlib import Path
 
 import polib
@@ -25,6 +29,11 @@ from companion.commands.doctor import run as doctor
 from companion.hardware import DEFAULT_PINMAP
 from companion.i18n import LOCALE, language, set_language
 from companion.journal import Entry, Journal
+from companion.sim.oled import FakeI2CBus
+from companion.ui.display import Screen, make_device
+from companion.ui.examples import example_views
+from companion.ui.reading import words as read_words
+from companion.ui.screens import PAGE_S, pages
 
 ROOT = Path(__file__).resolve().parents[2]
 FIELD = re.compile(r"\{[^{}]*\}")
@@ -41,6 +50,22 @@ def words(text: str) -> set[str]:
         if WORD.fullmatch(token):
             found.add(token.lower())
     return found
+
+
+def said_words(line: str) -> set[str]:
+    """The words of a line a command wrote, but for a command line's names: an option (``--keep``), a value's name
+    in capitals (``SEED``), the command after ``companion``."""
+    tokens = line.split()
+    names = {
+        token
+        for before, token in zip(["", *tokens], tokens, strict=False)
+        if token.lstrip("[(").startswith("-") or before == "companion" or _capitals(token.strip(PUNCTUATION))
+    }
+    return words(" ".join(token for token in tokens if token not in names))
+
+
+def _capitals(token: str) -> bool:
+    return len(token) > 1 and token.isupper()
 
 
 def vocabularies() -> dict[str, set[str]]:
@@ -63,7 +88,7 @@ def foreign_lines(output: str, lang: str) -> list[tuple[str, list[str]]]:
     """The lines of ``output`` that say a word of the other language, each with those words."""
     found = []
     for line in output.splitlines():
-        said = sorted(words(line) & FOREIGN[lang])
+        said = sorted(said_words(line) & FOREIGN[lang])
         if said:
             found.append((line, said))
     return found
@@ -77,6 +102,8 @@ def test_the_check_tells_the_languages_apart() -> None:
     assert foreign_lines("3 problema(s); no se ha puesto nada en marcha", "en")
     assert not foreign_lines("elige un GPIO libre (libres ahora: 5, 6)", "es")
     assert not foreign_lines("/etc/companion/pinmap.toml: buttons.undo = 2: z1, seises, GPIO2", "en")
+    assert not foreign_lines("uso: companion demo [-h] [--seed SEED] [--keep]", "es")
+    assert "keep" in foreign_lines("  --keep  keep the temporary folder", "es")[0][1]
     assert len(FOREIGN["es"]) > 300 and len(FOREIGN["en"]) > 300
 
 
@@ -148,6 +175,16 @@ def run_doctor(pi: Pi, lang: str) -> Iterator[str]:
     yield once()
 
 
+def run_quietly(lang: str, capsys: pytest.CaptureFixture[str], *args: str) -> str:
+    """What ``companion ARGS --lang LANG`` says, whether it ends by returning or by exiting (``--help``)."""
+
+    def call() -> None:
+        with suppress(SystemExit):  # --help exits
+            main([*args, "--lang", lang])
+
+    return captured(capsys, call)
+
+
 def run_history(tmp_path: Path, lang: str, capsys: pytest.CaptureFixture[str]) -> Iterator[str]:
     journal_path = tmp_path / "journal.db"
     journal = Journal(journal_path)
@@ -162,6 +199,8 @@ def run_history(tmp_path: Path, lang: str, capsys: pytest.CaptureFixture[str]) -
     assert re.search(rf"  6º SET +{one}  ", listed) and "sexto-set" not in listed, listed
     yield listed
     yield captured(capsys, lambda: main(["history", "--journal", str(tmp_path / "none.db"), "--lang", lang]))
+    yield run_quietly(lang, capsys, "export", "--journal", str(journal_path), "1")  # a game as a transcript
+    yield run_quietly(lang, capsys, "export", "--journal", str(journal_path), "9")  # no such game
 
 
 def run_play(lang: str, capsys: pytest.CaptureFixture[str]) -> Iterator[str]:
@@ -179,16 +218,47 @@ def run_play(lang: str, capsys: pytest.CaptureFixture[str]) -> Iterator[str]:
                 sys.stdin = old
 
 
+def run_others(tmp_path: Path, lang: str, capsys: pytest.CaptureFixture[str]) -> Iterator[str]:
+    """Every command's ``--help``, and the commands that need no table: ``screens``, ``cards`` of a deck, ``enroll``
+    of a whole deck on simulated readers, ``demo`` of every game, ``club --csv`` of an empty league."""
+    subcommands = next(a for a in build_parser()._actions if isinstance(a, argparse._SubParsersAction))
+    for command in subcommands.choices:
+        yield run_quietly(lang, capsys, command, "--help")
+    yield run_quietly(lang, capsys, "screens", "--out", str(tmp_path / "screens"))
+    registry = str(tmp_path / "registry.toml")
+    yield run_quietly(lang, capsys, "cards", "--deck", "squadratik", "--registry", registry)
+    yield run_quietly(lang, capsys, "enroll", "--auto", "--deck", "spanish-40", "--registry", registry)
+    yield run_quietly(lang, capsys, "cards", "--deck", "spanish-40", "--registry", registry)
+    yield run_quietly(lang, capsys, "demo", "--game", "all")
+    yield run_quietly(lang, capsys, "club", "--csv", "-", "--db", str(tmp_path / "club.db"))
+
+
+def screens_read(lang: str) -> str:
+    """Every example screen (a moment of each game, each message kind, the menu) as a person reads the panel, every
+    page of it."""
+    said = []
+    for view in example_views(lang).values():
+        bus = FakeI2CBus()
+        screen = Screen(make_device([], bus=bus))
+        screen.show(view, now=0.0)
+        for page in range(pages(view)):
+            screen.tick(page * PAGE_S + 0.1)
+            said.append(read_words(bus.last_image()))
+    return "\n".join(said)
+
+
 @pytest.mark.parametrize("lang", ["es", "en"])
 def test_every_command_says_one_language(
     lang: str, pi: Pi, tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.chdir(tmp_path)
     outputs = {
+        "the others": "".join(run_others(tmp_path, lang, capsys)),  # before doctor unplugs a simulated reader
         "run --check": "".join(run_check(tmp_path, lang, capsys)),
         "doctor": "".join(run_doctor(pi, lang)),
         "history": "".join(run_history(tmp_path, lang, capsys)),
         "play": "".join(run_play(lang, capsys)),
+        "the screens": screens_read(lang),
     }
     for command, output in outputs.items():
         assert len(output.splitlines()) >= 3, f"{command} said next to nothing: {output!r}"
