@@ -12,6 +12,7 @@ from PIL import Image
 
 from companion.i18n import _, languages, ngettext
 from companion.sim.oled import FakeI2CBus
+from companion.ui.contact import contact_sheets
 from companion.ui.display import Screen, make_device
 from companion.ui.examples import example_views
 
@@ -22,7 +23,8 @@ def register(subparsers: Any) -> None:
         help=_("draw every OLED screen for example states into PNG files"),
         description=_(
             "Draw every OLED screen, in every language, for example table states, through the real SSD1306 driver, "
-            "and write each frame as <language>-<screen>.png."
+            "and write each frame as <language>-<screen>.png, and a whole game of each kind on one sheet as "
+            "<language>-<game>-whole-game.png."
         ),
     )
     parser.add_argument("--out", required=True, type=Path, help=_("folder for the PNG files (created if missing)"))
@@ -44,7 +46,7 @@ def run(args: argparse.Namespace) -> int:
         said = _("--out {folder}: cannot write there ({error}); give a folder you may write to")
         print("companion screens: " + said.format(folder=args.out, error=exc.strerror or exc), file=sys.stderr)
         return 2
-    frames = render_examples()
+    frames = render_examples() | contact_sheets()
     for name, image in frames.items():
         if args.scale > 1:
             image = image.resize((image.width * args.scale, image.height * args.scale), Image.Resampling.NEAREST)

@@ -17,11 +17,13 @@ from luma.core.interface.serial import i2c
 from PIL import Image, ImageChops, ImageDraw
 
 from companion.cli import main
+from companion.games import kinds
 from companion.games.seises import Seat, SeisesView
 from companion.games.seises.screen import draw_scoreboard as draw_seises
 from companion.games.sexto_set import SextoSetView
 from companion.i18n import languages
 from companion.sim.oled import FakeI2CBus
+from companion.ui.contact import contact_sheets
 from companion.ui.display import Screen, frame_to_text, make_device
 from companion.ui.examples import example_views
 from companion.ui.screens import TextOverflow, draw_menu, draw_message, put, render
@@ -79,10 +81,13 @@ def test_every_reference_belongs_to_a_screen() -> None:
 
 def test_the_screens_command_writes_the_reference_frames(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["screens", "--out", str(tmp_path)]) == 0
-    assert capsys.readouterr().out == f"companion screens: wrote {len(EXAMPLES)} PNG files to {tmp_path}\n"
+    sheets = [f"{language}-{game}-whole-game" for language in languages() for game in kinds()]
+    wrote = len(EXAMPLES) + len(sheets)
+    assert capsys.readouterr().out == f"companion screens: wrote {wrote} PNG files to {tmp_path}\n"
     for language, name in EXAMPLES:
         written = Image.open(tmp_path / f"{language}-{name}.png")
         assert _differs(written, Image.open(REFERENCE / f"{language}-{name}.png")) is None
+    assert all((tmp_path / f"{sheet}.png").is_file() for sheet in sheets), "a whole game of each kind, each language"
 
 
 def test_the_screens_command_scales_for_the_docs(tmp_path: Path) -> None:
@@ -205,13 +210,26 @@ def test_a_frame_reads_in_a_terminal_two_pixels_per_character_each_way() -> None
 
 def test_the_docs_show_the_reference_frames() -> None:
     docs = REFERENCE.parents[2] / "docs" / "screens"
-    assert {path.name for path in docs.glob("*.png")} == {path.name for path in REFERENCE.glob("*.png")}
-    for path in docs.glob("*.png"):
+    frames = {path.name for path in docs.glob("*.png")} - {f"{name}.png" for name in contact_sheets()}
+    assert frames == {path.name for path in REFERENCE.glob("*.png")}
+    for name in frames:
+        path = docs / name
         shown = Image.open(path)
         assert shown.size == (384, 192), path.name
         frame = shown.resize((128, 64), Image.Resampling.NEAREST)
         assert _differs(frame, Image.open(REFERENCE / path.name)) is None, (
             f"docs/screens/{path.name} is stale: .venv/bin/companion screens --out docs/screens --scale 3"
+        )
+
+
+def test_the_docs_show_a_whole_game_as_it_is_played() -> None:
+    """The contact sheets of docs/screens are the games the robots play now, in every language."""
+    for name, sheet in contact_sheets().items():
+        shown = Image.open(REFERENCE.parents[2] / "docs" / "screens" / f"{name}.png")
+        at_one = shown.resize(sheet.size, Image.Resampling.NEAREST).convert("1")
+        assert shown.size == (3 * sheet.width, 3 * sheet.height), name
+        assert ImageChops.difference(at_one, sheet).getbbox() is None, (
+            f"docs/screens/{name}.png is stale: .venv/bin/companion screens --out docs/screens --scale 3"
         )
 
 
