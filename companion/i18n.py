@@ -31,6 +31,7 @@ import os
 from collections.abc import Mapping
 from functools import cache
 from pathlib import Path
+from typing import Any
 
 import polib
 
@@ -40,6 +41,7 @@ __all__ = [
     "LOCALE",
     "N_",
     "SOURCE_LANGUAGE",
+    "Plural",
     "Said",
     "SaidError",
     "_",
@@ -52,6 +54,7 @@ __all__ = [
     "ngettext",
     "os_reason",
     "parse_po",
+    "say",
     "set_language",
     "translate",
     "translate_n",
@@ -205,6 +208,32 @@ def translate_n(singular: str, plural: str, n: int, lang: str) -> str:
     ['{path}: {count} problema', '{path}: {count} problemas']
     """
     return translation(lang).ngettext(singular, plural, n)
+
+
+class Plural(str):
+    """A text of a table of texts (the referee's, a game kind's, the rules' sentences) said of a count: the string is
+    its singular msgid, ``plural`` its plural and ``counted`` the field that counts. It is a ``str``, so a table of
+    texts stays one of strings; :func:`say` picks the form the language's catalogue gives the count (ngettext)."""
+
+    plural: str
+    counted: str
+
+    def __new__(cls, singular: str, plural: str, counted: str) -> Plural:
+        text = super().__new__(cls, singular)
+        text.plural, text.counted = plural, counted
+        return text
+
+
+def say(text: str, lang: str, **fields: Any) -> str:
+    """A text of a table of texts in ``lang``, filled with ``fields``; a :class:`Plural` in the form its count asks::
+
+    >>> left = Plural("A master on each zone: {left} left", "A master on each zone: {left} left", "left")
+    >>> say(left, "es", left=1), say(left, "es", left=2), say("Hub lost", "es")
+    ('Maestra en cada zona: falta 1', 'Maestra en cada zona: faltan 2', 'Concentrador perdido')
+    """
+    if isinstance(text, Plural):
+        return translate_n(text, text.plural, int(fields[text.counted]), lang).format(**fields)
+    return translate(text, lang).format(**fields)
 
 
 def language_name(lang: str) -> str:

@@ -27,7 +27,7 @@ from companion.documents.drawings import (
 from companion.games import find_kind
 from companion.games.sexto_set.rules import DECK
 from companion.hardware import PICO_PINS, PinMap, pico_ground_beside
-from companion.i18n import translate
+from companion.i18n import say
 from companion.referee.texts import TEXT
 
 __all__ = [
@@ -258,8 +258,8 @@ def sexto_set_turn(lang: str = "en") -> Drawing:
 
     texts, deck = find_kind("sexto-set").texts, load_deck(DECK)
 
-    def say(key: str, **fields: str) -> str:  # as the referee says it: the kind's text, else its own
-        text = translate(texts.get(key) or TEXT[key], lang).format(**fields)
+    def said(key: str, **fields: str) -> str:  # as the referee says it: the kind's text, else its own
+        text = say(texts.get(key) or TEXT[key], lang, **fields)
         return text[:1].upper() + text[1:]
 
     steps = [
@@ -294,13 +294,13 @@ def sexto_set_turn(lang: str = "en") -> Drawing:
         shapes.append(Label(x + 90, 192, "the line grows away ->"))
     # the referee's words at each step
     shapes += [Label(20, 240, "The screen says:", colour=COLOURS["pad"])]
-    shapes += _screen(20, 256, say("registered", master=deck["M1R"].name(lang), zone="z1"), say("registered_do"))
+    shapes += _screen(20, 256, said("registered", master=deck["M1R"].name(lang), zone="z1"), said("registered_do"))
     shapes.append(Label(20, 300, '(zones "auto": each master card laid', colour=COLOURS["pad"]))
     shapes.append(Label(20, 314, "once on its pad, then lifted)", colour=COLOURS["pad"]))
     shapes.append(Label(20 + column, 262, "the scoreboard; the pad is green", colour=COLOURS["pad"]))
     shapes.append(Label(20 + 2 * column, 262, "the scoreboard: the line counts it", colour=COLOURS["pad"]))
     shapes += _screen(
-        20 + 3 * column, 256, say("lift_first", card=deck["N01"].name(lang), zone="z1"), say("lift_first_do")
+        20 + 3 * column, 256, said("lift_first", card=deck["N01"].name(lang), zone="z1"), said("lift_first_do")
     )
     return Drawing(width=20 + 4 * column, height=340, px_per_unit=2, shapes=shapes)
 

@@ -24,8 +24,8 @@ from companion.i18n import DOMAIN, LOCALE, SOURCE_LANGUAGE, is_translated, parse
 __all__ = ["MARKERS", "PLURALS", "format_po", "plurals_in_code", "said", "said_in_code", "update_catalogue"]
 
 PACKAGE = Path(companion.__file__).parent  # the code whose texts the catalogues hold
-MARKERS = ("_", "N_", "translate", "ngettext", "translate_n")  # the calls whose first argument is a msgid
-PLURALS = ("ngettext", "translate_n")  # the calls whose second argument is its plural
+MARKERS = ("_", "N_", "translate", "ngettext", "translate_n", "Plural")  # the calls whose first argument is a msgid
+PLURALS = ("ngettext", "translate_n", "Plural")  # the calls whose second argument is its plural
 
 
 def said_in_code(package: Path = PACKAGE) -> tuple[dict[str, list[str]], list[str]]:

@@ -36,7 +36,7 @@ from typing import Any
 from companion.config import GameConfig
 from companion.events import Button, CardArrived, CardLeft, Press, SameCardTwice, UnknownTag, UnknownTagLeft, hexuid
 from companion.games import AnyKind, ending, find_kind, new_game
-from companion.i18n import N_, Said, translate
+from companion.i18n import N_, Said, say
 from companion.journal import Entry
 from companion.menu import Menu, Settings, games_for, unfit_games
 from companion.referee.effects import Committed, Effect, GameOpened, SettingsChanged
@@ -610,7 +610,7 @@ class Referee:
 
     def text(self, key: str, **fields: Any) -> str:
         """The text ``key`` in the table's language: the game kind's own, else the referee's."""
-        return translate(self.kind.texts.get(key) or TEXT[key], self.language).format(**fields)
+        return say(self.kind.texts.get(key) or TEXT[key], self.language, **fields)
 
     def _say(self, kind: MessageKind, key: str, **fields: Any) -> None:
         todo_key = self.kind.todo.get(key) or TODO.get(key)

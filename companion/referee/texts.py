@@ -7,7 +7,7 @@ message's title key to the key of its "what to do" line (a :class:`~companion.vi
 
 from __future__ import annotations
 
-from companion.i18n import N_
+from companion.i18n import N_, Plural
 
 __all__ = ["TEXT", "TODO"]
 
@@ -35,7 +35,9 @@ TEXT: dict[str, str] = {
     "new_game_do": N_("Long OK: menu"),
     "hub_lost": N_("Hub lost"),
     "hub_lost_do": N_("Check the USB cable"),
-    "hub_zones": N_("Hub has {scanned} zones, config names {named}"),
+    "hub_zones": Plural(
+        "Hub has {scanned} zone, config names {named}", "Hub has {scanned} zones, config names {named}", "scanned"
+    ),
     "hub_zones_do": N_("Flash the layout's hub_config.py"),
     "reader_down": N_("Reader {zone} not answering"),
     "reader_down_do": N_("Check its cable"),

@@ -13,7 +13,7 @@ from enum import StrEnum
 from typing import Any, ClassVar, TypeVar
 
 from companion.decks import Deck
-from companion.i18n import N_, Said, SaidError, translate
+from companion.i18n import N_, Said, SaidError, say
 
 A = TypeVar("A", bound="Action")
 
@@ -163,7 +163,7 @@ class IllegalPlay(ValueError):
     def _pair(self, lang: str) -> tuple[str, str]:
         title, todo = SENTENCES[self.reason]
         fields = {key: value.text(lang) if isinstance(value, Said) else value for key, value in self.details.items()}
-        return translate(title, lang).format(**fields), translate(todo, lang).format(**fields)
+        return say(title, lang, **fields), say(todo, lang, **fields)
 
 
 @dataclass(frozen=True, slots=True)

@@ -7,7 +7,7 @@ scoreboard before the first card, then each sentence the first time it is on the
 on the footer turns a line at a time), and the last screen. The same sentence said again ("¿Pagar una ficha?") and
 the scoreboard changing under it add nothing to read, so a game of a few hundred plays fits on one sheet::
 
-    >>> frames = game_frames("sexto-set", "en")
+    >>> frames = game_frames(min(kinds()), "en")  # any game
     >>> sheet = contact_sheet(frames)
     >>> len(frames) > 10, sheet.width, (sheet.height - GAP) % (HEIGHT + GAP)
     (True, 532, 0)

@@ -107,6 +107,16 @@ def test_the_check_tells_the_languages_apart() -> None:
     assert len(FOREIGN["es"]) > 300 and len(FOREIGN["en"]) > 300
 
 
+def test_no_sentence_makes_its_plural_by_hand() -> None:
+    """A count's noun takes its form from the catalogue's plural forms (ngettext, :class:`companion.i18n.Plural`):
+    no "problema(s)", "card(s)" left for a reader to sort out."""
+    by_hand = re.compile(r"\w\((s|es)\)")
+    for lang in ("es", "en"):
+        catalogue = polib.pofile(str(LOCALE / f"{lang}/LC_MESSAGES/companion.po"))
+        texts = [text for entry in catalogue for text in (entry.msgid, entry.msgstr, *entry.msgstr_plural.values())]
+        assert not [text for text in texts if by_hand.search(text)], lang
+
+
 # ---- what each command says --------------------------------------------------------------------------------
 
 

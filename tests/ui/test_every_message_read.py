@@ -24,7 +24,7 @@ from companion.events import Button, Press
 from companion.games import AnyKind, kinds
 from companion.games.seises.rules import Seises, fitting
 from companion.games.sexto_set.rules import OpenEnds, SextoSet
-from companion.i18n import languages, translate
+from companion.i18n import Plural, languages, say, translate
 from companion.menu import Menu, Settings
 from companion.referee import texts
 from companion.rules import IllegalPlay, Play
@@ -84,7 +84,7 @@ def fields(lang: str) -> dict[str, object]:
         "game": longest(translate(kind.caption, lang) for kind in GAMES.values()),
         "n": 8,
         "points": 50,
-        "penalty": translate(GAMES["seises"].texts["penalty"], lang).format(points=50),
+        "penalty": say(GAMES["seises"].texts["penalty"], lang, points=50),
         "leads": "B",
         "name": seat(lang),
         "low": 4,
@@ -119,25 +119,40 @@ def details(lang: str) -> dict[str, object]:
     }
 
 
-def said(catalogue: dict[str, str], key: str, lang: str) -> str:
-    """The sentence ``key``, as the referee says it: filled, its first letter a capital."""
-    text = translate(catalogue[key], lang).format(**fields(lang))
+ONE = dict.fromkeys(("chips", "left", "points", "allowed", "scanned", "n", "held", "idle", "players"), 1)
+
+
+def said(catalogue: dict[str, str], key: str, lang: str, **counts: int) -> str:
+    """The sentence ``key``, as the referee says it: filled (``counts`` in place of the longest), its first letter a
+    capital."""
+    text = say(catalogue[key], lang, **(fields(lang) | counts))
     return text[:1].upper() + text[1:]
 
 
 def messages(kind: AnyKind, lang: str) -> list[tuple[str, str]]:
     """Every (title, what to do) the table can say at a game of ``kind``: each sentence of the referee's catalogue
     and the kind's, with its line of what to do (a line of what to do also alone, and under a title: the referee
-    puts some together), and every refusal of the rules."""
+    puts some together), and every refusal of the rules. A sentence said of a count (:class:`~companion.i18n.Plural`)
+    is said of one too, in its other form."""
     catalogue = {**texts.TEXT, **kind.texts}
     todo = {**texts.TODO, **kind.todo}
-    found = [(said(catalogue, key, lang), said(catalogue, todo[key], lang) if key in todo else "") for key in catalogue]
-    found += [(said(catalogue, "stopped", lang), said(catalogue, key, lang)) for key in catalogue]
-    for reason in SENTENCES:
-        if type(reason).__module__.startswith("companion."):  # not a test's own game
-            refusal = IllegalPlay(Play("X"), reason, **details(lang))
-            found.append((refusal.title(lang), refusal.todo(lang)))
-    return found
+    found = []
+    for counts in ({}, ONE):
+        for key in catalogue:
+            if counts and not isinstance(catalogue[key], Plural):
+                continue
+            found.append(
+                (
+                    said(catalogue, key, lang, **counts),
+                    said(catalogue, todo[key], lang, **counts) if key in todo else "",
+                )
+            )
+            found.append((said(catalogue, "stopped", lang), said(catalogue, key, lang, **counts)))
+        for reason in SENTENCES:
+            if type(reason).__module__.startswith("companion."):  # not a test's own game
+                refusal = IllegalPlay(Play("X"), reason, **(details(lang) | counts))
+                found.append((refusal.title(lang), refusal.todo(lang)))
+    return list(dict.fromkeys(found))
 
 
 @dataclass(frozen=True)

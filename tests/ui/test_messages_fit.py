@@ -15,7 +15,7 @@ from companion.decks import SUITS, load_deck
 from companion.games import kinds
 from companion.games.seises.rules import Seises, fitting
 from companion.games.sexto_set.rules import SextoSet
-from companion.i18n import languages, translate
+from companion.i18n import languages, say, translate
 from companion.referee import texts
 from companion.rules import IllegalPlay, Play
 from companion.rules.base import SENTENCES
@@ -109,7 +109,7 @@ def fields(lang: str) -> dict[str, object]:
         "game": "sexto-set",
         "n": 8,
         "points": 50,
-        "penalty": translate(TEXT["penalty"], lang).format(points=50),
+        "penalty": say(TEXT["penalty"], lang, points=50),
         "leads": "B",
         "name": "Maximiliano",
         "low": 4,
@@ -121,15 +121,15 @@ def fields(lang: str) -> dict[str, object]:
     }
 
 
-def say(key: str, lang: str) -> str:
-    return translate(TEXT[key], lang).format(**fields(lang))
+def filled(key: str, lang: str) -> str:
+    return say(TEXT[key], lang, **fields(lang))
 
 
 @pytest.mark.parametrize("lang", languages())
 @pytest.mark.parametrize("key", TITLES)
 def test_every_referee_message_fits_the_screen(key: str, lang: str, on_screen: OnScreen) -> None:
-    todo = say(TODO[key], lang) if key in TODO else ""
-    fits(on_screen, Message(MessageKind.INFO, say(key, lang), todo))
+    todo = filled(TODO[key], lang) if key in TODO else ""
+    fits(on_screen, Message(MessageKind.INFO, filled(key, lang), todo))
 
 
 @pytest.mark.parametrize("lang", languages())
@@ -137,10 +137,10 @@ def test_every_referee_message_fits_the_screen(key: str, lang: str, on_screen: O
 def test_every_message_the_referee_puts_together_fits_the_screen(
     title: str, todo: str, lang: str, on_screen: OnScreen
 ) -> None:
-    todo_text = say(todo, lang)
+    todo_text = filled(todo, lang)
     if title == "game_won":  # a renuncio on the game's last card comes before what to do next
-        todo_text = f"{todo_text}. {say('new_game_do', lang)}"
-    fits(on_screen, Message(MessageKind.END_OF_HAND, say(title, lang), todo_text))
+        todo_text = f"{todo_text}. {filled('new_game_do', lang)}"
+    fits(on_screen, Message(MessageKind.END_OF_HAND, filled(title, lang), todo_text))
 
 
 def test_a_layout_that_misjudges_the_fonts_height_fails_the_check(

@@ -9,8 +9,11 @@ import re
 import pytest
 
 from companion.config import GameConfig
+from companion.events import CardArrived, CardLeft
+from companion.games import find_kind
 from companion.games.sexto_set.rules import SextoSetReason
 from companion.i18n import languages
+from companion.referee import Referee
 from companion.rules import Play
 from companion.sim.oled import FakeI2CBus
 from companion.ui.display import Screen, make_device
@@ -51,3 +54,20 @@ def test_a_card_that_does_not_link_says_the_ends_in_the_tables_letters(language:
     read = panel(table.view())
     letters = re.findall(r"\d([A-Z])\b", read)
     assert len(letters) >= 3 and set(letters) == {BLACK[language]}, f"the card's two ends and the line's: {read!r}"
+
+
+@pytest.mark.parametrize(
+    ("laid", "said"), [(7, "Maestra en cada zona: falta 1"), (6, "Maestra en cada zona: faltan 2")]
+)
+def test_the_master_cards_left_to_lay_are_counted_in_their_form(laid: int, said: str) -> None:
+    """A card laid while master cards are awaited: the count still to lay says "falta" for one, "faltan" for more
+    (the catalogue's plural forms)."""
+    kind = find_kind("sexto-set")
+    referee = Referee(GameConfig("sexto-set", language="es"), kind.default_zones())
+    zones = list(kind.default_zones())
+    for time, (zone, master) in enumerate(zip(zones[:laid], kind.heads(referee.current_game), strict=False)):
+        referee.handle(CardArrived(zone, master), float(2 * time))
+        referee.handle(CardLeft(zone, master), float(2 * time + 1))
+    referee.handle(CardArrived(zones[laid], "N01"), 100.0)  # a card to play, while master cards are awaited
+    message = referee.view().message
+    assert message is not None and message.title == said

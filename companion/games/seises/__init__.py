@@ -19,7 +19,7 @@ from companion.games.kind import Ending, GameKind, Result, Sensor, Voice, ending
 from companion.games.seises.news import ChipOwed, GameWon, HandWon, News, Reneged, SomebodyReneged
 from companion.games.seises.robots import SeisesRobots
 from companion.games.seises.rules import DECKS, OPTIONS, RECOMMENDED_PLAYERS, Pay, Seises, player_counts
-from companion.i18n import N_, Said, translate
+from companion.i18n import N_, Plural, Said, translate
 from companion.rules.base import Action, Play, either
 from companion.view import Message, MessageKind, Scoreboard
 
@@ -73,9 +73,11 @@ TEXTS: dict[str, str] = {
     "game_won": N_("{seat} wins with {score}"),
     "renege": N_("Renege: {seat}"),
     "renege_do": N_("Paid holding the {card}"),
-    "renege_points": N_("Paid holding the {card}: -{points} points"),
+    "renege_points": Plural(
+        "Paid holding the {card}: -{points} point", "Paid holding the {card}: -{points} points", "points"
+    ),
     "renege_hand": N_("Wins the hand: +{chips}. Paid holding the {card}{penalty}"),
-    "penalty": N_(": -{points} points"),
+    "penalty": Plural(": -{points} point", ": -{points} points", "points"),
     "somebody_reneged": N_("Somebody reneged!"),
     "somebody_reneged_do": N_("All paid, yet cards in hands fit"),
     "reserve_empty": N_("Reserve empty: chip owed"),

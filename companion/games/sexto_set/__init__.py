@@ -20,7 +20,7 @@ from companion.games.kind import Ending, GameKind, Result, Sensor, Voice, ending
 from companion.games.sexto_set.news import News, SetEnded, SetStarted
 from companion.games.sexto_set.robots import SextoSetRobots
 from companion.games.sexto_set.rules import DECK, OPTIONS, PAIRS, SextoSet
-from companion.i18n import N_, Said, translate
+from companion.i18n import N_, Plural, Said, translate
 from companion.rules.base import Action, Pass, Play
 from companion.view import Message, MessageKind, Scoreboard
 
@@ -76,7 +76,7 @@ TEXTS: dict[str, str] = {
     "on_sets": N_("on sets"),
     "on_masters": N_("on masters"),
     "next_set": N_("Pick up the cards: pair {leads} leads next"),
-    "register": N_("A master on each zone: {left} left"),
+    "register": Plural("A master on each zone: {left} left", "A master on each zone: {left} left", "left"),
     "register_do": N_("Lay the master card on {zone}"),
     "registered": N_("{master} on {zone}"),
     "head_twice": N_("{master} is already on {zone}"),

@@ -32,7 +32,7 @@ from enum import StrEnum
 from typing import Any, ClassVar
 
 from companion.decks import Card, Deck, Kind, load_deck, said_end
-from companion.i18n import N_, Said
+from companion.i18n import N_, Plural, Said
 from companion.rules.base import (
     Action,
     Game,
@@ -83,7 +83,10 @@ add_sentences(
         SextoSetReason.UNKNOWN_LINE: (N_("No line {line}"), N_("Use one of the 8 lines")),
         SextoSetReason.MASTER_CARD: (N_("{name}: not played"), N_("It heads its line; take it back")),
         SextoSetReason.CENTRAL_CARD: (N_("The central card is not played"), N_("Take it back")),
-        SextoSetReason.NO_EMPTY_LEFT: (N_("{allowed} empty cards played"), N_("No more in this set; take it back")),
+        SextoSetReason.NO_EMPTY_LEFT: (
+            Plural("{allowed} empty card played", "{allowed} empty cards played", "allowed"),
+            N_("No more in this set; take it back"),
+        ),
         SextoSetReason.NO_LINK: (
             N_("{name} does not link with {open}"),
             N_("Another card or line: passing loses the set"),
