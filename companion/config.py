@@ -31,7 +31,7 @@ from companion.decks import BUILTIN_DECKS, Deck, DeckError, load_deck
 from companion.files import read_text
 from companion.games import DEFAULT_GAME, AnyKind, find_kind, kinds
 from companion.games import GROUP as GAME_KINDS
-from companion.i18n import DEFAULT_LANGUAGE, N_, _, language, languages, translate
+from companion.i18n import DEFAULT_LANGUAGE, N_, _, language, languages, ngettext, translate
 from companion.names import refused
 from companion.plugins import broken
 from companion.readers.registry import DEFAULT as DEFAULT_READERS
@@ -525,9 +525,12 @@ def _check_game(read: Document, game: GameConfig) -> Deck | None:
     if kind.names_first_seat and game.seat_names and len(game.seat_names) != game.players:
         read.fail(
             "game.seat_names",
-            _(
+            ngettext(
+                "{names} name for {players} players: give one name a player, in the order they sit "
+                "(counter-clockwise), or none",
                 "{names} names for {players} players: give one name a player, in the order they sit "
-                "(counter-clockwise), or none"
+                "(counter-clockwise), or none",
+                len(game.seat_names),
             ).format(names=len(game.seat_names), players=game.players),
         )
     seen: dict[str, str] = {}

@@ -18,7 +18,7 @@ from typing import Protocol
 
 from companion.decks import Card, Deck
 from companion.events import ZoneScan, hexuid
-from companion.i18n import N_, translate
+from companion.i18n import N_, translate, translate_n
 from companion.nfc.errors import NfcError
 from companion.nfc.registry import Registry
 from companion.nfc.tracking import TableTracker
@@ -194,8 +194,9 @@ class Enrollment:
         total = self.total
         if self._todo:
             card = self.card = self._todo[0]
-            said = translate("{bar} place {card} ({left} left)", self.lang)
-            self.out(said.format(bar=progress_bar(self.done, total), card=card.name(self.lang), left=len(self._todo)))
+            left = len(self._todo)
+            said = translate_n("{bar} place {card} ({left} left)", "{bar} place {card} ({left} left)", left, self.lang)
+            self.out(said.format(bar=progress_bar(self.done, total), card=card.name(self.lang), left=left))
             self._message(f"{self.done + 1}/{total} {card.name(self.lang)}", self._where())
             self.on_ask(card)
             return

@@ -19,7 +19,7 @@ from companion.games.kind import Ending, GameKind, Result, Sensor, Voice, ending
 from companion.games.seises.news import ChipOwed, GameWon, HandWon, News, Reneged, SomebodyReneged
 from companion.games.seises.robots import SeisesRobots
 from companion.games.seises.rules import DECKS, OPTIONS, RECOMMENDED_PLAYERS, Pay, Seises, player_counts
-from companion.i18n import N_, Plural, Said, translate
+from companion.i18n import N_, Plural, Said, translate, translate_n
 from companion.rules.base import Action, Play, either
 from companion.view import Message, MessageKind, Scoreboard
 
@@ -226,14 +226,20 @@ class SeisesKind(GameKind[Seises, SeisesView]):
     def notes(self, before: Mapping[str, Any], after: Mapping[str, Any], lang: str) -> Iterable[str]:
         for item in news(before, after):
             if isinstance(item, Reneged):
-                penalty = translate(" (-{points} points)", lang).format(points=item.points) if item.points else ""
+                penalty = translate_n(" (-{points} point)", " (-{points} points)", item.points, lang)
+                penalty = penalty.format(points=item.points) if item.points else ""
                 yield translate("renege!", lang) + penalty
             elif isinstance(item, SomebodyReneged):
                 yield translate("renege!: every seat paid while playable cards are in hands", lang)
             elif isinstance(item, ChipOwed):
                 yield translate("reserve empty: the chip is owed", lang)
             elif isinstance(item, HandWon):
-                said = translate("seat {seat} wins the hand and the pot ({chips} chips)", lang)
+                said = translate_n(
+                    "seat {seat} wins the hand and the pot ({chips} chip)",
+                    "seat {seat} wins the hand and the pot ({chips} chips)",
+                    item.chips,
+                    lang,
+                )
                 yield said.format(seat=item.seat, chips=item.chips)
             elif isinstance(item, GameWon):
                 yield translate("seat {seat} wins the game", lang).format(seat=item.seat)
