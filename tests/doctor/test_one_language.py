@@ -26,10 +26,12 @@ from fake_pi import Pi
 import companion.sim as sim
 from companion.cli import build_parser, main
 from companion.commands.doctor import run as doctor
+from companion.games import kinds
 from companion.hardware import DEFAULT_PINMAP
 from companion.i18n import LOCALE, language, set_language
 from companion.journal import Entry, Journal
 from companion.sim.oled import FakeI2CBus
+from companion.ui.contact import game_frames
 from companion.ui.display import Screen, make_device
 from companion.ui.examples import example_views
 from companion.ui.reading import words as read_words
@@ -244,8 +246,8 @@ def run_others(tmp_path: Path, lang: str, capsys: pytest.CaptureFixture[str]) ->
 
 
 def screens_read(lang: str) -> str:
-    """Every example screen (a moment of each game, each message kind, the menu) as a person reads the panel, every
-    page of it."""
+    """Every example screen (a moment of each game, each message kind, the menu) and a whole game of each kind (its
+    contact sheet's frames) as a person reads the panel, every page of it."""
     said = []
     for view in example_views(lang).values():
         bus = FakeI2CBus()
@@ -254,6 +256,7 @@ def screens_read(lang: str) -> str:
         for page in range(pages(view)):
             screen.tick(page * PAGE_S + 0.1)
             said.append(read_words(bus.last_image()))
+    said += [read_words(frame) for game in kinds() for frame in game_frames(game, lang)]  # a whole game of each
     return "\n".join(said)
 
 
