@@ -32,7 +32,7 @@ from functools import cache
 from PIL import Image, ImageDraw
 
 from companion.ui.fonts import ELLIPSIS
-from companion.ui.screens import LINE_HEIGHT, FontSize, font
+from companion.ui.screens import LINE_HEIGHT, FontSize, digit_rows, font
 
 __all__ = ["Line", "read", "words"]
 
@@ -76,6 +76,17 @@ def _glyphs(size: FontSize) -> dict[tuple[int, ...], str]:
     return found
 
 
+@cache
+def _numbers(size: FontSize) -> tuple[int, dict[tuple[int, ...], str]]:
+    """The digits and the minus of the font, each as its columns on the rows the digits cover: a score's bar drawn
+    right under it (the 4-row grid's), or a box that ends in the cell's first rows, leaves a number to be read. The
+    mask of those rows, and the glyphs so masked."""
+    top, bottom = digit_rows(size)
+    mask = ((1 << (bottom + 1)) - 1) & ~((1 << top) - 1)
+    numbers = {columns: char for columns, char in _glyphs(size).items() if char in "0123456789-"}
+    return mask, {tuple(column & mask for column in columns): char for columns, char in numbers.items()}
+
+
 def _columns(image: Image.Image, top: int, height: int) -> list[int]:
     pixels = image.load()
     assert pixels is not None
@@ -86,6 +97,8 @@ def _hits(image: Image.Image, size: FontSize) -> Iterable[tuple[int, int, str]]:
     """Every cell of the frame that is a glyph of ``size``: its x, y and character."""
     width, height = _cell(size)
     glyphs = _glyphs(size)
+    mask, numbers = _numbers(size)
+    second = {columns[1] for columns in numbers}  # never blank in a number: a cheap first look before the whole cell
     if image.height < height:
         return
     columns = _columns(image, 0, height)
@@ -97,7 +110,12 @@ def _hits(image: Image.Image, size: FontSize) -> Iterable[tuple[int, int, str]]:
             below = y + height - 1
             columns = [(column >> 1) | (top_bit if pixels[x, below] else 0) for x, column in enumerate(columns)]
         for x in range(image.width - width + 1):
-            char = glyphs.get(tuple(columns[x : x + width]))
+            cell = tuple(columns[x : x + width])
+            char = glyphs.get(cell)
+            if char is None and columns[x + 1] & mask in second:
+                masked = tuple(column & mask for column in cell)
+                if masked != cell:  # something over or under the digits' rows: a bar, a box
+                    char = numbers.get(masked)
             if char is not None:
                 yield x, y, char
 

@@ -69,3 +69,23 @@ def test_every_example_screen_reads_as_its_words() -> None:
     assert "Sin hilera de copas" in said["es-message-illegal"]
     assert said["es-menu"] == "Baraja\nEspañola 40\nEspañola 48\nOK elige PASO baja"
     assert all(text for text in said.values()), [name for name, text in said.items() if not text]
+
+
+@given(
+    size=st.sampled_from(list(LINE_HEIGHT)),
+    number=st.integers(min_value=-99, max_value=999),
+    x=st.integers(min_value=0, max_value=60),
+)
+def test_a_number_with_a_bar_right_under_it_or_a_box_over_it_reads_as_written(
+    size: FontSize, number: int, x: int
+) -> None:
+    """A score's bar under its digits (the 4-row grid's) and the inverted box of the cell above it touch the digits'
+    cells; the number is still read, as a person reads it."""
+    image = Image.new("1", (WIDTH, HEIGHT))
+    draw = ImageDraw.Draw(image)
+    top, bottom = 20, 20 + LINE_HEIGHT[size]
+    draw.text((x, top), str(number), font=font(size), fill=1)
+    rows = [row for row in range(top, bottom) if image.crop((0, row, WIDTH, row + 1)).getbbox()]
+    draw.line((0, rows[-1] + 1, WIDTH - 1, rows[-1] + 1), fill=1)  # the bar, right under the digits
+    draw.rectangle((0, 0, WIDTH - 1, rows[0] - 2), fill=1)  # a box ending a row over them
+    assert str(number) in [line.text for line in read(image)]

@@ -52,8 +52,9 @@ def draw_scoreboard(draw: ImageDraw.ImageDraw, view: SextoSetView, *, language: 
         header = (said, view.decided_by)
     sets = f"{tr('sets', language)} {view.sets_won[0]}-{view.sets_won[1]}"
     tally = f"{view.match_masters[0]}-{view.match_masters[1]}"
-    masters = first_fitting(
-        [f"{tr(label, language)} {tally}" for label in ("masters", "masters_short")],
+    masters = first_fitting(  # last, the word's initial, as the lines' master cards are named (M1R)
+        [f"{tr(label, language)} {tally}" for label in ("masters", "masters_short")]
+        + [f"{tr('masters', language)[:1]} {tally}"],
         "body",
         WIDTH - text_width(sets, "body") - 4,
     )
