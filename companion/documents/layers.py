@@ -96,7 +96,7 @@ LAYERS = (
     Layer(
         "commands",
         "what people run: the command line and the tools that build the documents",
-        ("__main__.py", "cli.py", "commands/", "documents/"),
+        ("__main__.py", "cli.py", "commands/", "documents/", "games/*/drawings.py"),
     ),
 )
 
