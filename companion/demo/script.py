@@ -19,7 +19,7 @@ from companion.demo.person import Person
 from companion.demo.story import Story
 from companion.events import Button
 from companion.rules import Action, Play
-from companion.view import Message, MessageKind
+from companion.view import Message
 
 __all__ = ["ILLEGAL_STEP", "UNDO_STEP", "Script"]
 
@@ -70,8 +70,8 @@ class Script:
                 undo_done = True
             step += 1
             message = referee.view().message
-            if message is not None and message.kind is MessageKind.END_OF_SET:
-                bench.wait(3.0)  # the players gather the cards for the next set
+            if message is not None and message.kind.milestone and game.outcome() is None:
+                bench.wait(3.0)  # the players gather the cards for the next hand or set
 
     def _perform(self, action: Action, zone: str | None) -> None:
         bench = self.bench

@@ -54,7 +54,7 @@ PAGE_STRINGS: dict[str, str] = {
 
 
 def message_json(message: Message) -> dict[str, str]:
-    return {"kind": message.kind.value, "title": message.title, "todo": message.todo}
+    return {"kind": message.kind.name, "title": message.title, "todo": message.todo}
 
 
 def table_json(referee: Referee, view: TableView, messages: Iterable[Message]) -> dict[str, Any]:

@@ -24,7 +24,7 @@ from companion.i18n import N_, Said, translate
 from companion.rules.base import Action, Pass, Play
 from companion.view import Message, MessageKind, Scoreboard
 
-__all__ = ["KIND", "Line", "Pair", "SextoSetKind", "SextoSetView", "news"]
+__all__ = ["END_OF_SET", "KIND", "Line", "Pair", "SextoSetKind", "SextoSetView", "news"]
 
 Pair = Literal["A", "B"]
 LINES = 8  # one zone per master card
@@ -65,6 +65,9 @@ class SextoSetView(Scoreboard):
     match_result: Pair | Literal["draw"] | None = None
     decided_by: str = ""
 
+
+# 6º SET's own message: a set won (its master cards counted, the cards gathered for the next) covers the scoreboard
+END_OF_SET = MessageKind("end_of_set", milestone=True)
 
 # The referee's words for 6º SET: key -> its text (an English msgid), filled with str.format.
 TEXTS: dict[str, str] = {
@@ -185,7 +188,7 @@ class SextoSetKind(GameKind[SextoSet, SextoSetView]):
         for item in news(before, after):
             if isinstance(item, SetEnded):
                 title = voice.text("set_drawn") if item.winner is None else voice.text("set_won", pair=item.winner)
-                return Message(MessageKind.END_OF_SET, title, voice.text("next_set", leads=item.leads_next)), False
+                return Message(END_OF_SET, title, voice.text("next_set", leads=item.leads_next)), False
         return None, False
 
     def notes(self, before: Mapping[str, Any], after: Mapping[str, Any], lang: str) -> Iterable[str]:
