@@ -253,12 +253,6 @@ class GameKind(ABC, Generic[G, V]):
     def view(self, game: G, voice: Voice) -> V:
         """The scoreboard of ``game``."""
 
-    def score(self, game: G, finished: bool) -> tuple[Said, Said | None]:
-        """The score in words for ``companion history``, and who won by which rule (None while nobody has, and
-        for a draw); ``finished``: the journal closed the game (see :func:`ending`)."""
-        end = ending(game, ended=finished)
-        return self.tally(game), None if end is None or end.winner is None else self.verdict(game, end)
-
     @abstractmethod
     def tally(self, game: G) -> Said:
         """The score in words: ``points 1:12 2:50``."""
