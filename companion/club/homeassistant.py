@@ -7,8 +7,9 @@ node id may have). The sensors read the topics the table publishes anyway: the g
 device, available while ``companion/<table>/status`` says ``online``.
 
 Every game has three: the game (its name, and the state's other single values as attributes), whose turn it is,
-and the last message. Its kind adds its counts (:meth:`GameKind.sensors`: a pot, each side's score) and who won
-a finished game, by the rule of :func:`companion.games.ending` (the state's winner is the engine's outcome)::
+and the last message. Its game adds its counts (``sensors(state)`` in the ``homeassistant`` module of its
+package, as a Home Assistant integration has a module per platform: a pot, each side's score) and who won a
+finished game, by the rule of :func:`companion.games.ending` (the state's winner is the engine's outcome)::
 
     >>> from companion.games import DEFAULT_GAME, new_game
     >>> state = new_game(DEFAULT_GAME, 2, None, {}).snapshot()
@@ -24,17 +25,30 @@ from __future__ import annotations
 
 import functools
 from collections.abc import Mapping
+from dataclasses import dataclass
 from typing import Any
 
 from companion import __version__
 from companion.decks import load_deck
-from companion.games import Sensor, kinds
+from companion.games import AnyKind, game_module, kinds
 from companion.rules.base import SetupError
 
-__all__ = ["PREFIX", "discovery", "topics"]
+__all__ = ["PREFIX", "Sensor", "discovery", "topics"]
 
 PREFIX = "homeassistant"  # Home Assistant's default discovery prefix
 EVERY_GAME = ("game", "turn", "message")  # the sensors of every game, before its kind's
+
+
+@dataclass(frozen=True, slots=True)
+class Sensor:
+    """A count (or a word) of the game's state that Home Assistant shows as a sensor of the table: its object id,
+    its name there, and where it is in the engine's snapshot (the keys and list indexes to follow)."""
+
+    object_id: str  # letters, digits, _ and -: one level of a topic
+    name: str  # in English: Home Assistant lets its user rename it
+    path: tuple[str | int, ...]
+    icon: str = "mdi:counter"
+    measurement: bool = True  # a count whose history Home Assistant keeps; else a word (who won, and how)
 
 
 def discovery(table: str, state: Mapping[str, Any]) -> dict[str, dict[str, Any]]:
@@ -104,9 +118,16 @@ def topics(table: str) -> set[str]:
 
 
 def _counts(state: Mapping[str, Any]) -> list[Sensor]:
-    """The game kind's counts in ``state``; none for a game this table does not know."""
+    """The game's counts in ``state``: its package's ``homeassistant.sensors``; none for a game this table does not
+    know, or that has no such module."""
     kind = kinds().get(str(state.get("game")))
-    return [] if kind is None else kind.sensors(state)
+    return [] if kind is None else _sensors(kind, state)
+
+
+def _sensors(kind: AnyKind, state: Mapping[str, Any]) -> list[Sensor]:
+    module = game_module(kind, "homeassistant")
+    sensors: list[Sensor] = [] if module is None else module.sensors(state)
+    return sensors
 
 
 @functools.cache
@@ -121,7 +142,7 @@ def _every_count() -> frozenset[str]:
                     state = kind.new_game(players, deck, {}).snapshot()
                 except SetupError:  # a count its options refuse: not a game a table plays
                     continue
-                found |= {sensor.object_id for sensor in kind.sensors(state)}
+                found |= {sensor.object_id for sensor in _sensors(kind, state)}
     return frozenset(found)
 
 

@@ -91,7 +91,17 @@ LAYERS = (
     Layer(
         "daemon",
         "the table put together: devices around the referee, the journal on disk, the service and its page",
-        ("table.py", "assembly.py", "daemon.py", "demo/", "doctor/diagnose.py", "systemd.py", "club/", "web/"),
+        (
+            "table.py",
+            "assembly.py",
+            "daemon.py",
+            "demo/",
+            "doctor/diagnose.py",
+            "systemd.py",
+            "club/",
+            "web/",
+            "games/*/homeassistant.py",
+        ),
     ),
     Layer(
         "commands",

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from companion.decks import SUITS, Deck
-from companion.games.kind import Ending, GameKind, Result, Sensor, Voice, ending
+from companion.games.kind import Ending, GameKind, Result, Voice, ending
 from companion.games.seises.news import ChipOwed, GameWon, HandWon, News, Reneged, SomebodyReneged
 from companion.games.seises.robots import SeisesRobots
 from companion.games.seises.rules import DECKS, OPTIONS, RECOMMENDED_PLAYERS, Pay, Seises, player_counts
@@ -292,11 +292,6 @@ class SeisesKind(GameKind[Seises, SeisesView]):
 
     def robots(self, game: Seises, rng: random.Random, renege: float = 0.02) -> SeisesRobots:
         return SeisesRobots(game, rng, renege=renege)
-
-    def sensors(self, state: Mapping[str, Any]) -> list[Sensor]:
-        seats = [Sensor(f"score_{n}", f"Seat {n} score", ("scores", n - 1)) for n in range(1, len(state["scores"]) + 1)]
-        winner = Sensor("winner", "Winner", ("winner",), icon="mdi:trophy", measurement=False)  # the seat at 50
-        return [Sensor("pot", "Pot", ("pot",), icon="mdi:poker-chip"), *seats, winner]
 
 
 def _renege_todo(renege: Reneged, voice: Voice) -> str:

@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from typing import Any, Literal
 
 from companion.decks import Deck, Kind, load_deck
-from companion.games.kind import Ending, GameKind, Result, Sensor, Voice, ending
+from companion.games.kind import Ending, GameKind, Result, Voice, ending
 from companion.games.sexto_set.news import News, SetEnded, SetStarted
 from companion.games.sexto_set.robots import SextoSetRobots
 from companion.games.sexto_set.rules import DECK, OPTIONS, PAIRS, SextoSet
@@ -267,24 +267,6 @@ class SextoSetKind(GameKind[SextoSet, SextoSetView]):
 
     def robots(self, game: SextoSet, rng: random.Random) -> SextoSetRobots:
         return SextoSetRobots(game, rng)
-
-    def sensors(self, state: Mapping[str, Any]) -> list[Sensor]:
-        # the score is the match's master cards (the sheet's objective); the master cards of the set beside it;
-        # each pair's sets; once the match is over, its winner and the rule that named it
-        counts = [
-            sensor
-            for pair in PAIRS
-            for sensor in (
-                Sensor(f"score_{pair}", f"Pair {pair} score", ("match", "master_cards", pair)),
-                Sensor(f"masters_{pair}", f"Pair {pair} master cards", ("masters_won", pair), icon="mdi:crown"),
-                Sensor(f"sets_{pair}", f"Pair {pair} sets", ("match", "sets", pair), icon="mdi:trophy-variant"),
-            )
-        ]
-        return [
-            *counts,
-            Sensor("winner", "Winner", ("match", "winner"), icon="mdi:trophy", measurement=False),
-            Sensor("decided_by", "Decided by", ("match", "decided_by"), icon="mdi:scale-balance", measurement=False),
-        ]
 
 
 def _each(problems: list[Said]) -> Said | None:
