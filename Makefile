@@ -26,7 +26,7 @@ test: lint firmware-check debian
 # The Debian packages the tests run, installed when missing (quiet when there): mosquitto, the club's broker;
 # chromium, the browser of the page's tests; strace, which watches the journal's syncs (tests/daemon/test_power_cut.py)
 debian:
-	@.ci/debian mosquitto chromium strace
+	@.ci/debian mosquitto chromium strace espeak-ng
 
 bench: $(BIN)/.installed
 	$(BIN)/python -m bench
