@@ -13,6 +13,7 @@ what runs (the readers, the page, the publisher) on its own loop, or by hand on 
 from __future__ import annotations
 
 import logging
+import socket
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
@@ -100,9 +101,11 @@ def assemble(config: Config, devices: Devices) -> Assembly:
         assembly.web = WebServer(table, config.web, _virtual(table, devices))
         table.outputs.append(assembly.web)  # after the LEDs and the screen: it only notes the view for the loop
     if config.mqtt is not None:  # woken as an output, run by the builder: the table never waits for it
+        from companion.club.homeassistant import page_url
         from companion.club.publisher import Publisher
 
-        assembly.publisher = Publisher(config.mqtt, devices.journal, lambda: state(referee.current_game))
+        page = page_url(config.web, socket.gethostname())  # Home Assistant's link to the table's page
+        assembly.publisher = Publisher(config.mqtt, devices.journal, lambda: state(referee.current_game), page)
         table.outputs.append(assembly.publisher)
     return assembly
 
