@@ -26,7 +26,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from companion.doctor.checks import Check, System
-from companion.doctor.pi import boot_config
+from companion.doctor.pi import UNIT, boot_config
 from companion.hardware import HEADER_PINS, PinMap
 from companion.i18n import N_, _, language, translate
 
@@ -44,6 +44,7 @@ __all__ = [
     "sound_checks",
     "sound_nodes",
     "speech_settings",
+    "unit_shuts_out_sound",
     "wav_sound",
 ]
 
@@ -160,10 +161,39 @@ def _i2s_pins(overlays: dict[str, dict[str, str]]) -> dict[int, str]:
     return pins
 
 
+def unit_shuts_out_sound(system: System) -> bool:
+    """Whether the installed unit keeps the service from the sound card: a device policy (``DevicePolicy=closed``
+    or ``strict``, or any ``DeviceAllow=``, systemd.resource-control(5)) whose list has neither ALSA's driver
+    (``char-alsa``) nor a ``/dev/snd`` node. doctor, run from a shell, opens the card all the same."""
+    try:
+        text = system.path("/").joinpath(UNIT).read_text("utf-8", errors="replace")
+    except OSError:
+        return False  # no unit installed: nothing shuts it out
+    policy = "auto"
+    allowed: list[str] = []
+    for line in text.splitlines():
+        key, _equals, value = line.strip().partition("=")
+        if key == "DevicePolicy":
+            policy = value.strip()
+        elif key == "DeviceAllow":  # entries add up; an empty assignment resets the list
+            allowed = [*allowed, value.split()[0]] if value.strip() else []
+    if policy == "auto" and not allowed:
+        return False
+    return not any(entry == "char-alsa" or entry.startswith("/dev/snd") for entry in allowed)
+
+
 def check_card(system: System, speech: Speech, pinmap: PinMap, config: str) -> tuple[Check, Card | None]:
-    """The card ``speech.device`` plays on is there; an I2S amplifier's pins are free in the pin map; the card
-    found (None when the PCM is an ALSA config's own, which the test phrase tries)."""
+    """The card ``speech.device`` plays on is there; an I2S amplifier's pins are free in the pin map; the installed
+    unit lets the service open it; the card found (None when the PCM is an ALSA config's own, which the test phrase
+    tries)."""
     name, device = _(SOUND), speech.device
+    if unit_shuts_out_sound(system):
+        detail = _("the installed unit's DeviceAllow= has no char-alsa: the service cannot open the sound card")
+        fix = _(
+            "sudo make install (its unit allows char-alsa), then sudo systemctl daemon-reload && sudo systemctl "
+            "restart companion"
+        )
+        return Check(name, False, detail, fix), None
     overlays = _overlays(system)
     for gpio, line in sorted(_i2s_pins(overlays).items()):
         taken = next((key for key, pin in pinmap.gpios() if pin == gpio), None)

@@ -239,3 +239,21 @@ def test_a_voice_without_its_dictionary_is_caught_though_espeak_ng_exits_0(speak
     assert not espeak_check.ok and espeak_check.detail.startswith("the es voice: Can't read dictionary file")
     assert espeak_check.fix == "sudo apt install --reinstall espeak-ng espeak-ng-data (its es voice)"
     assert speaking.aplay.played == []
+
+
+def test_an_installed_unit_that_shuts_the_service_out_of_the_sound_card(speaking: Pi) -> None:
+    """doctor, run from a shell, plays the phrase; the service, under an older unit's DevicePolicy=closed without
+    char-alsa, could not open the card: the sound check says so."""
+    unit = speaking.root / "etc/systemd/system/companion.service"
+    unit.parent.mkdir(parents=True)
+    shipped = (Path(__file__).parents[2] / "systemd/companion.service").read_text("utf-8")
+    unit.write_text(shipped, "utf-8")
+    assert checks(speaking)["sound"].ok
+    unit.write_text(shipped.replace("DeviceAllow=char-alsa rw\n", ""), "utf-8")
+    sound = checks(speaking)["sound"]
+    assert not sound.ok and "DeviceAllow= has no char-alsa" in sound.detail
+    assert sound.fix.startswith("sudo make install (its unit allows char-alsa)")
+    unit.write_text(shipped.replace("DeviceAllow=char-alsa rw\n", "DeviceAllow=char-alsa rw\nDeviceAllow=\n"), "utf-8")
+    assert not checks(speaking)["sound"].ok  # an empty assignment empties the list
+    unit.write_text(shipped.replace("DevicePolicy=closed\n", "").replace("DeviceAllow=", "#DeviceAllow="), "utf-8")
+    assert checks(speaking)["sound"].ok  # no policy at all: every device
