@@ -700,3 +700,62 @@ def test_the_table_gives_its_publisher_the_pages_address(
     )
     assembly.close()
     journal.close()
+
+
+def test_the_view_the_table_starts_on_and_what_happens_while_the_broker_is_away_fire_nothing(
+    tmp_path: Path, broker: Broker
+) -> None:
+    """A trigger is of the moment: the first view (a game resumed on its end) and a refusal while the broker is
+    down are never sent; the hand won once it is back is."""
+    mqtt = read_mqtt({"url": broker.url, "table": "t1", "homeassistant": True}, "t")
+    assert mqtt is not None
+    state = json.loads(GAMES[0].read_text())
+    publisher = Publisher(mqtt, Journal(tmp_path / "journal.db"), lambda: state)
+    heard: list[str] = []
+
+    def hand(title: str) -> TableView:
+        return TableView(message=Message(END_OF_HAND, title))
+
+    async def until(condition: Callable[[], bool]) -> None:
+        for _ in range(500):
+            if condition():
+                return
+            await asyncio.sleep(0.02)
+        raise AssertionError("timed out")
+
+    async def watch(subscribed: asyncio.Event) -> None:
+        async with aiomqtt.Client("127.0.0.1", broker.port, identifier="house", clean_session=False) as client:
+            await client.subscribe("companion/t1/trigger/+", qos=1)
+            subscribed.set()
+            async for message in client.messages:
+                heard.append(message.topic.value.rsplit("/", 1)[1])
+
+    async def play() -> None:
+        task = asyncio.create_task(publisher.run())
+        subscribed = asyncio.Event()
+        watching = asyncio.create_task(watch(subscribed))
+        try:
+            await subscribed.wait()
+            await until(lambda: publisher.connected)
+            publisher.show(TableView(message=Message(MessageKind.END_OF_GAME, "Asiento 2 gana con 50")), 0.0)
+            publisher.show(hand("first"), 0.0)
+            await until(lambda: heard == ["hand_won"])
+            watching.cancel()
+            broker.kill()
+            await until(lambda: not publisher.connected)
+            publisher.show(TableView(message=Message(MessageKind.ILLEGAL, "Jugada ilegal")), 0.0)
+            broker.start()
+            subscribed = asyncio.Event()
+            watching = asyncio.create_task(watch(subscribed))
+            await subscribed.wait()
+            await until(lambda: publisher.connected)
+            publisher.show(hand("second"), 0.0)
+            await until(lambda: len(heard) == 2)
+            await asyncio.sleep(0.2)  # anything else would have come by now
+        finally:
+            task.cancel()
+            watching.cancel()
+            await asyncio.gather(task, watching, return_exceptions=True)
+
+    asyncio.run(play())
+    assert heard == ["hand_won", "hand_won"]
