@@ -211,14 +211,15 @@ def check_card(system: System, speech: Speech, pinmap: PinMap, config: str) -> t
         cards = parse_cards(system.path("/proc/asound/cards").read_text("utf-8", errors="replace"))
     except OSError:
         cards = []  # a kernel without ALSA, or an SD card mounted elsewhere: no card either way
+    ref = card_of(device)
+    # An amplifier's card appears at boot from its overlay alone (no bus to probe): none yet is a Pi not rebooted.
+    pending = [overlay for overlay in overlays if not _find(cards, I2S_OVERLAYS[overlay])]
+    if pending and (not cards or ref in [I2S_OVERLAYS[overlay] for overlay in pending]):
+        detail = _("dtoverlay={overlay} is in config.txt but its card, {card}, is not there yet")
+        return Check(name, False, detail.format(overlay=pending[0], card=I2S_OVERLAYS[pending[0]]), "sudo reboot"), None
     if not cards:
-        missing = [overlay for overlay in overlays if not _find(cards, I2S_OVERLAYS[overlay])]
-        if missing:
-            detail = _("dtoverlay={overlay} is in config.txt but there is no sound card yet").format(overlay=missing[0])
-            return Check(name, False, detail, "sudo reboot"), None
         return Check(name, False, _("no sound card (/proc/asound/cards)"), _(CHOICES)), None
     listed = ", ".join(card.said() for card in cards)
-    ref = card_of(device)
     if ref is None:
         detail = _("{device} is a PCM of ALSA's config, not a card (the test phrase tries it); cards: {cards}")
         return Check(name, True, detail.format(device=device, cards=listed)), None

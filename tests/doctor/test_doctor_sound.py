@@ -13,7 +13,7 @@ from dataclasses import replace
 from pathlib import Path
 
 import pytest
-from fake_pi import MAX98357A, NO_CARDS, Pi
+from fake_pi import CARDS, MAX98357A, NO_CARDS, Pi
 
 from companion.cli import build_parser
 from companion.commands.doctor import run
@@ -108,7 +108,12 @@ def test_an_amplifiers_overlay_without_its_card_needs_a_reboot(speaking: Pi) -> 
     speaking.sound_cards(NO_CARDS)
     sound = checks(speaking)["sound"]
     assert not sound.ok and sound.fix == "sudo reboot"
-    assert sound.detail == "dtoverlay=max98357a is in config.txt but there is no sound card yet"
+    assert sound.detail == "dtoverlay=max98357a is in config.txt but its card, MAX98357A, is not there yet"
+    # The headphone jack is there, the amplifier's card not yet: the device that names it needs the reboot too.
+    speaking.sound_cards(CARDS)
+    speaking.write_config(SPEAKS + 'device = "plughw:CARD=MAX98357A,DEV=0"\n')
+    sound = checks(speaking)["sound"]
+    assert not sound.ok and sound.fix == "sudo reboot"
 
 
 def test_the_max98357a_on_hw_refuses_espeaks_mono_and_plughw_converts(speaking: Pi) -> None:
