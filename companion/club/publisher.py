@@ -176,8 +176,9 @@ class Publisher:
             await _put(client, trigger_topic(self.config.table, object_id), _said(message), retain=False)
 
     async def _announce(self, client: aiomqtt.Client, state: dict[str, Any]) -> None:
-        """Home Assistant's config of each sensor the game has, where it changed; an empty one (a removal) for each
-        sensor it no longer has, or, first on a connection, for any a table may have announced before."""
+        """Home Assistant's config of each sensor the game has and of the device's triggers, where it changed; an
+        empty one (a removal) for each sensor it no longer has, or, first on a connection, for any a table may have
+        announced before."""
         table, page = self.config.table, self.page
         announced_now = discovery(table, state, page) | triggers(table, page)
         configs = {topic: json.dumps(config) for topic, config in announced_now.items()}
