@@ -82,7 +82,8 @@ NOTICES: dict[str, tuple[Weight, str]] = {
 
 def utterances(news: Sequence[News], kind: AnyKind, voice: Voice, level: str) -> list[Utterance]:
     """What to say about ``news`` (one event's, in order) at ``level`` (one of :data:`LEVELS`), in the voice's
-    language; the turn is said once, after everything else the event brought.
+    language; the turn is said once, after everything else the event brought, and an action's results are one
+    utterance (the queue says the newest ruling first: their order within one action is kept so).
 
     >>> from companion.games import find_kind
     >>> from companion.games.seises.rules import Seises
@@ -103,7 +104,9 @@ def utterances(news: Sequence[News], kind: AnyKind, voice: Voice, level: str) ->
     turn: str | None = None
     for item in news:
         if isinstance(item, Acted):
-            said += [Utterance(text, Weight.RESULT, voice.language) for text in _results(speech, item, voice)]
+            results = _results(speech, item, voice)  # one utterance, in order: a renuncio, then the hand it ends
+            if results:
+                said.append(Utterance(" ".join(results), Weight.RESULT, voice.language))
             turn = _turn(speech, item, voice)
         elif isinstance(item, Refused):
             said.append(

@@ -6,7 +6,7 @@ Saying a sentence is two steps, both on that thread: espeak-ng renders it to WAV
 player takes them: :class:`Aplay` sends them to the sound card through ALSA (``aplay`` reads its standard input at
 the pace the card plays it, so the thread is busy exactly as long as the voice speaks), :class:`WavFiles` writes
 them to a folder (``companion demo --voice DIR``). docs/decisions/ says why espeak-ng and aplay rather than a
-library (``011-speech-through-espeak-ng-and-aplay.md``).
+library (``011-the-voice-is-espeak-ng-and-aplay.md``).
 """
 
 from __future__ import annotations

@@ -240,3 +240,15 @@ def test_a_game_without_a_speech_module_is_heard_through_its_refusals(monkeypatc
     monkeypatch.setattr("companion.speech.sentences.game_module", lambda _kind, _name: None)
     said = utterances([Refused(refusal)], kind, referee, "all")
     assert [u.text for u in said] == [refusal.sentence("es")]
+
+
+def test_an_action_s_results_are_one_utterance_in_the_order_they_happened() -> None:
+    transcript = GAMES / "seises-renege-on-last-card.txt"
+    for referee, news in told(transcript):
+        referee.language = "en"
+        said = utterances(news, referee.game_kind, referee, "rulings")
+        if said and said[0].text.startswith("Renuncio!") and "wins the" in said[0].text:
+            assert len(said) == 1
+            assert said[0].text.index("Renuncio!") < said[0].text.index("wins the")
+            return
+    raise AssertionError("the recorded game proves a renuncio with the card that ends the hand")
