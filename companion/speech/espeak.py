@@ -12,11 +12,13 @@ from __future__ import annotations
 import struct
 import subprocess
 
+from companion.config import SpeechConfig
+
 __all__ = ["DEFAULT_RATE", "DEFAULT_VOLUME", "VOICES", "RenderError", "render", "true_sizes"]
 
 VOICES = {"es": "es", "en": "en"}  # the table's language -> espeak-ng's voice
-DEFAULT_RATE = 160  # words a minute: a little slower than espeak-ng's 175, for a noisy table
-DEFAULT_VOLUME = 100  # espeak-ng's amplitude, 0 to 200; 100 is its own default
+DEFAULT_RATE = SpeechConfig.rate  # words a minute: a little slower than espeak-ng's 175, for a noisy table
+DEFAULT_VOLUME = SpeechConfig.volume  # espeak-ng's amplitude, 0 to 200; 100 is its own default
 ESPEAK = "espeak-ng"
 
 

@@ -20,6 +20,7 @@ from enum import IntEnum, StrEnum
 from types import ModuleType
 from typing import Any, cast
 
+from companion.config import SPEECH_LEVELS
 from companion.games import AnyKind, Voice, game_module
 from companion.i18n import N_, Said, translate
 from companion.referee.news import Acted, Misplaced, News, Noticed, Refused, Undone
@@ -28,7 +29,7 @@ from companion.rules.base import Play
 
 __all__ = ["LEVELS", "REFUSALS", "Utterance", "Weight", "capital", "refusal_sentence", "utterances"]
 
-LEVELS = ("off", "rulings", "all")  # how much the table says: nothing; refusals and results; everything
+LEVELS = SPEECH_LEVELS  # how much the table says: nothing; refusals and results; everything
 
 
 class Weight(IntEnum):

@@ -32,7 +32,11 @@ Render = Callable[[str, str, int, int], bytes]  # (text, language, rate, volume)
 
 
 class Player(Protocol):
-    """Where the voice's WAV bytes go."""
+    """Where the voice's WAV bytes go. ``paced``: saying takes as long as the sentence lasts (a sound card), so the
+    speaker says them on its own thread; else (files on a simulated clock) each is said at once, as it is heard,
+    and none goes stale."""
+
+    paced: bool
 
     def play(self, wav: bytes, utterance: Utterance) -> None:
         """Say ``wav`` (``utterance`` rendered), returning once it is said."""
@@ -42,6 +46,8 @@ class Aplay:
     """The sound card, through ALSA's ``aplay`` (Debian's ``alsa-utils``) on the PCM ``device`` (``default``, or
     one ``aplay -L`` lists, such as ``hw:CARD=MAX98357A``). A failure is logged, once for each distinct message,
     and the table goes on silent."""
+
+    paced = True
 
     def __init__(self, device: str = "default", command: Sequence[str] | None = None) -> None:
         self.command = list(command) if command is not None else ["aplay", "-q", "-D", device, "-"]
@@ -67,24 +73,28 @@ class Aplay:
 
 
 class WavFiles:
-    """A folder the voice writes to: each utterance as ``NNN.wav`` with ``NNN.txt`` beside it (its sentence)."""
+    """A folder the voice writes to: each utterance as ``NNN.wav`` with ``NNN.txt`` beside it (its sentence), after
+    ``prefix`` (the demo's game: ``seises-001.wav``)."""
 
-    def __init__(self, folder: Path) -> None:
+    paced = False
+
+    def __init__(self, folder: Path, prefix: str = "") -> None:
         folder.mkdir(parents=True, exist_ok=True)
-        self.folder = folder
+        self.folder, self.prefix = folder, prefix
         self.written = 0
 
     def play(self, wav: bytes, utterance: Utterance) -> None:
         self.written += 1
-        stem = self.folder / f"{self.written:03d}"
+        stem = self.folder / f"{self.prefix}{self.written:03d}"
         stem.with_suffix(".wav").write_bytes(wav)
         stem.with_suffix(".txt").write_text(utterance.text + "\n", "utf-8")
 
 
 class Speaker:
     """The table's voice at ``level`` (one of :data:`~companion.speech.sentences.LEVELS`; it may change at any
-    time). :meth:`start` runs it on its own thread; unstarted, :meth:`say_all` says what waits, in the caller's
-    thread (the demo, the tests)."""
+    time). With a paced player it says its sentences on its own thread, started with the first one heard (a table
+    that says nothing runs none); else at once, in the caller's thread (the demo's files, on its simulated
+    clock). :meth:`say_all` says what waits, here and now (the tests)."""
 
     def __init__(
         self,
@@ -111,6 +121,10 @@ class Speaker:
             for utterance in said:
                 self._queue.put(utterance)
             self._ready.notify()
+        if not self.player.paced:
+            self.say_all()
+        elif self._thread is None and not self._stopping:
+            self.start()
 
     def start(self) -> None:
         self._thread = threading.Thread(target=self._run, name="speech", daemon=True)

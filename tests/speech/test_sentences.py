@@ -5,16 +5,14 @@ words take, with no field left unfilled and no word of the other language."""
 
 from __future__ import annotations
 
-import array
-import io
 import re
 import shlex
-import wave
 from collections.abc import Iterator
 from functools import cache
 from pathlib import Path
 
 import pytest
+from wav_samples import samples
 
 import companion
 from companion.config import GameConfig
@@ -151,16 +149,6 @@ def spoken_templates() -> Iterator[tuple[str, str, str]]:
                     yield lang, msgid, translate_n(msgid, plurals[msgid], n, lang).format(**values)
             else:
                 yield lang, msgid, translate(msgid, lang).format(**values)
-
-
-def samples(wav: bytes) -> tuple[float, int]:
-    """A WAV's length in seconds and its loudest sample (16-bit mono, as espeak-ng writes)."""
-    with wave.open(io.BytesIO(wav)) as read:
-        assert (read.getnchannels(), read.getsampwidth()) == (1, 2)
-        frames = read.readframes(read.getnframes())
-        seconds = read.getnframes() / read.getframerate()
-    values = array.array("h", frames)
-    return seconds, max(map(abs, values), default=0)
 
 
 def check_said(text: str, lang: str) -> None:

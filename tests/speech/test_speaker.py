@@ -55,8 +55,7 @@ def test_a_burst_while_the_card_is_busy_says_the_newest_ruling_then_the_last_tur
     referee = Referee(GameConfig(language="en"), {"z1": "table"})  # the voice: card and seat names
     game = Seises(players=4)
     kind = referee.game_kind
-    speaker.start()
-    try:
+    try:  # the speaker starts its thread with the first sentence
         speaker.hear([acted(game, "6O")], kind, referee, 0.0)
         wait_for(lambda: log.exists() and log.read_text().count("started") == 1, "the card starts the first turn")
         burst: list[Sequence[News]] = [
@@ -88,9 +87,11 @@ def test_a_missing_aplay_is_said_once_and_the_table_goes_on(tmp_path: Path, capl
     speaker = Speaker(player, level="rulings")
     referee = Referee(GameConfig(language="es"), {"z1": "table"})
     game = Seises(players=4)
-    for card in ("7O", "8O"):
-        speaker.hear([refused(game, card)], referee.game_kind, referee, 0.0)
-        speaker.say_all()
+    speaker.hear([refused(game, "7O")], referee.game_kind, referee, 0.0)
+    wait_for(lambda: caplog.records, "the failure logged")
+    speaker.hear([refused(game, "8O")], referee.game_kind, referee, 1.0)
+    wait_for(lambda: speaker.waiting == 0, "the second sentence taken")
+    speaker.close()  # once the sentence being said is done
     assert [r.getMessage() for r in caplog.records].count(
         f"speech: {tmp_path / 'no-aplay'} is not installed: sudo apt-get install alsa-utils"
     ) == 1

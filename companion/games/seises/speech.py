@@ -23,7 +23,7 @@ REFUSALS: dict[StrEnum, str] = {
     SeisesReason.SUIT_NOT_STARTED: N_(
         "There is no row of {suit} yet: the 6 of {suit} starts it. Take back the {name}."
     ),
-    SeisesReason.NOT_NEXT_IN_ROW: N_("The {name} does not follow the {row} of {suit}. {needed} fits, or pay."),
+    SeisesReason.NOT_NEXT_IN_ROW: N_("The {name} does not follow the row of {suit}. {needed} fits, or pay."),
     SeisesReason.HOLDS_A_PLAYABLE_CARD: N_("You cannot pay: you hold a card that can be played."),
 }
 
