@@ -109,10 +109,12 @@ def assemble(config: Config, devices: Devices) -> Assembly:
 
         assembly.publisher = Publisher(config.mqtt, devices.journal, lambda: state(referee.current_game))
         table.outputs.append(assembly.publisher)
-    if devices.voice is not None:  # a listener: it hears the news after every output showed the view
+    if devices.voice is not None and config.speech.level != "off":  # "off" in the config: a table with no voice
+        # a listener: it hears the news after every output showed the view
         speech = config.speech
         assembly.speaker = Speaker(devices.voice, speech.level, speech.rate, speech.volume)
         table.listeners.append(assembly.speaker)
+        referee.allow_speech(speech.level)  # the menu and the phone's settings offer to change it
         closing.append(assembly.speaker.close)
     return assembly
 

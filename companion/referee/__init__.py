@@ -42,8 +42,8 @@ from companion.journal import Entry
 from companion.menu import Menu, Settings, games_for, unfit_games
 from companion.referee.effects import Committed, Effect, GameOpened, SettingsChanged
 from companion.referee.health import Health, HealthEvent, HubStatus, JournalNotice, JournalStatus, ReaderStatus
-from companion.referee.news import Acted, Misplaced, News, Noticed, Refused, Undone
-from companion.referee.phone import NewGame, PairingEnded, SeatNames, new_code
+from companion.referee.news import Acted, LevelChosen, Misplaced, News, Noticed, Refused, Undone
+from companion.referee.phone import NewGame, PairingEnded, SeatNames, SpeechLevel, new_code
 from companion.referee.texts import TEXT, TODO
 from companion.referee.zones import CardFound, Zones
 from companion.rules import Action, Game, IllegalPlay, Outcome, Reason
@@ -60,6 +60,7 @@ __all__ = [
     "HubStatus",
     "JournalNotice",
     "JournalStatus",
+    "LevelChosen",
     "Misplaced",
     "NewGame",
     "News",
@@ -72,6 +73,7 @@ __all__ = [
     "Refused",
     "SeatNames",
     "SettingsChanged",
+    "SpeechLevel",
     "Undone",
 ]
 
@@ -84,7 +86,7 @@ class Pending:
     zone: str | None
 
 
-PhoneEvent = SeatNames | NewGame | PairingEnded  # what a paired phone changes (companion.referee.phone)
+PhoneEvent = SeatNames | NewGame | PairingEnded | SpeechLevel  # what a paired phone changes (companion.referee.phone)
 Event = (
     CardArrived | CardFound | CardLeft | UnknownTag | UnknownTagLeft | SameCardTwice | Press | HealthEvent | PhoneEvent
 )
@@ -119,6 +121,7 @@ class Referee:
         self.pairing_code: str | None = None
         self.new_code = new_code
         self._told: list[News] = []  # what the last event did, for the outputs that word it themselves
+        self.speech: str | None = None  # how much the table says aloud, once it has a voice (allow_speech)
         self.message = self._advice()
 
     # ---- set-up ---------------------------------------------------------------------------------------------
@@ -207,7 +210,7 @@ class Referee:
     def _dispatch(self, event: Event, now: float) -> list[Committed]:
         if isinstance(event, Press):
             return self._press(event, now)
-        if isinstance(event, SeatNames | NewGame | PairingEnded):
+        if isinstance(event, SeatNames | NewGame | PairingEnded | SpeechLevel):
             return self._phone(event, now)
         if isinstance(event, CardArrived):
             return self._arrived(event.zone, event.card, now)
@@ -508,7 +511,9 @@ class Referee:
         if choice.key == "language":  # the table's from now on: kept on the game's row, so a power cut keeps it
             self.config = replace(self.config, language=settings.language)
             return [self._settings_entry(now)]
-        if choice.key == "close":
+        if choice.key == "speech":
+            self._choose_speech(settings.speech)
+        elif choice.key == "close":
             self.menu = None
         elif choice.key == "pair":
             self.menu = None
@@ -581,6 +586,11 @@ class Referee:
             return self._new_game(event.settings, now)
         if isinstance(event, SeatNames):
             return self._rename(event.names, now)
+        if isinstance(event, SpeechLevel):
+            self._choose_speech(event.level)
+            if self.menu is not None:  # the menu open on the table shows the phone's choice
+                self.menu.settings = replace(self.menu.settings, speech=self.speech)
+            return []
         if self.pairing_code is not None:
             self.pairing_code = None
             self._say(MessageKind.INFO, f"pairing_{event.why}")
@@ -618,7 +628,15 @@ class Referee:
         """The settings the menu opens on: the game being played."""
         counts = self.kind.player_counts(self.game.deck)
         players = self.config.players if self.config.players in counts else counts[0]
-        return Settings(game=self.kind.name, players=players, deck=self.config.deck_name, language=self.language)
+        return Settings(
+            game=self.kind.name, players=players, deck=self.config.deck_name, language=self.language, speech=self.speech
+        )
+
+    def _choose_speech(self, level: str | None) -> None:
+        """The players chose how much the table says: the voice hears it as news (a table without one ignores it)."""
+        if self.speech is not None and level is not None:
+            self.speech = level
+            self._told.append(LevelChosen(level))
 
     # ---- messages: the table's voice ------------------------------------------------------------------------
 
@@ -717,6 +735,15 @@ class Referee:
         """What the last event handled did, in order (:mod:`companion.referee.news`): for the outputs that word the
         news themselves (the voice), read once :meth:`handle` returned."""
         return tuple(self._told)
+
+    def allow_speech(self, level: str) -> None:
+        """The table has a voice, saying ``level`` (one of ``SPEECH_LEVELS``): the menu offers to change it."""
+        self.speech = level
+
+    @property
+    def speech_level(self) -> str | None:
+        """How much the table says aloud now, or None when it has no voice."""
+        return self.speech
 
     def allow_pairing(self) -> None:
         """The table serves a page: the menu offers "pair a phone" from now on."""

@@ -28,7 +28,7 @@ from typing import Any
 
 from companion.rules import Action, IllegalPlay
 
-__all__ = ["Acted", "Misplaced", "News", "Noticed", "Refused", "Undone"]
+__all__ = ["Acted", "LevelChosen", "Misplaced", "News", "Noticed", "Refused", "Undone"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -71,4 +71,11 @@ class Noticed:
     fields: Mapping[str, Any] = field(default_factory=dict)
 
 
-News = Acted | Refused | Misplaced | Undone | Noticed
+@dataclass(frozen=True, slots=True)
+class LevelChosen:
+    """The players chose how much the table says aloud (the menu's "voice", the phone's settings)."""
+
+    level: str
+
+
+News = Acted | Refused | Misplaced | Undone | Noticed | LevelChosen

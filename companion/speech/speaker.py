@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import Protocol
 
 from companion.games import AnyKind, Voice
-from companion.referee.news import News
+from companion.referee.news import LevelChosen, News
 from companion.speech.espeak import DEFAULT_RATE, DEFAULT_VOLUME, RenderError, render
 from companion.speech.queue import Queue
 from companion.speech.sentences import LEVELS, Utterance, utterances
@@ -114,6 +114,9 @@ class Speaker:
         self._failed: set[str] = set()
 
     def hear(self, news: Sequence[News], kind: AnyKind, voice: Voice, now: float) -> None:
+        for item in news:
+            if isinstance(item, LevelChosen):  # the menu's or the phone's: what follows is said at it
+                self.level = item.level
         said = utterances(news, kind, voice, self.level)
         if not said:
             return
