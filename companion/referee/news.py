@@ -50,7 +50,7 @@ class Refused:
 
 @dataclass(frozen=True, slots=True)
 class Misplaced:
-    """A card laid on a zone its game does not take it on (a Seises suit zone of another suit)."""
+    """A card laid on a zone its game does not take it on (a suit's zone, a card of another suit)."""
 
     card: str
     zone: str

@@ -86,16 +86,14 @@ def utterances(news: Sequence[News], kind: AnyKind, voice: Voice, level: str) ->
     language; the turn is said once, after everything else the event brought, and an action's results are one
     utterance (the queue says the newest ruling first: their order within one action is kept so).
 
-    >>> from companion.games import find_kind
-    >>> from companion.games.seises.rules import Seises
-    >>> from companion.referee import Referee
     >>> from companion.config import GameConfig
-    >>> from companion.rules import Play
-    >>> game = Seises(players=4); refusal = game.refusal(Play("7O"))
-    >>> voice = Referee(GameConfig(language="en"), {"z1": "table"})
-    >>> [u.text for u in utterances([Refused(refusal)], find_kind("seises"), voice, "rulings")]
+    >>> from companion.events import CardArrived
+    >>> from companion.referee import Referee
+    >>> referee = Referee(GameConfig(language="en"), {"z1": "table"})  # the default game
+    >>> _ = referee.handle(CardArrived("z1", "7O"), 0.0)
+    >>> [u.text for u in utterances(referee.told, referee.game_kind, referee, "rulings")]
     ['The first card is the 6 of coins. Take back the 7 of coins.']
-    >>> utterances([Refused(refusal)], find_kind("seises"), voice, "off")
+    >>> utterances(referee.told, referee.game_kind, referee, "off")
     []
     """
     if level == "off":

@@ -74,7 +74,7 @@ class Aplay:
 
 class WavFiles:
     """A folder the voice writes to: each utterance as ``NNN.wav`` with ``NNN.txt`` beside it (its sentence), after
-    ``prefix`` (the demo's game: ``seises-001.wav``)."""
+    ``prefix`` (the demo's game: ``<game>-001.wav``)."""
 
     paced = False
 

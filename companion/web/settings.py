@@ -82,6 +82,8 @@ SETTINGS_STRINGS: dict[str, str] = {
     "seats": N_("Seat names"),
     "seats_note": N_("In the order you sit; the table asks who laid the 6 of oros."),
     "seats_unnamed": N_("This game does not name seats."),
+    "voice": N_("Voice"),  # how much the table says aloud, as the menu's line
+    "voice_note": N_("What the table says aloud: nothing, its rulings (refusals and results), or everything."),
     "save": N_("Save"),
     "done": N_("Done."),
     "not_paired": N_(
