@@ -20,6 +20,9 @@ VOICES = {"es": "es", "en": "en"}  # the table's language -> espeak-ng's voice
 DEFAULT_RATE = SpeechConfig.rate  # words a minute: a little slower than espeak-ng's 175, for a noisy table
 DEFAULT_VOLUME = SpeechConfig.volume  # espeak-ng's amplitude, 0 to 200; 100 is its own default
 ESPEAK = "espeak-ng"
+# espeak-ng is the voice's one CPU-bound step (tens of ms a sentence): run below the service's priority, so that a
+# scan arriving meanwhile gets the CPU first (coreutils' nice; the Pi's cores are few and the service shares them)
+NICE = ("nice", "-n", "10")
 
 
 class RenderError(RuntimeError):
@@ -30,7 +33,7 @@ def render(text: str, lang: str, rate: int = DEFAULT_RATE, volume: int = DEFAULT
     """``text`` said in ``lang`` (a table language; another is said with the English voice) as WAV bytes: 16-bit
     mono at espeak-ng's 22050 Hz."""
     voice = VOICES.get(lang, "en")
-    command = [ESPEAK, "-v", voice, "-s", str(rate), "-a", str(volume), "--stdout", "--", text]
+    command = [*NICE, ESPEAK, "-v", voice, "-s", str(rate), "-a", str(volume), "--stdout", "--", text]
     try:
         done = subprocess.run(command, capture_output=True, check=False, timeout=30)
     except FileNotFoundError:
