@@ -4,7 +4,7 @@ It owns no thread and no clock: every call brings its time. The daemon calls it 
 and the tests call it directly with a simulated clock. For each event the order is always the same: the
 tracker turns scans into card events, the referee decides, the journal writes what was committed, and only
 then do the outputs show the new view, so nothing is shown as done that is not on disk (or the screen says the
-disk is full).
+disk is full); last, the listeners (the voice) hear what the referee told of the events, to word it themselves.
 """
 
 from __future__ import annotations
