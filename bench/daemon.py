@@ -239,7 +239,7 @@ def scan_to_led_in_service(
 SPEECH_ALL = '[speech]\nlevel = "all"\ndevice = "null"\n'  # ALSA's null PCM: any machine has it
 
 
-def scan_to_led_with_speech(rounds: int = 3, hz: int = 400_000) -> tuple[list[float], list[float], int]:
+def scan_to_led_with_speech(rounds: int = 5, hz: int = 400_000) -> tuple[list[float], list[float], int]:
     """Seconds from hand-off to LED for each scan that changed it: with the voice off, and with it saying
     everything (rounds interleaved, the same seeds); and how many sentences the voice played meanwhile."""
     off: list[float] = []

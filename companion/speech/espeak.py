@@ -10,9 +10,9 @@ it writes ``0x7ffff000``-ish placeholders instead (espeak-ng's ``src/espeak-ng.c
 from __future__ import annotations
 
 import struct
-import subprocess
 
 from companion.config import SpeechConfig
+from companion.speech.process import run
 
 __all__ = ["DEFAULT_RATE", "DEFAULT_VOLUME", "VOICES", "RenderError", "render", "true_sizes"]
 
@@ -35,11 +35,11 @@ def render(text: str, lang: str, rate: int = DEFAULT_RATE, volume: int = DEFAULT
     voice = VOICES.get(lang, "en")
     command = [*NICE, ESPEAK, "-v", voice, "-s", str(rate), "-a", str(volume), "--stdout", "--", text]
     try:
-        done = subprocess.run(command, capture_output=True, check=False, timeout=30)
+        done = run(command, timeout=30)
     except FileNotFoundError:
         raise RenderError("espeak-ng is not installed: sudo apt-get install espeak-ng") from None
-    except subprocess.TimeoutExpired:
-        raise RenderError(f"espeak-ng took over 30 s to say {text!r}") from None
+    if done.killed:
+        raise RenderError(f"espeak-ng took over 30 s to say {text!r}")
     if done.returncode != 0 or len(done.stdout) <= 44:
         said = done.stderr.decode("utf-8", "replace").strip() or f"exit status {done.returncode}"
         raise RenderError(f"espeak-ng could not say {text!r} with the voice {voice!r}: {said}")

@@ -12,7 +12,6 @@ library (``011-the-voice-is-espeak-ng-and-aplay.md``).
 from __future__ import annotations
 
 import logging
-import subprocess
 import threading
 from collections.abc import Callable, Sequence
 from pathlib import Path
@@ -21,6 +20,7 @@ from typing import Protocol
 from companion.games import AnyKind, Voice
 from companion.referee.news import LevelChosen, News
 from companion.speech.espeak import DEFAULT_RATE, DEFAULT_VOLUME, RenderError, render
+from companion.speech.process import run
 from companion.speech.queue import Queue
 from companion.speech.sentences import LEVELS, Utterance, utterances
 
@@ -55,11 +55,11 @@ class Aplay:
 
     def play(self, wav: bytes, utterance: Utterance) -> None:
         try:
-            done = subprocess.run(self.command, input=wav, capture_output=True, check=False, timeout=120)
+            done = run(self.command, wav, timeout=120)
         except FileNotFoundError:
             self._failed(f"{self.command[0]} is not installed: sudo apt-get install alsa-utils")
             return
-        except subprocess.TimeoutExpired:
+        if done.killed:
             self._failed(f"{self.command[0]} took over 2 minutes to say {utterance.text!r}: is the sound card stuck?")
             return
         if done.returncode != 0:
