@@ -176,6 +176,10 @@ STRINGS: dict[str, str] = {
     "players": N_("Players"),
     "deck": N_("Deck"),
     "language": N_("Language"),
+    "speech": N_("Voice"),  # how much the table says aloud: its values are the three below
+    "off": N_("Off"),
+    "rulings": N_("Rulings"),
+    "all": N_("Everything"),
     "new_game": N_("New game"),
     "close": N_("Close"),
     "new_game_sure": N_("New game?"),  # "New game" picked once: a second OK starts it

@@ -182,8 +182,8 @@ def fired(view: TableView, last: Message | None) -> list[str]:
     """The triggers (object ids) the table's ``view`` fires, after a view whose message was ``last``: those of a
     message the table has just said. The referee makes a new message for each thing it says, so one shown again
     after a later event (the same object) fires nothing. What a message is comes from its kind's properties and the
-    referee's own kinds (docs/decisions/011): the game's end, another milestone (a game's own kind: a Seises hand,
-    a 6º SET set), a refusal; a renuncio from the status light's renuncio look, alone or with the hand or the game
+    referee's own kinds (docs/decisions/011): the game's end, another milestone (a game's own kind: a hand, a
+    set), a refusal; a renuncio from the status light's renuncio look, alone or with the hand or the game
     it ends::
 
         >>> end_of_hand = MessageKind("end_of_hand", milestone=True)  # as a game declares it in its package
@@ -198,11 +198,11 @@ def fired(view: TableView, last: Message | None) -> list[str]:
         return []
     found = ["renuncio"] if view.status is StatusLight.RENEGE else []
     kind = message.kind
-    if kind is MessageKind.END_OF_GAME:
+    if kind == MessageKind.END_OF_GAME:
         found.append("game_won")
-    elif kind.milestone:  # a part of the game ended: a Seises hand, a 6º SET set (a game's own kinds, by property)
+    elif kind.milestone:  # a part of the game ended: a hand, a set (a game's own kinds, by property)
         found.append("hand_won")
-    elif kind is MessageKind.ILLEGAL:
+    elif kind == MessageKind.ILLEGAL:
         found.append("illegal_play")
     return found
 

@@ -5,7 +5,8 @@ The readers are MFRC522 chips simulated at the register level (:class:`~companio
 by our driver), the buttons and LEDs gpiozero's on mock pins, the OLED the real luma ssd1306 driver on a fake I2C
 bus decoded back into a picture; the zone LEDs are the Pi's (a game of one zone) or LED commands for the hub (more
 zones). Every card of the deck is enrolled in a registry of its own and every committed action goes to a real
-journal. The readers are polled around each change only: polls of an unchanged table produce no events.
+journal. The readers are polled around each change only: polls of an unchanged table produce no events. Given a
+``voice`` folder, the table says everything it would say aloud (``[speech] level = "all"``) into it, as WAV files.
 """
 
 from __future__ import annotations
@@ -23,7 +24,7 @@ from PIL import Image
 
 import companion.sim
 from companion.assembly import Assembly, Devices, assemble
-from companion.config import Config, GameConfig
+from companion.config import Config, GameConfig, SpeechConfig
 from companion.events import Button
 from companion.games import find_kind
 from companion.hardware import PinMap
@@ -33,6 +34,7 @@ from companion.nfc.registry import Registry
 from companion.readers.sim import KIND as SIM_READERS
 from companion.referee import Referee
 from companion.sim.oled import FakeI2CBus
+from companion.speech import WavFiles
 from companion.table import Table
 from companion.ui.display import Screen
 from companion.ui.lights import HubZoneLights, StatusLed
@@ -70,6 +72,7 @@ class Bench:
         bus: Any,
         web: tuple[str, int] | None,
         hand: Callable[[], Hand] | None,
+        voice: Path | None = None,
     ) -> None:
         companion.sim.reset()  # the demo owns the simulated bench: readers, fields and clock start afresh
         kind = find_kind(game)
@@ -82,6 +85,7 @@ class Bench:
             registry=workdir / "registry.toml",
             journal=journal or workdir / "journal.db",
             web=web,
+            speech=SpeechConfig(level="all") if voice is not None else SpeechConfig(),
         )
         self.zone_names = tuple(zones)
         self.now = 0.0
@@ -110,6 +114,7 @@ class Bench:
             screen=_Screen(self),
             lights=hub,
             hand=hand,
+            voice=WavFiles(voice, prefix=f"{kind.name}-") if voice is not None else None,
         )
         self.assembly: Assembly = assemble(self.config, devices)
         for card in self.referee.current_game.deck:

@@ -84,6 +84,8 @@ LAYERS = (
             "ui/",
             "games/*/screen.py",
             "games/*/examples.py",
+            "games/*/speech.py",
+            "speech/",
             "doctor/",
             "readers/",
         ),

@@ -25,13 +25,14 @@ from typing import Any
 
 from aiohttp import web
 
+from companion.config import SPEECH_LEVELS
 from companion.events import ZoneScan
 from companion.i18n import N_, Said, languages, translate
 from companion.menu import Settings, decks_for, games_for, label, players_for, unfit_games
 from companion.nfc.enrollment import Enrollment
 from companion.nfc.registry import Registry, RegistryError
 from companion.nfc.stations import LentStation
-from companion.referee import NewGame, PairingEnded, SeatNames
+from companion.referee import NewGame, PairingEnded, SeatNames, SpeechLevel
 from companion.referee.phone import seat_names
 from companion.table import Table
 from companion.view import TableView
@@ -81,6 +82,8 @@ SETTINGS_STRINGS: dict[str, str] = {
     "seats": N_("Seat names"),
     "seats_note": N_("In the order you sit; the table asks who laid the 6 of oros."),
     "seats_unnamed": N_("This game does not name seats."),
+    "voice": N_("Voice"),  # how much the table says aloud, as the menu's line
+    "voice_note": N_("What the table says aloud: nothing, its rulings (refusals and results), or everything."),
     "save": N_("Save"),
     "done": N_("Done."),
     "not_paired": N_(
@@ -185,6 +188,7 @@ class PhoneSettings:
         app.router.add_post("/api/pair", self._pair)
         app.router.add_post("/api/seats", self._seats)
         app.router.add_post("/api/game", self._game)
+        app.router.add_post("/api/speech", self._speech)
         app.router.add_post("/api/enroll", self._enroll)
         app.router.add_post("/api/enroll/stop", self._stop_enrolling)
 
@@ -250,6 +254,14 @@ class PhoneSettings:
                 "named": referee.game_kind.names_first_seat,
                 "players": referee.game_config.players,
                 "names": list(referee.game_config.seat_names),
+            },
+            "speech": None  # how much the table says aloud, when it has a voice, and the levels offered
+            if now.speech is None
+            else {
+                "level": now.speech,
+                "levels": [
+                    {"name": level, "label": label("speech", level, now.game, language)} for level in SPEECH_LEVELS
+                ],
             },
             "enrollment": None if self._enrollment is None else self._enrollment.state(self._enrolling()),
             "texts": {key: translate(text, language) for key, text in SETTINGS_STRINGS.items()},
@@ -322,6 +334,17 @@ class PhoneSettings:
             raise _bad(str(exc)) from None
         self.table.status(SeatNames(names), asyncio.get_running_loop().time())
         return web.json_response({"names": list(referee.game_config.seat_names)})
+
+    async def _speech(self, request: web.Request) -> web.Response:
+        body = await self._changing(request)
+        referee = self.table.referee
+        if referee.speech_level is None:
+            raise _bad("this table has no voice: give it a sound card and a [speech] level in its config")
+        level = body.get("level")
+        if level not in SPEECH_LEVELS:
+            raise _bad(f"level {level!r}: choose {', '.join(SPEECH_LEVELS)}")
+        self.table.status(SpeechLevel(str(level)), asyncio.get_running_loop().time())
+        return web.json_response({"level": referee.speech_level})
 
     async def _game(self, request: web.Request) -> web.Response:
         body = await self._changing(request)
