@@ -19,7 +19,7 @@ from companion.config import DEFAULT_PATH, Config, ConfigError, load_config
 from companion.decks import DeckError, load_deck
 from companion.doctor.checks import Check, System
 from companion.doctor.pi import check_access, check_gpio, check_i2c, check_pins
-from companion.doctor.sound import sound_checks, sound_nodes, speech_settings
+from companion.doctor.sound import Speech, sound_checks, sound_nodes
 from companion.hardware import DEFAULT_PINMAP, INSTALLED_PINMAP, PinMap, PinMapError, load_pinmap, pinmap_path
 from companion.i18n import N_, _, language
 from companion.journal import health as journal_health
@@ -105,7 +105,7 @@ def diagnose(config_path: Path | None, system: System) -> Iterator[Check]:
     path = config_path or system.path(DEFAULT_PATH)
     check, config = check_config(path)
     yield check
-    speech = speech_settings(path)
+    speech = Speech(config.speech.level, config.speech.device)
     check, pinmap = check_pinmap(config, system)
     yield check
     if pinmap is None:

@@ -18,12 +18,10 @@ import io
 import re
 import subprocess
 import sys
-import tomllib
 import wave
 from array import array
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
-from pathlib import Path
 
 from companion.doctor.checks import Check, System
 from companion.doctor.pi import UNIT, boot_config
@@ -43,7 +41,6 @@ __all__ = [
     "parse_cards",
     "sound_checks",
     "sound_nodes",
-    "speech_settings",
     "unit_shuts_out_sound",
     "wav_sound",
 ]
@@ -72,7 +69,8 @@ SECONDS = (1.0, 20.0)  # how long the test phrase may last when spoken: a shorte
 
 @dataclass(frozen=True)
 class Speech:
-    """The config's ``[speech]`` as doctor needs it: whether the table speaks, and through which ALSA PCM."""
+    """The config's ``[speech]`` as doctor needs it (:class:`~companion.config.SpeechConfig`): whether the table
+    speaks, and through which ALSA PCM."""
 
     level: str = "off"
     device: str = "default"
@@ -80,20 +78,6 @@ class Speech:
     @property
     def on(self) -> bool:
         return self.level != "off"
-
-
-def speech_settings(path: Path) -> Speech:
-    """The ``[speech]`` section of the config at ``path``: its level and device, the defaults for what it lacks
-    (a config that does not load is the config check's to report)."""
-    try:
-        with path.open("rb") as file:
-            section = tomllib.load(file).get("speech", {})
-    except (OSError, tomllib.TOMLDecodeError):
-        return Speech()
-    if not isinstance(section, dict):
-        return Speech()
-    level, device = section.get("level", Speech.level), section.get("device", Speech.device)
-    return Speech(str(level), str(device) or Speech.device)
 
 
 @dataclass(frozen=True)
