@@ -47,7 +47,7 @@ class Script:
         seat = self.person.seat_index()
         moves: list[Callable[[], None]] = []  # how to give each committed action's card back to its hand
         step, illegal_done, undo_done = 0, False, seat is not None  # the robots take nothing back from a person
-        while not robots.over():
+        while not robots.over() and referee.current_game is game:
             if seat is not None and robots.turn() == seat:
                 self.person.turn(robots, seat, moves)
                 continue
@@ -60,6 +60,8 @@ class Script:
             if isinstance(action, Play):
                 zone = zone_of[action.line] if action.line else bench.zone_names[0]
             self._perform(action, zone)
+            if referee.current_game is not game:  # a phone started a new game meanwhile
+                break
             assert len(game.actions) > before, f"the table did not take {action}"
             drawn = robots.played(action, hand)
             moves.append(partial(robots.unplayed, action, hand, drawn))
@@ -72,6 +74,8 @@ class Script:
             message = referee.view().message
             if message is not None and message.kind.milestone and game.outcome() is None:
                 bench.wait(3.0)  # the players gather the cards for the next hand or set
+        if referee.current_game is not game:  # the page's person started a new game (the menu, a phone)
+            self.play()
 
     def _perform(self, action: Action, zone: str | None) -> None:
         bench = self.bench
