@@ -163,7 +163,7 @@ function drawVirtual() {
   const why = refusal(latest); // beside the zone that turned red
   document.getElementById("zones").replaceChildren(
     ...zones.map((zone) => {
-      const head = virtual.heads[zone];
+      const head = latest.cards[virtual.heads[zone]] ? virtual.heads[zone] : null; // a card heads it, not a role
       const light = latest.lights[zone] ?? "off";
       const pad = el(
         "div",
