@@ -80,7 +80,15 @@ class Screen:
     def watch(self, watcher: Callable[[Image.Image], None]) -> None:
         """Hand ``watcher`` each frame once the driver has sent it: the very picture the panel shows (the table's
         page mirrors it). It is called from the thread that sends (the screen's own, in the background), so it
-        must only hand the frame on."""
+        must only hand the frame on::
+
+            >>> from companion.sim.oled import FakeI2CBus
+            >>> bus, seen = FakeI2CBus(), []
+            >>> screen = Screen(make_device([], bus=bus))
+            >>> screen.watch(seen.append)
+            >>> screen.show(TableView(), now=0.0), len(seen), seen[0].tobytes() == bus.last_image().tobytes()
+            (True, 1, True)
+        """
         self._watchers.append(watcher)
 
     def _sent(self, image: Image.Image) -> None:

@@ -150,6 +150,9 @@ class WebServer:
     def _mirror(self, width: int, height: int, bits: bytes) -> None:
         """Each page is sent the frame as its width, height and bits (a row after another, a byte for 8 pixels,
         the leftmost its highest bit, lit when set: PIL's 1-bit layout), which its canvas draws."""
+        if not self._pages:
+            self._frame = ""  # nobody has it: the next page gets the last one drawn as it connects
+            return
         text = json.dumps({"width": width, "height": height, "bits": base64.b64encode(bits).decode()})
         if text == self._frame:
             return

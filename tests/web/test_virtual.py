@@ -316,12 +316,18 @@ def test_companion_run_on_a_pc_is_a_virtual_table() -> None:
 
 
 def test_a_real_tables_page_only_shows_and_refuses_the_input(tmp_path: Path, browser: Browser) -> None:
-    """A table whose readers are not simulated serves no virtual table: the same routes say why."""
+    """A table whose readers are not simulated serves no virtual table: the same routes say why; a refused card
+    is said at the top of the page."""
 
-    async def ask() -> tuple[dict[str, Any], int, str, bool]:
+    async def ask() -> tuple[dict[str, Any], int, str, bool, str, str]:
         async with virtual_table(tmp_path) as (daemon, _url, _bus), aiohttp.ClientSession() as session:
-            assert daemon.table is not None
-            real = WebServer(daemon.table, ("127.0.0.1", 0))  # what a table of real readers serves
+            table = daemon.table
+            assert table is not None
+            real = WebServer(table, ("127.0.0.1", 0))  # what a table of real readers serves
+            daemon._readers.put("12C", "z1")  # type: ignore[union-attr]  # a card laid by hand: not the 6 of coins
+            await until(lambda: "illegal" in table.referee.view().zone_lights.values())
+            message = table.referee.view().message
+            assert message is not None
             serving = asyncio.create_task(real.serve())
             try:
                 await until(lambda: real.port is not None)
@@ -333,16 +339,19 @@ def test_a_real_tables_page_only_shows_and_refuses_the_input(tmp_path: Path, bro
                     await expect(page.locator("#game table")).to_be_attached()
                     await asyncio.sleep(0.2)  # the page has asked /api/virtual
                     hidden = await page.locator("#virtual").evaluate("(node) => node.hidden")
-                return shown, status, said, hidden
+                    # no pads to write it beside: the refusal is at the top, where a phone shows it
+                    alert = await page.locator("#alert").inner_text()
+                return shown, status, said, hidden, alert, f"{message.title}\n{message.todo}"
             finally:
                 serving.cancel()
                 await asyncio.gather(serving, return_exceptions=True)
 
-    shown, status, said, hidden = browser.run(ask())
+    shown, status, said, hidden, alert, refused = browser.run(ask())
     real = WORDS["real"]
     assert shown == {"virtual": False, "why": real}
     assert (status, said) == (403, real)
     assert hidden
+    assert alert == refused
 
 
 # ---- companion demo --web: a person plays a seat, the robots the others -----------------------------------------
