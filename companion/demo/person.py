@@ -117,6 +117,19 @@ class Person:
         awaited = self.awaiting == len(game.actions)  # and nothing was committed since
         return Hand(cards, wait=None if awaited else say("robots"))
 
+    def lent(self) -> bool:
+        """Whether a paired phone has borrowed the table's readers (enrolling cards); the robots then wait until it
+        is given back (a button at the table, or the phone), as players wait at a real table. Ticks the table at
+        its own pace meanwhile, so the phone's cards are read."""
+        waited = False
+        while self.server is not None and self._borrowed():
+            waited = True
+            self.bench.tick()
+        return waited
+
+    def _borrowed(self) -> bool:
+        return self.bench.table.borrower is not None
+
     def turn(self, robots: Robots, seat: int, moves: list[Callable[[], None]]) -> None:
         """The person's turn: the robots wait while the table runs at its own pace and the page's hand lays cards
         in the readers' fields and presses the mock buttons (a long OK: the table's menu). Ends once an action is

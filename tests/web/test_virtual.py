@@ -420,7 +420,8 @@ def test_the_demos_person_plays_turns_by_clicking_on_the_page(browser: Browser) 
 
 def test_in_the_demo_a_long_ok_opens_the_menu_a_phone_pairs_and_starts_the_next_game() -> None:
     """``companion demo --web``: on the person's turn the page's "Hold OK" opens the table's menu; its "Pair a
-    phone" code pairs a phone, which names the seats and starts 6º SET; the robots sit down at the new game."""
+    phone" code pairs a phone, which enrolls cards while the robots wait, then starts the next game (2 players,
+    the 48-card deck) and names its seats; the robots sit down at it."""
     with demo_served("seises", seat=1) as (demo, url):
 
         async def press(session: aiohttp.ClientSession, button: str, long: bool = False) -> None:
@@ -445,6 +446,19 @@ def test_in_the_demo_a_long_ok_opens_the_menu_a_phone_pairs_and_starts_the_next_
                 await wait_for(lambda: referee.pairing_shown is not None, 10)
                 status, said = await post(session, f"{url}/api/pair", {"code": referee.pairing_shown})
                 assert status == 200, said
+                # the person plays, and while the robots play a phone enrolls cards: they wait for the table
+                await post(session, f"{url}/api/virtual/lay", {"card": "6O", "zone": "z1"})
+                await wait_for(lambda: referee.pending is not None, 10)
+                await press(session, "confirm")
+                status, said = await post(session, f"{url}/api/enroll", {})
+                assert status == 200, said
+                await wait_for(lambda: demo.table.borrower is not None, 10)
+                played = len(referee.current_game.actions)
+                await asyncio.sleep(0.5)  # 500 s of the robots' time
+                assert demo.table.borrower is not None and len(referee.current_game.actions) == played
+                status, said = await post(session, f"{url}/api/enroll/stop", {})
+                assert status == 200, said
+                await wait_for(my_turn(demo), 30)  # the robots played on
                 old = referee.current_game
                 body = {"game": "seises", "deck": "spanish-48", "players": 2}
                 status, said = await post(session, f"{url}/api/game", body)
