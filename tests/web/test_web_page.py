@@ -5,6 +5,7 @@ Cards go through the simulated readers' field, as at the table, never straight t
 
 from __future__ import annotations
 
+import asyncio
 import re
 import subprocess
 import time
@@ -19,6 +20,7 @@ import companion.sim as sim
 from companion.decks import SUITS, Card, load_deck
 from companion.documents.browser import Browser
 from companion.games import ending
+from companion.hardware import load_pinmap
 from companion.i18n import translate
 from companion.journal import Entry
 from companion.referee import Referee
@@ -182,6 +184,43 @@ def test_the_page_draws_the_state_after_each_action_of_a_recorded_game(
     if recorded.startswith("sexto-set"):  # between sets whose turn it is, never "Over"; then the match's winner
         over = [header for header in headers if header.startswith(tr_page("over", language))]
         assert not over and any(header.startswith(f"{tr_page('winner', language)}: ") for header in headers)
+
+
+def test_after_a_set_that_does_not_end_the_match_the_header_says_the_game_goes_on(
+    tmp_path: Path, browser: Browser
+) -> None:
+    """6º SET resumed one action before its first set ends (pair B passes: pair B cannot link and loses it); PASS
+    and OK pressed on the buttons' mock pins end it: the header says the set's result and that the game goes on,
+    never "Over", and whose turn it is."""
+    lines = (GAMES / "sexto-set-match-of-three.txt").read_text("utf-8").splitlines()
+    played = [line for line in lines if parse_line(line) is not None]
+    assert played[32] == "pass"
+    transcript = tmp_path / "first-set.txt"
+    transcript.write_text("\n".join([lines[0], *played[:32]]), "utf-8")
+    journal_with(tmp_path, transcript, "en")
+
+    async def press(daemon: Any, button: str) -> None:
+        pin = daemon.pin_factory.pin(load_pinmap().buttons[button])
+        pin.drive_low()
+        await asyncio.sleep(0.1)
+        pin.drive_high()
+        await asyncio.sleep(0.1)
+
+    async def end_the_set() -> tuple[str, str, str]:
+        async with serving(tmp_path) as (daemon, url), browser.page(f"{url}/") as page:
+            referee = daemon.table.referee
+            await expect(page.locator("#game table")).to_be_attached()
+            await press(daemon, "pass")
+            await until(lambda: referee.pending is not None)
+            await press(daemon, "confirm")
+            await until(lambda: len(referee.game.actions) == 33)
+            message = referee.view().message
+            assert message is not None and message.kind.milestone
+            await expect(page.locator("#turn")).to_contain_text(tr_page("goes_on", "en"))
+            return await page.locator("#turn").inner_text(), message.title, headline(referee)
+
+    shown, title, expected = browser.run(end_the_set())
+    assert shown == expected == f"{title}, the game goes on. Turn: Pair B", shown
 
 
 # The page counts its renders (each a batch of changes to its DOM), and NEXT_RENDER(n) waits for one after the
