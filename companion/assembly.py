@@ -103,7 +103,7 @@ def assemble(config: Config, devices: Devices) -> Assembly:
     if config.web is not None:
         from companion.web import WebServer
 
-        assembly.web = WebServer(table, config.web, _virtual(table, devices))
+        assembly.web = WebServer(table, config.web, _virtual(table, devices), screen=devices.screen)
         table.outputs.append(assembly.web)  # after the LEDs and the screen: it only notes the view for the loop
     if config.mqtt is not None:  # woken as an output, run by the builder: the table never waits for it
         from companion.club.homeassistant import page_url

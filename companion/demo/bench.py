@@ -95,6 +95,7 @@ class Bench:
         self.on_frame: Callable[[Image.Image], None] = lambda image: None  # each frame the panel got
         self.loop: asyncio.AbstractEventLoop | None = None  # the page's, while served
         self.speed = 1.0  # with the page served: how many times faster than the table's pace
+        self._ticked: float | None = None  # when the last tick at the table's own pace ended (real time)
         self.stopping = threading.Event()
         registry = Registry.load(self.config.registry, deck=game_config.deck_name)
         self.backend = SimBackend(list(zones), registry)
@@ -148,6 +149,7 @@ class Bench:
     def wait(self, seconds: float) -> None:
         """Let ``seconds`` of table time pass, ticking the buttons and the screen as the daemon does; with the page
         served, as much real time passes (divided by ``speed``) while it serves."""
+        self._ticked = None  # table time runs by itself again: no real time since the last tick counts
         if self.loop is not None:
             self.loop.run_until_complete(asyncio.sleep(seconds / self.speed))
             if self.stopping.is_set():
@@ -162,11 +164,14 @@ class Bench:
         """One poll of the readers at the table's own pace: table time is real time while the page is played, so a
         press on the page lasts as long as the page holds the button."""
         assert self.loop is not None
-        start = time.monotonic()
+        # from the last tick's end: the time the table took between two ticks is table time too, or a press held
+        # 1.6 s on the page would be held less than the long press's 1.5 s at the table
+        start = self._ticked if self._ticked is not None else time.monotonic()
         self.loop.run_until_complete(asyncio.sleep(POLL_S))
         if self.stopping.is_set():
             raise Stopped
-        self.now = round(self.now + time.monotonic() - start, 6)
+        self._ticked = time.monotonic()
+        self.now = round(self.now + self._ticked - start, 6)
         self.assembly.buttons.tick(self.now)
         self.screen.tick(self.now)
         for scan in self.backend.poll(self.now):
@@ -205,6 +210,10 @@ class _Screen:
 
     def __init__(self, bench: Bench) -> None:
         self.bench = bench
+
+    def watch(self, watcher: Callable[[Image.Image], None]) -> None:
+        """The page's mirror of the panel (:meth:`companion.ui.display.Screen.watch`)."""
+        self.bench.screen.watch(watcher)
 
     def show(self, view: TableView, now: float) -> None:
         bench = self.bench

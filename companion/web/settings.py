@@ -67,30 +67,30 @@ SETTINGS_STRINGS: dict[str, str] = {
     "settings": N_("Table settings"),
     "table": N_("See the table"),
     "pair_head": N_("Pair this phone"),
-    "pair_how": N_("At the table, hold OK to open the menu and pick «Pair a phone»: the screen shows a code."),
+    "pair_how": N_("At the table, hold OK to open the menu and pick “Pair a phone”: the screen shows a code."),
     "code": N_("Code"),
     "pair": N_("Pair a phone"),  # the menu's words; "Pair" is 6º SET's noun (a pair of players): «Pareja»
     "paired": N_("Phone paired: you may change the table."),
     "next_game": N_("New game"),
     "next_game_note": N_(
-        "Starts now and closes the game being played, as the menu's «New game»; until its first card, a long UNDO "
+        "Starts now and closes the game being played, as the menu's “New game”; until its first card, a long UNDO "
         "at the table brings the closed game back."
     ),
     "missing": N_("{game} is not offered: {why}"),
     "start": N_("Start"),
-    "start_sure": N_("Tap again: this game ends"),  # «Start» tapped once: as the menu's «New game?»
+    "start_sure": N_("Tap again: this game ends"),  # “Start” tapped once: as the menu's “New game?”
     "seats": N_("Seat names"),
-    "seats_note": N_("In the order you sit; the table asks who laid the 6 of oros."),
+    "seats_note": N_("In the order you sit; the table asks who laid the 6 of coins."),
     "seats_unnamed": N_("This game does not name seats."),
     "voice": N_("Voice"),  # how much the table says aloud, as the menu's line
     "voice_note": N_("What the table says aloud: nothing, its rulings (refusals and results), or everything."),
     "save": N_("Save"),
     "done": N_("Done."),
     "not_paired": N_(
-        "This phone is not paired: at the table, hold OK, pick «Pair a phone» in the menu and type here the code "
+        "This phone is not paired: at the table, hold OK, pick “Pair a phone” in the menu and type here the code "
         "its screen shows."
     ),
-    "no_code": N_("The table's screen shows no code: hold OK and pick «Pair a phone» in the menu."),
+    "no_code": N_("The table's screen shows no code: hold OK and pick “Pair a phone” in the menu."),
     "wrong_code": N_("Wrong code: type the one the screen shows ({left} more tries)."),
     "too_many": N_("Wrong code five times from this phone: ask at the table for a new code in the menu."),
     "void": N_("Too many wrong codes: the code is void now. Ask for another in the table's menu."),
