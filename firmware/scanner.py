@@ -81,12 +81,15 @@ class Scanner:
                 return []
             return [ZoneError(zone, READER_UP, "the reader answers again")]
         try:
-            uids = tuple(sorted(self.readers[zone].scan()))
+            found = self.readers[zone].scan()
         except ReaderNotResponding as exc:
             self.health[zone] = READER_DOWN
             return [ZoneError(zone, READER_DOWN, str(exc))]
         except NfcError:
             return self._garbled(zone)  # a damaged answer means a card is there: keep what the zone had
+        if not found and not self.zones[zone]:
+            return []  # most scans, in play: an empty zone still empty (on the Pico, each object built costs)
+        uids = tuple(sorted(found))
         for uid in uids:
             if not uid_is_valid(uid):
                 return self._garbled(zone)  # no tag has such a UID (all 00, all FF): a damaged read

@@ -128,10 +128,16 @@ _T_RUNNING = const(0x08)  # Status1Reg
 # enough (up to 650 ms) for an EEPROM write.
 _PRESCALER = const(67)
 _FC_KHZ = const(13560)
+# One tick in microseconds. The time-out is rounded to whole ticks and the timer starts as the frame's last bit
+# leaves: a look one tick after the time-out finds the timer fired, where a look right at it may come a byte early
+# and cost another look (another transaction).
+_TICK_US = (2 * _PRESCALER + 1) * 1000 / _FC_KHZ
 
 # ISO/IEC 14443-3 type A.
 _REQA = const(0x26)
 _WUPA = const(0x52)
+_REQA_FRAME = bytes((_REQA,))
+_WUPA_FRAME = bytes((_WUPA,))  # every poll sends it: made once
 _SEL = b"\x93\x95\x97"  # SEL code of cascade levels 1, 2, 3
 _CT = const(0x88)  # cascade tag: the UID goes on at the next level
 _SAK_CASCADE = const(0x04)
@@ -158,7 +164,13 @@ FULL_SCAN_EVERY = 16  # a full selection costs a still card twice a quick one: 1
 # costs tens of microseconds on a Pi, reads within it cost bus time only. A burst is at most _MAX_BURST bytes
 # (spidev's buffer is 4096), and waits beyond the chip's own time-out end after _MAX_WAIT_US.
 _MAX_BURST = 1024
+_KEPT_BURSTS = const(16)
 _MAX_WAIT_US = 20000
+# When the chip's timer ends the wait no later than this after the answer is due, the answer is looked for once,
+# when the timer fires: a second look costs a transaction (on the hub's Pico about 0.2 ms, more than the wait it
+# saves), and the timer stops at an answer's 5th bit (datasheet 9.3.3.10, TAuto), so a tag that answers is never
+# cut short. With the hub's short time-out an empty-zone poll is then one look (firmware/hub_config.py).
+_ONE_LOOK_US = 100
 _ETU_US = 128 / 13.56  # one bit on air at 106 kbit/s
 # The tag's frame delay (ISO/IEC 14443-3, 6.2.1.1): 1236/fc after a frame whose last bit is 1, 1172/fc after 0.
 _FDT_US = (1172 / 13.56, 1236 / 13.56)
@@ -168,6 +180,7 @@ _STATUS = bytes((_ERROR, _FIFO_LEVEL, _CONTROL, _COLL))
 _COMM_IRQ_READ = bytes((0x80 | (_COMM_IRQ << 1),))
 _STATUS_READ = bytes(0x80 | (reg << 1) for reg in _STATUS)
 _FIFO_READ = bytes((0x80 | (_FIFO_DATA << 1),))
+_FIFO_WRITE = bytes((_FIFO_DATA << 1,))
 
 # After a reset the chip answers nothing until its crystal runs (datasheet 8.8.2: the crystal's start-up plus
 # 1024 clocks). CommandReg then reads 0x20 (RcvOff set, PowerDown clear); until then MISO reads 0x00. It is read
@@ -187,6 +200,11 @@ def _hex(data: bytes) -> str:
     return "".join("%02X" % b for b in data)
 
 
+# machine_transfer keeps an answer buffer for each length up to this: registers, frames to send, the waits' bursts
+# (a handful of lengths, set by the frames and the time-out).
+_KEPT_BUFFER = const(256)
+
+
 def spidev_transfer(dev: "Any") -> "Callable[[bytes], bytes]":
     """The transfer function of an open ``spidev.SpiDev`` (or ``companion.sim.spidev.SpiDev``)."""
 
@@ -197,17 +215,30 @@ def spidev_transfer(dev: "Any") -> "Callable[[bytes], bytes]":
 
 
 def machine_transfer(spi: "Any", cs: "Any") -> "Callable[[bytes], bytes]":
-    """The transfer function of a MicroPython ``machine.SPI`` with a ``machine.Pin`` as chip select."""
+    """The transfer function of a MicroPython ``machine.SPI`` with a ``machine.Pin`` as chip select.
+
+    On the hub's Pico every Python step of a transaction costs several microseconds, more than its bytes take on
+    the bus (docs/NFC.md, "Per-call cost and figures"): the methods are looked up once, and the answer of a short
+    transaction (a register, a frame for the FIFO) lands in a buffer kept for its length and is returned as it is,
+    not copied. The driver reads it before its next transaction, as ``RC522`` does (an index or a slice)."""
     cs.value(1)
+    select, release, exchange = cs.off, cs.on, spi.write_readinto
+    kept: dict[int, Any] = {}  # bytearrays, handed out where bytes are read
 
     def transfer(data: bytes) -> bytes:
-        buf = bytearray(len(data))
-        cs.value(0)
+        n = len(data)
+        buf: Any = kept.get(n)
+        if buf is None:
+            buf = bytearray(n)
+            if n <= _KEPT_BUFFER:
+                kept[n] = buf
+        select()
         try:
-            spi.write_readinto(data, buf)
+            exchange(data, buf)
         finally:
-            cs.value(1)
-        return bytes(buf)
+            release()
+        answer: bytes = buf
+        return answer
 
     return transfer
 
@@ -265,7 +296,12 @@ class RC522:
         if not 0.05 <= timeout_ms <= 600:
             raise ValueError("timeout_ms %r: use 0.05 to 600 ms (about 1 ms suits a card on a pad)" % timeout_ms)
         self._transfer = transfer
+        self._pair: Any = bytearray(2)  # a register's address and value (or the byte clocked out to read it)
+        self._bursts: dict[int, bytes] = {}  # the waits' address bytes, by length: made once, not at every wait
         self.timeout_ms = timeout_ms
+        # Spelled once: every poll of an empty zone raises it, and on the hub's Pico formatting a float costs
+        # 0.4 ms, more than the rest of the poll's Python.
+        self._silence = "no tag answered within %s ms" % timeout_ms
         self.gain = gain
         self.quick_confirm = quick_confirm
         self._byte_us = 8_000_000 / spi_hz  # one byte on the bus
@@ -285,25 +321,37 @@ class RC522:
     # -- registers ------------------------------------------------------------------------------------------
 
     def _write(self, reg: int, value: int) -> None:
-        self._transfer(bytes((reg << 1, value)))
+        pair = self._pair  # filled in place: building a 2-byte object costs the hub's Pico more than its bytes
+        pair[0] = reg << 1
+        pair[1] = value
+        self._transfer(pair)
 
     def _read(self, reg: int) -> int:
-        return self._transfer(bytes((0x80 | (reg << 1), 0)))[1]
+        pair = self._pair
+        pair[0] = 0x80 | (reg << 1)
+        pair[1] = 0
+        return self._transfer(pair)[1]
 
     def _read_many(self, regs: bytes) -> bytes:
         # In one transaction each address byte clocks out the register named by the byte before it
         # (datasheet 8.1.2.1); a register named n times is read n times.
-        out = bytearray(len(regs) + 1)
+        out: Any = bytearray(len(regs) + 1)
         for i in range(len(regs)):
             out[i] = 0x80 | (regs[i] << 1)
-        return self._transfer(bytes(out))[1:]
+        return self._transfer(out)[1:]
 
     def _burst(self, us: float, fifo: int = 0) -> bytes:
         """CommIrqReg read for about ``us`` microseconds of bus time, then the status registers and ``fifo``
         bytes of the FIFO, in one transaction: the last CommIrqReg sample, ErrorReg, FIFOLevelReg, ControlReg,
         CollReg, the FIFO bytes."""
         n = min(max(int(us / self._byte_us + 0.999), 1), _MAX_BURST)
-        return self._transfer(_COMM_IRQ_READ * n + _STATUS_READ + _FIFO_READ * fifo + b"\x00")[n:]
+        key = n << 8 | fifo
+        out = self._bursts.get(key)
+        if out is None:  # a wait of a new length: a handful per reader (the frames' answers, the time-out)
+            out = _COMM_IRQ_READ * n + _STATUS_READ + _FIFO_READ * fifo + b"\x00"
+            if len(self._bursts) < _KEPT_BURSTS:
+                self._bursts[key] = out
+        return self._transfer(out)[n:]
 
     def version(self) -> int:
         """VersionReg: 0x91 or 0x92 for a genuine MFRC522."""
@@ -347,8 +395,8 @@ class RC522:
     def _set_timeout(self, ms: float) -> None:
         ticks = int(ms * _FC_KHZ / (2 * _PRESCALER + 1) + 0.5)
         reload = min(max(ticks, 1), 0x10000) - 1
-        self._transfer(bytes((_T_RELOAD_H << 1, reload >> 8)))
-        self._transfer(bytes((_T_RELOAD_L << 1, reload & 0xFF)))
+        self._write(_T_RELOAD_H, reload >> 8)
+        self._write(_T_RELOAD_L, reload & 0xFF)
 
     # -- one exchange ---------------------------------------------------------------------------------------
 
@@ -361,7 +409,7 @@ class RC522:
             if not self._fifo_empty:
                 self._write(_FIFO_LEVEL, 0x80)  # flush
         self._write(_COMM_IRQ, 0x7F)  # clear every interrupt flag
-        self._transfer(bytes((_FIFO_DATA << 1,)) + frame)
+        self._transfer(_FIFO_WRITE + frame)
         if not self._armed:
             self._write(_COMMAND, _CMD_TRANSCEIVE)
         self._write(_BIT_FRAMING, _START_SEND | (rx_align << 4) | last_bits)
@@ -436,10 +484,12 @@ class RC522:
         if add_crc:
             frame = with_crc(frame)
         air_us = self._start(frame, last_bits, rx_align)
-        deadline_us = air_us + self.timeout_ms * 1000
+        deadline_us = air_us + self.timeout_ms * 1000 + _TICK_US  # the timer counts whole ticks: see _TICK_US
         last_bit = frame[-1] >> ((last_bits or 8) - 1) & 1
         answer_us = _FDT_US[last_bit] + (answer_bits + answer_bits // 8 + 2) * _ETU_US
         expect_us = air_us + answer_us if answer_bits else deadline_us
+        if expect_us < deadline_us <= expect_us + _ONE_LOOK_US:
+            expect_us = deadline_us
         fifo = (rx_align + answer_bits + 7) // 8
         status, head = self._wait(_RX_IRQ | _ERR_IRQ | _TIMER_IRQ, expect_us, deadline_us, fifo)
         irq, error, level, control, coll = status
@@ -452,7 +502,7 @@ class RC522:
                 self._write(_FIFO_LEVEL, 0x80)
             self._write(_COMMAND, _CMD_TRANSCEIVE)
             self._armed = True
-            raise NfcTimeout("no tag answered within %s ms" % self.timeout_ms)
+            raise NfcTimeout(self._silence)
         if error & (_PROTOCOL_ERR | _BUFFER_OVFL):
             raise NfcProtocolError("the answer broke the frame format (ErrorReg 0x%02X)" % error)
         data = head[:level]
@@ -480,19 +530,19 @@ class RC522:
 
     # -- ISO/IEC 14443-3 type A -----------------------------------------------------------------------------
 
-    def _short_frame(self, command: int) -> bytes:
-        data, bits, _ = self.transceive(bytes((command,)), last_bits=7, answer_bits=16)
+    def _short_frame(self, command: bytes) -> bytes:
+        data, bits, _ = self.transceive(command, last_bits=7, answer_bits=16)
         if bits != 16:
             raise NfcProtocolError("ATQA must be 16 bits, got %d" % bits)
         return data
 
     def reqa(self) -> bytes:
         """REQA: wakes tags in IDLE (not HALT); returns the ATQA."""
-        return self._short_frame(_REQA)
+        return self._short_frame(_REQA_FRAME)
 
     def wupa(self) -> bytes:
         """WUPA: wakes tags in IDLE and HALT; returns the ATQA."""
-        return self._short_frame(_WUPA)
+        return self._short_frame(_WUPA_FRAME)
 
     def halt(self) -> None:
         """HLTA with CRC_A: the selected tag goes to HALT and answers only WUPA from now on (a READY one falls
