@@ -44,6 +44,9 @@ UID = bytes.fromhex("04a1b2c3d4e5f6")
 GOALS_MS = {"laid": 30.0, "lift p99": 150.0}  # docs/PERFORMANCE.md: touch to event, lift to CardLeft
 BOOT_S = 120.0  # wall time allowed for the emulated Pico to boot and answer (a busy machine)
 FIGURES = ("loop", "register", "empty", "new", "round")
+# How far the model's scan times may stray from the calibrated port's, either way (docs/NFC.md): the model charges
+# each transaction one cost (CALL_COST_S["pico"]) where the port spends more between a new tag's transactions.
+MODEL_RATIO = 1.35
 
 
 def _harness() -> Any:
@@ -78,6 +81,7 @@ def device_figures(count: int, cpu_scale: float) -> dict[str, float]:
     """``bench/hub_pico.py`` on the emulated Pico: microseconds of its timer for each of ``FIGURES``."""
     script = {"main.py": (ROOT / "bench/hub_pico.py").read_bytes()}
     figures: dict[str, float] = {}
+    started = 0
     with _emulated(script, cpu_scale) as (hub, readers, harness):
         chip = readers.chips[harness.CHIP_SELECTS[0]]
         with serial.Serial(hub.path, timeout=0) as port:
@@ -96,6 +100,12 @@ def device_figures(count: int, cpu_scale: float) -> dict[str, float]:
                     elif line == "lift":
                         with readers.lock:
                             chip.field.clear()
+                        port.write(b"\n")
+                    elif line.startswith("count "):
+                        started = readers.transactions  # the Pico waits for the line below: no SPI meanwhile
+                        port.write(b"\n")
+                    elif line.startswith("counted "):
+                        figures["transactions " + line.split()[1]] = readers.transactions - started
                         port.write(b"\n")
                     elif line.startswith("figure "):
                         _, name, micros = line.split()
@@ -214,18 +224,21 @@ def model_figures(trials: int) -> tuple[dict[str, float], dict[str, list[float]]
         scanner.start()
         clock = sim.clock
 
-        def timed(action: Callable[[], object]) -> float:
-            start = clock.now_s
+        def timed(action: Callable[[], object], name: str = "") -> float:
+            start, transactions = clock.now_s, clock.transactions
             action()
+            if name:
+                figures["transactions " + name] = clock.transactions - transactions
             return (clock.now_s - start) * 1e3
 
         figures: dict[str, float] = {}
         figures["register"] = timed(readers[0].version)
         readers[0].scan()
-        figures["empty"] = timed(readers[0].scan)
-        figures["round"] = timed(lambda: [scanner.scan_zone(z) for z in range(len(readers))])
+        figures["empty"] = timed(readers[0].scan, "empty")
+        [scanner.scan_zone(z) for z in range(len(readers))]  # every reader scanned once, as on the Pico
+        figures["round"] = timed(lambda: [scanner.scan_zone(z) for z in range(len(readers))], "round")
         sim.field(0, 0).add(sim.Ntag213(UID))
-        figures["new"] = timed(readers[0].scan)
+        figures["new"] = timed(readers[0].scan, "new")
         sim.field(0, 0).clear()
         readers[0].scan()
         scanner.scan_zone(0)
@@ -288,6 +301,15 @@ def report(count: int, trials: int) -> None:
         modeled = model[key]
         cells = (_ms(raw, key), _ms(pico, key), modeled)
         print(f"{label + ' (ms)':44}" + "".join(f"{c:12.3f}" for c in cells) + f"{cells[1] / modeled:18.2f}")
+    ratios = [pico[key] / 1000 / model[key] for _, key in rows[1:]]
+    within = "met" if all(1 / MODEL_RATIO <= r <= MODEL_RATIO for r in ratios) else "MISSED"
+    spread = f"x {min(ratios):.2f} to {max(ratios):.2f}"
+    print(f"  the model's scans within x {MODEL_RATIO} of the calibrated ones ({spread}): {within}")
+    counts = ", ".join(
+        f"{label.split(' (')[0]} {pico['transactions ' + key]:.0f} / {model['transactions ' + key]:.0f}"
+        for label, key in rows[1:]
+    )
+    print(f"  SPI transactions, calibrated / model: {counts}")
     wire_us = 2 * 8e6 / _hub_config()["SPI_BAUDRATE"]
     print(
         f"  per SPI transaction besides its bytes (a 2-byte read less {wire_us:.0f} us on the wire): calibrated "
