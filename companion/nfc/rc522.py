@@ -181,6 +181,13 @@ _COMM_IRQ_READ = bytes((0x80 | (_COMM_IRQ << 1),))
 _STATUS_READ = bytes(0x80 | (reg << 1) for reg in _STATUS)
 _FIFO_READ = bytes((0x80 | (_FIFO_DATA << 1),))
 _FIFO_WRITE = bytes((_FIFO_DATA << 1,))
+# The transactions of a WUPA poll (RC522.wupa), made once.
+_CLEAR_IRQS = bytes((_COMM_IRQ << 1, 0x7F))
+_FIFO_WUPA = _FIFO_WRITE + _WUPA_FRAME
+_SEND_SHORT_FRAME = bytes((_BIT_FRAMING << 1, _START_SEND | 7))
+_IDLE_COMMAND = bytes((_COMMAND << 1, _CMD_IDLE))
+_TRANSCEIVE_COMMAND = bytes((_COMMAND << 1, _CMD_TRANSCEIVE))
+_LOOK_MASK = const(0x23)  # RxIRq, ErrIRq, TimerIRq
 
 # After a reset the chip answers nothing until its crystal runs (datasheet 8.8.2: the crystal's start-up plus
 # 1024 clocks). CommandReg then reads 0x20 (RcvOff set, PowerDown clear); until then MISO reads 0x00. It is read
@@ -317,6 +324,9 @@ class RC522:
         # its first level confirms it without the rest of the selection.
         self._single: bytes | None = None
         self._confirms = 0  # scans in a row that took the lone tag for the previous one by its level-1 answer
+        # A WUPA's answer looked for once, when the timer fires (see _ONE_LOOK_US): what that look clocks out.
+        first_us, deadline_us, fifo = self._looks(_WUPA_FRAME, 7, 0, 16)
+        self._poll = self._burst_bytes(first_us, fifo) if first_us == deadline_us else None
 
     # -- registers ------------------------------------------------------------------------------------------
 
@@ -344,6 +354,11 @@ class RC522:
         """CommIrqReg read for about ``us`` microseconds of bus time, then the status registers and ``fifo``
         bytes of the FIFO, in one transaction: the last CommIrqReg sample, ErrorReg, FIFOLevelReg, ControlReg,
         CollReg, the FIFO bytes."""
+        out, n = self._burst_bytes(us, fifo)
+        return self._transfer(out)[n:]
+
+    def _burst_bytes(self, us: float, fifo: int) -> tuple[bytes, int]:
+        """What ``_burst`` clocks out, and how many CommIrqReg reads lead it."""
         n = min(max(int(us / self._byte_us + 0.999), 1), _MAX_BURST)
         key = n << 8 | fifo
         out = self._bursts.get(key)
@@ -351,7 +366,7 @@ class RC522:
             out = _COMM_IRQ_READ * n + _STATUS_READ + _FIFO_READ * fifo + b"\x00"
             if len(self._bursts) < _KEPT_BURSTS:
                 self._bursts[key] = out
-        return self._transfer(out)[n:]
+        return out, n
 
     def version(self) -> int:
         """VersionReg: 0x91 or 0x92 for a genuine MFRC522."""
@@ -400,8 +415,8 @@ class RC522:
 
     # -- one exchange ---------------------------------------------------------------------------------------
 
-    def _start(self, frame: bytes, last_bits: int, rx_align: int) -> float:
-        """Put ``frame`` on air; returns its time on air in microseconds."""
+    def _start(self, frame: bytes, last_bits: int, rx_align: int) -> None:
+        """Put ``frame`` on air."""
         if self._sending:
             self._finish_send()
         if not self._armed:
@@ -414,22 +429,26 @@ class RC522:
             self._write(_COMMAND, _CMD_TRANSCEIVE)
         self._write(_BIT_FRAMING, _START_SEND | (rx_align << 4) | last_bits)
         self._armed = self._fifo_empty = False
-        nbits = len(frame) * 8 - (8 - last_bits if last_bits else 0)
-        return (nbits + nbits // 8 + 2) * _ETU_US
 
-    def _wait(self, mask: int, first_us: float, deadline_us: float, fifo: int = 0) -> tuple[bytes, bytes]:
+    def _wait(
+        self, mask: int, first_us: float, deadline_us: float, fifo: int = 0, looked: "bytes | None" = None
+    ) -> tuple[bytes, bytes]:
         """Wait until CommIrqReg shows a bit of ``mask``: the first look after ``first_us`` (when the answer
         should be in), the next when the chip's timer fires (``deadline_us``), then every 100 us. Returns
         CommIrqReg, ErrorReg, FIFOLevelReg, ControlReg, CollReg as they were once it did, and what the first
         look read of the FIFO (``fifo`` bytes, read in the same transaction as the answer should be complete;
-        ``NfcCrcError`` if it was not, the bytes taken from a frame still arriving being lost)."""
+        ``NfcCrcError`` if it was not, the bytes taken from a frame still arriving being lost). ``looked`` is
+        what the first look read, when the caller made it (``_poll``)."""
         waited = 0.0
         head = b""
         cut = False
         while waited < deadline_us + _MAX_WAIT_US:
             target = first_us if waited < first_us else deadline_us if waited < deadline_us else waited + 100
             step = min(target - waited, _MAX_BURST * self._byte_us)
-            status = self._burst(step, fifo if target == first_us else 0)
+            if looked is None:
+                status = self._burst(step, fifo if target == first_us else 0)
+            else:
+                status, looked = looked, None
             waited += step
             irq = status[0]
             if irq == 0xFF:  # Set1 always reads 0: a bus that reads all ones has no chip on it
@@ -483,15 +502,35 @@ class RC522:
         """
         if add_crc:
             frame = with_crc(frame)
-        air_us = self._start(frame, last_bits, rx_align)
+        self._start(frame, last_bits, rx_align)
+        return self._answer(frame, last_bits, rx_align, anticollision, answer_bits, check_crc)
+
+    def _looks(self, frame: bytes, last_bits: int, rx_align: int, answer_bits: int) -> tuple[float, float, int]:
+        """When to look first for the answer to ``frame`` and when the chip's timer ends the wait (microseconds
+        from the start of the transaction that sent it), and how many FIFO bytes the first look reads."""
+        nbits = len(frame) * 8 - (8 - last_bits if last_bits else 0)
+        air_us = (nbits + nbits // 8 + 2) * _ETU_US
         deadline_us = air_us + self.timeout_ms * 1000 + _TICK_US  # the timer counts whole ticks: see _TICK_US
         last_bit = frame[-1] >> ((last_bits or 8) - 1) & 1
         answer_us = _FDT_US[last_bit] + (answer_bits + answer_bits // 8 + 2) * _ETU_US
         expect_us = air_us + answer_us if answer_bits else deadline_us
         if expect_us < deadline_us <= expect_us + _ONE_LOOK_US:
             expect_us = deadline_us
-        fifo = (rx_align + answer_bits + 7) // 8
-        status, head = self._wait(_RX_IRQ | _ERR_IRQ | _TIMER_IRQ, expect_us, deadline_us, fifo)
+        return expect_us, deadline_us, (rx_align + answer_bits + 7) // 8
+
+    def _answer(
+        self,
+        frame: bytes,
+        last_bits: int,
+        rx_align: int,
+        anticollision: bool,
+        answer_bits: int,
+        check_crc: bool,
+        looked: "bytes | None" = None,
+    ) -> tuple[bytes, int, int]:
+        """The answer to ``frame``, just sent (``transceive``)."""
+        expect_us, deadline_us, fifo = self._looks(frame, last_bits, rx_align, answer_bits)
+        status, head = self._wait(_RX_IRQ | _ERR_IRQ | _TIMER_IRQ, expect_us, deadline_us, fifo, looked)
         irq, error, level, control, coll = status
         level &= 0x7F
         if not irq & (_RX_IRQ | _ERR_IRQ):
@@ -542,7 +581,26 @@ class RC522:
 
     def wupa(self) -> bytes:
         """WUPA: wakes tags in IDLE and HALT; returns the ATQA."""
-        return self._short_frame(_WUPA_FRAME)
+        if self._poll is None or not self._armed or self._sending:
+            return self._short_frame(_WUPA_FRAME)
+        # Most polls of a hub's zones: the transactions of transceive's, each one's bytes made once
+        # (__init__), and a clean time-out settled here. On the Pico this halves an empty zone's poll.
+        transfer = self._transfer
+        transfer(_CLEAR_IRQS)
+        transfer(_FIFO_WUPA)
+        transfer(_SEND_SHORT_FRAME)
+        self._armed = self._fifo_empty = False
+        look, n = self._poll
+        status = transfer(look)[n:]
+        if status[0] & _LOOK_MASK == _TIMER_IRQ and not status[2] & 0x7F:  # nothing came
+            transfer(_IDLE_COMMAND)
+            transfer(_TRANSCEIVE_COMMAND)
+            self._armed = True
+            raise NfcTimeout(self._silence)
+        data, bits, _ = self._answer(_WUPA_FRAME, 7, 0, False, 16, False, status)
+        if bits != 16:
+            raise NfcProtocolError("ATQA must be 16 bits, got %d" % bits)
+        return data
 
     def halt(self) -> None:
         """HLTA with CRC_A: the selected tag goes to HALT and answers only WUPA from now on (a READY one falls
