@@ -188,6 +188,9 @@ _SEND_SHORT_FRAME = bytes((_BIT_FRAMING << 1, _START_SEND | 7))
 _IDLE_COMMAND = bytes((_COMMAND << 1, _CMD_IDLE))
 _TRANSCEIVE_COMMAND = bytes((_COMMAND << 1, _CMD_TRANSCEIVE))
 _LOOK_MASK = const(0x23)  # RxIRq, ErrIRq, TimerIRq
+_FLUSH_FIFO = bytes((_FIFO_LEVEL << 1, 0x80))
+_SENT_READ = bytes((0x80 | (_COMM_IRQ << 1), 0x80 | (_STATUS1 << 1), 0x80 | (_FIFO_LEVEL << 1), 0))
+_KEPT_PLANS = const(32)
 
 # After a reset the chip answers nothing until its crystal runs (datasheet 8.8.2: the crystal's start-up plus
 # 1024 clocks). CommandReg then reads 0x20 (RcvOff set, PowerDown clear); until then MISO reads 0x00. It is read
@@ -250,13 +253,26 @@ def machine_transfer(spi: "Any", cs: "Any") -> "Callable[[bytes], bytes]":
     return transfer
 
 
+def _crc_step(byte: int) -> int:
+    # ISO/IEC 14443-3, annex B: what one byte (already XORed with the CRC's low byte) adds to the CRC shifted
+    byte = (byte ^ (byte << 4)) & 0xFF
+    return (byte << 8) ^ (byte << 3) ^ (byte >> 4)
+
+
+# Each byte costs a look-up, not the annex's six operations: on the hub's Pico every operation costs
+_CRC_TABLE = tuple(_crc_step(i) for i in range(256))
+
+
 def crc_a(data: bytes) -> int:
-    """CRC_A of ISO/IEC 14443-3 (annex B): preset 0x6363, bytes in as they go on air."""
+    """CRC_A of ISO/IEC 14443-3 (annex B): preset 0x6363, bytes in as they go on air.
+
+    >>> hex(crc_a(bytes((0x50, 0x00))))  # HLTA
+    '0xcd57'
+    """
     crc = 0x6363
+    table = _CRC_TABLE
     for byte in data:
-        byte ^= crc & 0xFF
-        byte = (byte ^ (byte << 4)) & 0xFF
-        crc = (crc >> 8) ^ (byte << 8) ^ (byte << 3) ^ (byte >> 4)
+        crc = (crc >> 8) ^ table[(crc ^ byte) & 0xFF]
     return crc
 
 
@@ -305,6 +321,7 @@ class RC522:
         self._transfer = transfer
         self._pair: Any = bytearray(2)  # a register's address and value (or the byte clocked out to read it)
         self._bursts: dict[int, bytes] = {}  # the waits' address bytes, by length: made once, not at every wait
+        self._plans: dict[int, tuple[float, float, int, tuple[bytes, int]]] = {}  # see _answer
         self.timeout_ms = timeout_ms
         # Spelled once: every poll of an empty zone raises it, and on the hub's Pico formatting a float costs
         # 0.4 ms, more than the rest of the poll's Python.
@@ -420,13 +437,13 @@ class RC522:
         if self._sending:
             self._finish_send()
         if not self._armed:
-            self._write(_COMMAND, _CMD_IDLE)
+            self._transfer(_IDLE_COMMAND)
             if not self._fifo_empty:
-                self._write(_FIFO_LEVEL, 0x80)  # flush
-        self._write(_COMM_IRQ, 0x7F)  # clear every interrupt flag
+                self._transfer(_FLUSH_FIFO)
+        self._transfer(_CLEAR_IRQS)  # clear every interrupt flag
         self._transfer(_FIFO_WRITE + frame)
         if not self._armed:
-            self._write(_COMMAND, _CMD_TRANSCEIVE)
+            self._transfer(_TRANSCEIVE_COMMAND)
         self._write(_BIT_FRAMING, _START_SEND | (rx_align << 4) | last_bits)
         self._armed = self._fifo_empty = False
 
@@ -473,7 +490,7 @@ class RC522:
         # The frame sent without answer is over once TxIRq is set; the timer it started must not fire during
         # the next exchange: stop it unless it already ran out. Nothing came in, unless the FIFO says so.
         self._sending = False
-        irq, status1, level = self._read_many(bytes((_COMM_IRQ, _STATUS1, _FIFO_LEVEL)))
+        irq, status1, level = self._transfer(_SENT_READ)[1:]
         if not irq & _TX_IRQ:
             self._wait(_TX_IRQ, 0, 0)
             status1 = _T_RUNNING
@@ -529,17 +546,30 @@ class RC522:
         looked: "bytes | None" = None,
     ) -> tuple[bytes, int, int]:
         """The answer to ``frame``, just sent (``transceive``)."""
-        expect_us, deadline_us, fifo = self._looks(frame, last_bits, rx_align, answer_bits)
+        # What a frame of this length and ending waits is worked out once (in floats, which the Pico allocates
+        # one by one), with the first look's bytes.
+        key = (((len(frame) << 3 | last_bits) << 3 | rx_align) << 9 | answer_bits) << 1 | frame[-1] >> (
+            (last_bits or 8) - 1
+        ) & 1
+        plan = self._plans.get(key)
+        if plan is None:
+            expect_us, deadline_us, fifo = self._looks(frame, last_bits, rx_align, answer_bits)
+            plan = (expect_us, deadline_us, fifo, self._burst_bytes(min(expect_us, _MAX_BURST * self._byte_us), fifo))
+            if len(self._plans) < _KEPT_PLANS:
+                self._plans[key] = plan
+        expect_us, deadline_us, fifo, (look, n) = plan
+        if looked is None:
+            looked = self._transfer(look)[n:]
         status, head = self._wait(_RX_IRQ | _ERR_IRQ | _TIMER_IRQ, expect_us, deadline_us, fifo, looked)
         irq, error, level, control, coll = status
         level &= 0x7F
         if not irq & (_RX_IRQ | _ERR_IRQ):
             # The receiver still listens: stop it and set Transceive up again now, so that the next exchange
             # (the next poll of an empty pad, or a tag just laid there) only fills the FIFO and starts.
-            self._write(_COMMAND, _CMD_IDLE)
+            self._transfer(_IDLE_COMMAND)
             if level:
-                self._write(_FIFO_LEVEL, 0x80)
-            self._write(_COMMAND, _CMD_TRANSCEIVE)
+                self._transfer(_FLUSH_FIFO)
+            self._transfer(_TRANSCEIVE_COMMAND)
             self._armed = True
             raise NfcTimeout(self._silence)
         if error & (_PROTOCOL_ERR | _BUFFER_OVFL):
