@@ -164,7 +164,8 @@ FULL_SCAN_EVERY = 16  # a full selection costs a still card twice a quick one: 1
 # costs tens of microseconds on a Pi, reads within it cost bus time only. A burst is at most _MAX_BURST bytes
 # (spidev's buffer is 4096), and waits beyond the chip's own time-out end after _MAX_WAIT_US.
 _MAX_BURST = 1024
-_KEPT_BURSTS = const(16)
+_KEPT_BURSTS = const(48)
+_BURSTS: "dict[int, bytes]" = {}  # every reader's, by length (RC522._burst_bytes)
 _MAX_WAIT_US = 20000
 # When the chip's timer ends the wait no later than this after the answer is due, the answer is looked for once,
 # when the timer fires: a second look costs a transaction (on the hub's Pico about 0.2 ms, more than the wait it
@@ -191,6 +192,8 @@ _LOOK_MASK = const(0x23)  # RxIRq, ErrIRq, TimerIRq
 _FLUSH_FIFO = bytes((_FIFO_LEVEL << 1, 0x80))
 _SENT_READ = bytes((0x80 | (_COMM_IRQ << 1), 0x80 | (_STATUS1 << 1), 0x80 | (_FIFO_LEVEL << 1), 0))
 _KEPT_PLANS = const(32)
+_PLANS: "dict[tuple[float, int], dict[int, tuple[float, float, int, tuple[bytes, int]]]]" = {}
+_PLANNED = ((_WUPA_FRAME, 7, 16), (b"\x93\x20", 0, 40), (bytes(9), 0, 24), (b"\xff" * 9, 0, 24))
 
 # After a reset the chip answers nothing until its crystal runs (datasheet 8.8.2: the crystal's start-up plus
 # 1024 clocks). CommandReg then reads 0x20 (RcvOff set, PowerDown clear); until then MISO reads 0x00. It is read
@@ -320,8 +323,7 @@ class RC522:
             raise ValueError("timeout_ms %r: use 0.05 to 600 ms (about 1 ms suits a card on a pad)" % timeout_ms)
         self._transfer = transfer
         self._pair: Any = bytearray(2)  # a register's address and value (or the byte clocked out to read it)
-        self._bursts: dict[int, bytes] = {}  # the waits' address bytes, by length: made once, not at every wait
-        self._plans: dict[int, tuple[float, float, int, tuple[bytes, int]]] = {}  # see _answer
+        self._bursts = _BURSTS  # the waits' address bytes, by length: made once, not at every wait
         self.timeout_ms = timeout_ms
         # Spelled once: every poll of an empty zone raises it, and on the hub's Pico formatting a float costs
         # 0.4 ms, more than the rest of the poll's Python.
@@ -341,6 +343,10 @@ class RC522:
         # its first level confirms it without the rest of the selection.
         self._single: bytes | None = None
         self._confirms = 0  # scans in a row that took the lone tag for the previous one by its level-1 answer
+        self._plans = _PLANS.setdefault((timeout_ms, spi_hz), {})  # see _plan
+        # Planned now, not when the first card comes: WUPA, a level's anticollision and SELECT (both endings)
+        for frame, last_bits, answer_bits in _PLANNED:
+            self._plan(frame, last_bits, 0, answer_bits)
         # A WUPA's answer looked for once, when the timer fires (see _ONE_LOOK_US): what that look clocks out.
         first_us, deadline_us, fifo = self._looks(_WUPA_FRAME, 7, 0, 16)
         self._poll = self._burst_bytes(first_us, fifo) if first_us == deadline_us else None
@@ -535,6 +541,22 @@ class RC522:
             expect_us = deadline_us
         return expect_us, deadline_us, (rx_align + answer_bits + 7) // 8
 
+    def _plan(
+        self, frame: bytes, last_bits: int, rx_align: int, answer_bits: int
+    ) -> tuple[float, float, int, tuple[bytes, int]]:
+        """``_looks`` and the first look's bytes. What a frame of this length and ending waits is worked out once
+        (in floats, which the Pico allocates one by one) for every reader of the same time-out and bus speed."""
+        key = (((len(frame) << 3 | last_bits) << 3 | rx_align) << 9 | answer_bits) << 1 | frame[-1] >> (
+            (last_bits or 8) - 1
+        ) & 1
+        plan = self._plans.get(key)
+        if plan is None:
+            expect_us, deadline_us, fifo = self._looks(frame, last_bits, rx_align, answer_bits)
+            plan = (expect_us, deadline_us, fifo, self._burst_bytes(min(expect_us, _MAX_BURST * self._byte_us), fifo))
+            if len(self._plans) < _KEPT_PLANS:
+                self._plans[key] = plan
+        return plan
+
     def _answer(
         self,
         frame: bytes,
@@ -546,21 +568,13 @@ class RC522:
         looked: "bytes | None" = None,
     ) -> tuple[bytes, int, int]:
         """The answer to ``frame``, just sent (``transceive``)."""
-        # What a frame of this length and ending waits is worked out once (in floats, which the Pico allocates
-        # one by one), with the first look's bytes.
-        key = (((len(frame) << 3 | last_bits) << 3 | rx_align) << 9 | answer_bits) << 1 | frame[-1] >> (
-            (last_bits or 8) - 1
-        ) & 1
-        plan = self._plans.get(key)
-        if plan is None:
-            expect_us, deadline_us, fifo = self._looks(frame, last_bits, rx_align, answer_bits)
-            plan = (expect_us, deadline_us, fifo, self._burst_bytes(min(expect_us, _MAX_BURST * self._byte_us), fifo))
-            if len(self._plans) < _KEPT_PLANS:
-                self._plans[key] = plan
-        expect_us, deadline_us, fifo, (look, n) = plan
+        expect_us, deadline_us, fifo, (look, n) = self._plan(frame, last_bits, rx_align, answer_bits)
         if looked is None:
             looked = self._transfer(look)[n:]
-        status, head = self._wait(_RX_IRQ | _ERR_IRQ | _TIMER_IRQ, expect_us, deadline_us, fifo, looked)
+        if looked[0] & _LOOK_MASK and looked[0] != 0xFF:  # settled at the first look, as most exchanges are
+            status, head = (looked[:5], looked[5:]) if fifo else (looked, b"")
+        else:
+            status, head = self._wait(_LOOK_MASK, expect_us, deadline_us, fifo, looked)
         irq, error, level, control, coll = status
         level &= 0x7F
         if not irq & (_RX_IRQ | _ERR_IRQ):
