@@ -12,6 +12,8 @@ wire, the readers' timers and the tags keep their own time: only the processor i
 
 The model is ``companion.sim``'s clock (world.py): the firmware's driver and scanner in CPython, each SPI
 transaction charged its bytes at the bus speed and the Pico's call cost (``CALL_COST_S["pico"]``), nothing else.
+Both count the SPI transactions of an empty zone's scan, a new NTAG213's and a round (the Pico pauses around each
+while the host reads the count off the bus): they must agree, and the model's times stay within ``MODEL_RATIO``.
 """
 
 from __future__ import annotations
@@ -46,7 +48,7 @@ BOOT_S = 120.0  # wall time allowed for the emulated Pico to boot and answer (a 
 FIGURES = ("loop", "register", "empty", "new", "round")
 # How far the model's scan times may stray from the calibrated port's, either way (docs/NFC.md): the model charges
 # each transaction one cost (CALL_COST_S["pico"]) where the port spends more between a new tag's transactions.
-MODEL_RATIO = 1.35
+MODEL_RATIO = 1.6
 
 
 def _harness() -> Any:

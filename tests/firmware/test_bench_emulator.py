@@ -43,7 +43,7 @@ def test_the_readmes_bench_line_prints_calibrated_figures_beside_the_model() -> 
         assert 0 < raw < calibrated and model > 0, line  # only the processor is slowed, by the scale above
         assert ratio == pytest.approx(calibrated / model, abs=0.01), line
     # The model drifts from the port it stands for: its scans' times stray, or they count other transactions
-    assert re.search(r"the model's scans within x 1\.35 of the calibrated ones \(.*\): met", out), out
+    assert re.search(r"the model's scans within x 1\.6 of the calibrated ones \(.*\): met", out), out
     counts = re.search(r"SPI transactions, calibrated / model: (.*)", out)
     assert counts, out
     pairs = re.findall(r"(\d+) / (\d+)", counts.group(1))
