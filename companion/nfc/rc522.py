@@ -343,6 +343,7 @@ class RC522:
         # its first level confirms it without the rest of the selection.
         self._single: bytes | None = None
         self._confirms = 0  # scans in a row that took the lone tag for the previous one by its level-1 answer
+        self._cl1: tuple[bytes | None, bytes] = (None, b"")  # the lone tag and its cascade level 1
         self._plans = _PLANS.setdefault((timeout_ms, spi_hz), {})  # see _plan
         # Planned now, not when the first card comes: WUPA, a level's anticollision and SELECT (both endings)
         for frame, last_bits, answer_bits in _PLANNED:
@@ -666,12 +667,13 @@ class RC522:
         )
         answer = bytearray(5)
         answer[: len(sent)] = sent
-        keep = (1 << last) - 1
-        for i in range(len(data)):
-            j = whole + i
-            if j >= 5:
-                break
-            answer[j] = (answer[j] & keep) | (data[i] & ~keep & 0xFF) if i == 0 else data[i]
+        count = min(len(data), 5 - whole)
+        if not last:  # whole bytes (every level's first anticollision): copied at once, not a byte a turn
+            answer[whole : whole + count] = data[:count]
+        else:
+            keep = (1 << last) - 1
+            for i in range(count):
+                answer[whole + i] = (answer[whole] & keep) | (data[0] & ~keep & 0xFF) if i == 0 else data[i]
         if collision >= 0:
             position = whole * 8 + collision
             if not nbits <= position < 32:
@@ -786,7 +788,9 @@ class RC522:
         single = self._single if self.quick_confirm and self._confirms < FULL_SCAN_EVERY - 1 else None
         self._confirms = self._confirms + 1 if single is not None else 0
         if single is not None:
-            cl1 = cascade_levels(single)[0]
+            if self._cl1[0] is not single:  # the same tag scan after scan: its level-1 bytes worked out once
+                self._cl1 = (single, cascade_levels(single)[0])
+            cl1 = self._cl1[1]
             answer, collision = self.anticollision(1)
             if collision < 0 and answer[:4] == cl1:
                 self.halt()  # back to HALT (or IDLE) so that the next WUPA finds it
