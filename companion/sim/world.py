@@ -10,11 +10,12 @@ from companion.sim.chip import Mfrc522
 # call or the driver's set-up, chip select. A Python ``spidev`` ``xfer2`` of a few bytes takes about 25 us on a
 # Raspberry Pi 4 and 60 us on a Pi Zero 2 W. The Pico's is measured on MicroPython's real rp2 port in an emulated
 # RP2040 calibrated to a 125 MHz Pico (``python -m bench hub --emulator``): the driver's 2-byte register read
-# through ``machine_transfer`` takes about 226 us, 16 us of it its bytes at 1 MHz. The driver's work between its
-# transactions is not charged: an empty zone's poll, whose bytes are made once (RC522.wupa), costs about that per
-# transaction, but a new tag's scan (CRC_A, parsing, six frames) takes x 1.5 the model's time. The bench checks
-# that the model counts the port's transactions and stays within x 1.6 of its times (docs/NFC.md).
-CALL_COST_S = {"pi4": 25e-6, "zero2w": 60e-6, "pico": 230e-6}
+# through ``machine_transfer`` takes 210 to 230 us besides its bytes. The driver's work between its transactions
+# is not charged apart: an empty zone's poll, whose bytes are made once (RC522.wupa), adds little to it, a new
+# tag's scan (CRC_A, parsing, six frames) about 0.4 ms a transaction. 270 us a transaction, the two's middle, keeps
+# the model's scans within x 1.4 of the port's either way; the bench checks that the model counts the port's
+# transactions and stays within x 1.6 of its times (docs/NFC.md, "Per-call cost and figures").
+CALL_COST_S = {"pi4": 25e-6, "zero2w": 60e-6, "pico": 270e-6}
 PI_PLATFORMS = ("pi4", "zero2w")
 
 

@@ -51,5 +51,10 @@ def test_the_readmes_bench_line_prints_calibrated_figures_beside_the_model() -> 
     assert re.search(r"per SPI transaction .*: calibrated \d+ us, the model charges \d+ us", out)
     for what in ("card laid -> its zone report", "card lifted -> its zone report"):
         assert re.search(rf"{what} \(ms, 20 trials\): calibrated median {NUMBER}, max {NUMBER}; model median", out)
+    for what in ("card laid -> its zone report", "card lifted -> its zone report"):
+        crowded = rf"{what}, 7 other zones holding cards \(ms, 20 trials\): calibrated median {NUMBER}, max {NUMBER}"
+        assert re.search(crowded, out), out
     assert re.search(r"goal laid max: .* ms <= 30 ms (met|MISSED)", out)
-    assert re.search(r"goal lift p99: .* ms <= 150 ms met", out), out  # the lift's goal is met on the Pico
+    # Met in every run so far, but the emulated Pico's time is not the same from one run to the next (its USB
+    # host is this machine): the goals are the bench's to report (docs/PERFORMANCE.md), not a test's
+    assert re.search(r"goal lift p99: .* ms <= 150 ms (met|MISSED)", out)
