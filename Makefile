@@ -24,9 +24,10 @@ test: lint firmware-check debian
 	$(BIN)/pytest -q
 
 # The Debian packages the tests run, installed when missing (quiet when there): mosquitto, the club's broker;
-# chromium, the browser of the page's tests; strace, which watches the journal's syncs (tests/daemon/test_power_cut.py)
+# chromium, the browser of the page's tests; strace, which watches the journal's syncs (tests/daemon/test_power_cut.py);
+# espeak-ng, the table's voice (tests/speech/), and alsa-utils, its aplay
 debian:
-	@.ci/debian mosquitto chromium strace
+	@.ci/debian mosquitto chromium strace espeak-ng alsa-utils
 
 bench: $(BIN)/.installed
 	$(BIN)/python -m bench

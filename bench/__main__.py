@@ -5,7 +5,7 @@ chaos soak (bench/soak.py); ``hub --emulator [--count N] [--trials N]`` the hub 
 import importlib
 import sys
 
-BENCHES: tuple[str, ...] = ("rules", "nfc", "hub", "daemon", "web")
+BENCHES: tuple[str, ...] = ("rules", "nfc", "hub", "daemon", "web", "speech")
 
 
 def main() -> int:

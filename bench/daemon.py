@@ -1,12 +1,14 @@
 """The daemon: from a ``ZoneScan`` entering the table to the LED pin changing and the screen frame leaving, over a
-whole simulated game (p50 and p99); scan to LED while a frame is on the I2C bus; start-up to the first scan, and
-peak memory.
+whole simulated game (p50 and p99); scan to LED while a frame is on the I2C bus; scan to LED while the table speaks
+every ruling aloud, against the same run silent; start-up to the first scan, and peak memory.
 
 The game is the demo's (robot players, simulated readers, mock pins, the real ssd1306 driver on a fake I2C bus),
 with every scan that changes something timed in-process. Scan to LED during a frame runs the service itself
 (asyncio, the readers' thread, the screen's thread) on a fake bus that takes the time its bytes take at 100 and
-400 kHz, and times each scan from the reader thread's hand-off to the LED pin. Start-up and memory are taken
-from a process of their own, as systemd would start it.
+400 kHz, and times each scan from the reader thread's hand-off to the LED pin; with ``[speech] level = "all"`` the
+voice's thread renders every refusal with espeak-ng and plays it with aplay on ALSA's ``null`` PCM (which takes the
+samples at once: the voice is never idle, the worst case for the loop), rounds of it interleaved with silent ones.
+Start-up and memory are taken from a process of their own, as systemd would start it.
 """
 
 from __future__ import annotations
@@ -37,6 +39,7 @@ from companion.events import ZoneScan
 from companion.journal import Entry, Journal
 from companion.nfc.backends import ReaderBackend
 from companion.sim.oled import FakeI2CBus
+from companion.speech import Aplay
 from companion.table import Table
 from companion.ui.display import Screen, i2c_write_s, make_device
 
@@ -233,6 +236,29 @@ def scan_to_led_in_service(
     return timed
 
 
+SPEECH_ALL = '[speech]\nlevel = "all"\ndevice = "null"\n'  # ALSA's null PCM: any machine has it
+
+
+def scan_to_led_with_speech(rounds: int = 5, hz: int = 400_000) -> tuple[list[float], list[float], int]:
+    """Seconds from hand-off to LED for each scan that changed it: with the voice off, and with it saying
+    everything (rounds interleaved, the same seeds); and how many sentences the voice played meanwhile."""
+    off: list[float] = []
+    on: list[float] = []
+    played = [0]
+    play = Aplay.play
+
+    def counted(self: Aplay, wav: bytes, utterance: Any) -> None:
+        played[0] += 1
+        play(self, wav, utterance)
+
+    with unittest.mock.patch.object(Aplay, "play", counted):
+        for round_ in range(rounds):  # which goes first alternates: neither gets the quieter half of a round
+            for extra in ("", SPEECH_ALL) if round_ % 2 == 0 else (SPEECH_ALL, ""):
+                timed = [latency for latency, _ in scan_to_led_in_service(hz, seed=5 + round_, extra=extra)]
+                (on if extra else off).extend(timed)
+    return off, on, played[0]
+
+
 def percentile(values: list[float], p: float) -> float:
     return statistics.quantiles(values, n=100, method="inclusive")[int(p) - 1] if len(values) > 1 else values[0]
 
@@ -278,6 +304,19 @@ def main() -> None:
                 f"  {how}: {len(ms)} scans, LED after that frame ended in {waited}; p50 {percentile(ms, 50):.2f} ms, "
                 f"p99 {percentile(ms, 99):.2f} ms (goal: p99 under 2 ms, no LED waits for a frame)"
             )
+    off, on, played = scan_to_led_with_speech()
+    p99 = {name: percentile([t * 1e3 for t in times], 99) for name, times in (("off", off), ("all", on))}
+    for name, times in (("off", off), ("all", on)):
+        ms = [t * 1e3 for t in times]
+        late = sum(m > 5 for m in ms)
+        print(
+            f"scan to LED, speech {name}: {len(ms)} scans, p50 {percentile(ms, 50):.2f} ms, p99 {p99[name]:.2f} ms, "
+            f"over 5 ms: {late}"
+        )
+    print(
+        f"  p99 added by the voice ({played} sentences rendered and played meanwhile): "
+        f"{p99['all'] - p99['off']:+.2f} ms (goal: at most 5 ms above speech off's)"
+    )
     startup, peak = startup_and_memory()
     print(
         f"start-up to first scan: {startup:.2f} s (goal under 1.5 s); peak memory over a game: {peak:.0f} MB (goal 60)"

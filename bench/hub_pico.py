@@ -4,7 +4,8 @@ figure, timed with the chip's microsecond timer.
 
 It reads a count from the host's first line, then prints ``figure NAME MICROSECONDS`` lines, and ``lay`` when it
 wants an NTAG213 laid on zone 0's reader (``lift`` when it wants it gone), waiting each time for the host's line.
-``done`` ends it. MicroPython only: there is no ``machine`` elsewhere.
+Around one run of each scan it prints ``count NAME`` and ``counted NAME`` and waits for the host's line: the host
+counts the SPI transactions between the two. ``done`` ends it. MicroPython only: there is no ``machine`` elsewhere.
 """
 
 # MicroPython has no str.format mini-language everywhere:
@@ -46,6 +47,13 @@ def pin_loop_us(count: int) -> float:
     return best / count
 
 
+def counted(name: str, action: object) -> None:
+    """One run of ``action`` between two pauses, in which the host reads its count of SPI transactions."""
+    ask("count " + name)
+    action()  # type: ignore[operator]
+    ask("counted " + name)
+
+
 def best_us(action: object, count: int) -> float:
     best = 1 << 30
     for _ in range(TRIES):
@@ -65,8 +73,20 @@ def main() -> None:
     first = readers[0]
     figure("register", best_us(first.version, count * 10))
     first.scan()
+    counted("empty", first.scan)
     figure("empty", best_us(first.scan, count))
-    figure("round", best_us(lambda: [scanner.scan_zone(zone) for zone in range(len(readers))], count))
+
+    def every_zone() -> None:
+        for zone in range(len(readers)):
+            scanner.scan_zone(zone)
+
+    every_zone()  # every reader scanned once (armed), as in the rounds timed below
+    counted("round", every_zone)
+    figure("round", best_us(every_zone, count))
+    ask("lay")
+    counted("new", first.scan)
+    ask("lift")
+    first.scan()
     new = 1 << 30
     for _ in range(count):
         ask("lay")

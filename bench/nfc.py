@@ -137,7 +137,10 @@ def pico_call_estimate() -> str:
     script = ROOT / "bench/pico_call.py"
     with tempfile.TemporaryDirectory() as tmp:
         manifest = Path(tmp) / "manifest.json"
-        files = {"/lib/rc522.py": str(ROOT / "companion/nfc/rc522.py")}
+        files = {  # as on the hub (firmware/build.py): the driver and the errors it raises
+            "/lib/rc522.py": str(ROOT / "companion/nfc/rc522.py"),
+            "/lib/nfc_errors.py": str(ROOT / "companion/nfc/errors.py"),
+        }
         manifest.write_text(json.dumps({"files": files, "script": str(script)}))
         run = subprocess.run(
             [node, str(vm / "run.mjs"), str(manifest)], capture_output=True, text=True, timeout=120, check=True

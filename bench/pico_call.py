@@ -26,6 +26,12 @@ class Pin:
     def value(self, level: int) -> None:
         self.level = level
 
+    def on(self) -> None:
+        self.level = 1
+
+    def off(self) -> None:
+        self.level = 0
+
 
 class SPI:
     def write_readinto(self, out: bytes, into: bytearray) -> None:

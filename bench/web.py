@@ -54,6 +54,7 @@ from companion.documents.pages import robot_actions
 from companion.events import ZoneScan
 from companion.journal import Entry, Journal
 from companion.rules import Play
+from companion.rules.words import describe
 from companion.sim.oled import FakeI2CBus
 from companion.table import Table
 from companion.ui.display import make_device
@@ -67,8 +68,8 @@ STALLED_FROM = "127.0.0.2"
 ROUNDS = 3  # of each, web off and 20 pages, alternately
 I2C_HZ = 400_000
 
-# Stamps every change of the page's DOM (the wall clock, in ms, and what #pending says then); shown(from, card)
-# waits for the first stamp from index ``from`` on whose pending play is ``card``: its index + 1 and time (s).
+# Stamps every change of the page's DOM (the wall clock, in ms, and what #pending says then); shown(from, said)
+# waits for the first stamp from index ``from`` on whose pending play is ``said``: its index + 1 and time (s).
 STAMPS = """(() => {
   window.stamps = [];
   new MutationObserver(() => {
@@ -235,6 +236,8 @@ def card_to_dom(browser: Browser, lays: int = LAYS, seed: int = 9) -> dict[str, 
             readers: Any = daemon._readers
             game = daemon.table.referee.game  # type: ignore[union-attr]
             cards = [card.id for card in game.deck if game.reason(Play(card.id)) is None][:2]
+            # the pending play as the page says it, in the table's words ("Awaiting OK: plays the 6 of coins")
+            said = {card: describe(game, Play(card), daemon.table.referee.language) for card in cards}  # type: ignore[union-attr]
             await page.locator("#game table").wait_for(state="attached")
             await page.evaluate(STAMPS)
             offset, sure = await clock_offset(page)
@@ -246,7 +249,7 @@ def card_to_dom(browser: Browser, lays: int = LAYS, seed: int = 9) -> dict[str, 
                 leds = len(led_at)
                 readers.put(card, "z1")
                 async with asyncio.timeout(10):
-                    seen, shown_at = await page.evaluate(f"shown({seen}, {json.dumps(card)})")
+                    seen, shown_at = await page.evaluate(f"shown({seen}, {json.dumps(said[card])})")
                 to_dom.append(shown_at - offset - laid_at)
                 to_led.append(led_at[leds] - laid_at)
                 readers.take(card)

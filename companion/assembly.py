@@ -6,13 +6,15 @@ SimBackend`, gpiozero's mock pins, the fake I2C bus under the real luma driver).
 devices (that is where real and simulated differ) and gives them to :func:`assemble` with the config; the
 assembly then makes the referee and the table, the status LED and the zone LEDs, the buttons, the page and the
 publisher, and hangs the outputs on the table in the order a player looks at them: the LEDs, the screen, the page,
-the club's broker. It starts nothing: the builder starts the table (:meth:`~companion.table.Table.start`) and runs
-what runs (the readers, the page, the publisher) on its own loop, or by hand on a simulated clock.
+the club's broker; then the voice, which listens to the referee's news (:mod:`companion.speech`). It starts nothing:
+the builder starts the table (:meth:`~companion.table.Table.start`) and runs what runs (the readers, the page, the
+publisher) on its own loop, or by hand on a simulated clock; the voice starts its thread with its first sentence.
 """
 
 from __future__ import annotations
 
 import logging
+import socket
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
@@ -25,6 +27,8 @@ from companion.nfc.tracking import TableTracker
 from companion.readers import Readers, kind
 from companion.referee import Referee
 from companion.rules.transcript import state
+from companion.speech import Speaker
+from companion.speech.speaker import Player
 from companion.table import Table
 from companion.ui.buttons import Buttons
 from companion.ui.lights import StatusLed, ZoneLights
@@ -55,6 +59,7 @@ class Devices:
     # The zone LEDs when neither the readers (the hub) nor the Pi's GPIOs drive them: the demo's hub, counted.
     lights: Callable[[StatusLed], Output] | None = None
     hand: Callable[[], Hand] | None = None  # at a virtual table: what the page's person may lay (else every card)
+    voice: Player | None = None  # the sound card (aplay on the config's ALSA device), the demo's files, or none
 
 
 @dataclass
@@ -66,6 +71,7 @@ class Assembly:
     buttons: Buttons
     web: WebServer | None = None  # the table's page, when the config serves it
     publisher: Publisher | None = None  # the club's broker's, with [mqtt]
+    speaker: Speaker | None = None  # the table's voice, when it has a sound card (its level may be "off")
     _closing: list[Callable[[], None]] = field(default_factory=list)
 
     def close(self) -> None:
@@ -97,13 +103,22 @@ def assemble(config: Config, devices: Devices) -> Assembly:
     if config.web is not None:
         from companion.web import WebServer
 
-        assembly.web = WebServer(table, config.web, _virtual(table, devices))
+        assembly.web = WebServer(table, config.web, _virtual(table, devices), screen=devices.screen)
         table.outputs.append(assembly.web)  # after the LEDs and the screen: it only notes the view for the loop
     if config.mqtt is not None:  # woken as an output, run by the builder: the table never waits for it
+        from companion.club.homeassistant import page_url
         from companion.club.publisher import Publisher
 
-        assembly.publisher = Publisher(config.mqtt, devices.journal, lambda: state(referee.current_game))
+        page = page_url(config.web, socket.gethostname())  # Home Assistant's link to the table's page
+        assembly.publisher = Publisher(config.mqtt, devices.journal, lambda: state(referee.current_game), page)
         table.outputs.append(assembly.publisher)
+    if devices.voice is not None and config.speech.level != "off":  # "off" in the config: a table with no voice
+        # a listener: it hears the news after every output showed the view
+        speech = config.speech
+        assembly.speaker = Speaker(devices.voice, speech.level, speech.rate, speech.volume)
+        table.listeners.append(assembly.speaker)
+        referee.allow_speech(speech.level)  # the menu and the phone's settings offer to change it
+        closing.append(assembly.speaker.close)
     return assembly
 
 

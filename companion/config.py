@@ -44,10 +44,12 @@ __all__ = [
     "DEFAULT_PATH",
     "DEFAULT_REGISTRY",
     "KEYS",
+    "SPEECH_LEVELS",
     "Config",
     "ConfigError",
     "GameConfig",
     "MqttConfig",
+    "SpeechConfig",
     "load_config",
     "parse_config",
     "read_mqtt",
@@ -59,6 +61,8 @@ DEFAULT_PATH = Path("/etc/companion/config.toml")
 DEFAULT_REGISTRY = Path("/var/lib/companion/registry.toml")
 DEFAULT_JOURNAL = Path("/var/lib/companion/journal.db")
 INSTALLED_PINMAP = "/etc/companion/pinmap.toml"  # where sudo make install puts hardware/pinmap.toml to edit
+
+SPEECH_LEVELS = ("off", "rulings", "all")  # how much the table says: nothing; refusals and results; everything
 
 # Every key of the file, in the sample's order (systemd/config.toml is written from it: python -m companion.documents)
 # but for the reader kinds' own [readers] keys, which each kind declares (companion.readers.ReaderKind.settings)
@@ -129,6 +133,23 @@ KEYS: tuple[Key[Any], ...] = (
         ),
     ),
     path("journal.path", str(DEFAULT_JOURNAL), N_("The journal: every game played, kept through power cuts")),
+    choice(
+        "speech.level",
+        "off",
+        N_(
+            'What the table says aloud (docs/DAEMON.md, "Speech"): "off"; "rulings", the refusals and the results '
+            '(a renuncio, a hand, set, game or match won); "all", the turns and the undos too. The menu and the '
+            "phone's settings change it"
+        ),
+        lambda: SPEECH_LEVELS,
+    ),
+    number("speech.rate", 160, N_("How fast the voice speaks, in words a minute"), low=80, high=400),
+    number("speech.volume", 100, N_("The voice's loudness: espeak-ng's amplitude, 100 its normal"), low=0, high=200),
+    text(
+        "speech.device",
+        "default",
+        N_('The sound card: an ALSA PCM name, "default" or one that aplay -L lists (hw:CARD=sndrpihifiberry)'),
+    ),
     text(
         "mqtt.url",
         "",
@@ -305,6 +326,16 @@ class MqttConfig:
 
 
 @dataclass(frozen=True)
+class SpeechConfig:
+    """What the table says aloud, and how (companion.speech): ``level`` is one of :data:`SPEECH_LEVELS`."""
+
+    level: str = _DEFAULTS["speech.level"]
+    rate: int = _DEFAULTS["speech.rate"]
+    volume: int = _DEFAULTS["speech.volume"]
+    device: str = _DEFAULTS["speech.device"]  # an ALSA PCM name
+
+
+@dataclass(frozen=True)
 class Config:
     source: str = "defaults"
     game: GameConfig = field(default_factory=GameConfig)
@@ -321,6 +352,7 @@ class Config:
     journal: Path = Path(_DEFAULTS["journal.path"])
     mqtt: MqttConfig | None = None  # None: the table publishes nowhere
     web: tuple[str, int] | None = None  # where the table's page is served (companion.web); None: not served
+    speech: SpeechConfig = field(default_factory=SpeechConfig)
 
 
 def load_config(path: str | Path = DEFAULT_PATH) -> Config:
@@ -396,6 +428,7 @@ def _read_config(read: Document, source: str) -> Config:
         journal=_journal(read),
         mqtt=_read_mqtt(read),
         web=_listen(read, "web.listen"),
+        speech=SpeechConfig(*(read.value(f"speech.{key}") for key in ("level", "rate", "volume", "device"))),
     )
 
 

@@ -42,6 +42,7 @@ from companion.pins import PinFactoryError, choose, make_factory
 from companion.readers import Readers, Setup, kind
 from companion.referee import HubStatus, JournalNotice
 from companion.referee.texts import TEXT
+from companion.speech import Aplay
 from companion.systemd import Notifier
 from companion.table import Table
 from companion.ui.buttons import Buttons
@@ -145,7 +146,15 @@ class Daemon:
             raise StartError(str(exc)) from None
         self._stack.callback(readers.close)
         devices = Devices(
-            journal, registry, readers, pinmap, self.pin_factory, self.clock, loop.call_soon_threadsafe, screen
+            journal,
+            registry,
+            readers,
+            pinmap,
+            self.pin_factory,
+            self.clock,
+            loop.call_soon_threadsafe,
+            screen,
+            voice=Aplay(config.speech.device),  # spawned only for a sentence to say: "off" runs nothing
         )
         assembly = assemble(config, devices)
         self._stack.callback(assembly.close)

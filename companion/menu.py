@@ -27,6 +27,7 @@ from dataclasses import dataclass, replace
 from functools import cache
 from typing import Literal
 
+from companion.config import SPEECH_LEVELS
 from companion.decks import Deck, load_deck
 from companion.events import Button, Press
 from companion.games import DEFAULT_GAME, find_kind, kinds
@@ -35,8 +36,8 @@ from companion.view import Language, MenuView, tr
 
 __all__ = ["Choice", "Menu", "Settings", "decks_for", "games_for", "label", "players_for", "unfit_games"]
 
-_SETTINGS = ("game", "players", "deck", "language")
-Key = Literal["game", "players", "deck", "language", "new_game", "pair", "close"]
+_SETTINGS = ("game", "players", "deck", "language", "speech")
+Key = Literal["game", "players", "deck", "language", "speech", "new_game", "pair", "close"]
 
 
 def unfit_games(zones: Mapping[str, str]) -> dict[str, tuple[Said, ...]]:
@@ -80,12 +81,14 @@ def _deck(name: str) -> Deck:
 
 @dataclass(frozen=True, slots=True)
 class Settings:
-    """What the next game will be, and the table's language."""
+    """What the next game will be, the table's language, and how much it says aloud (None: it has no voice, and
+    the menu does not offer one)."""
 
     game: str = DEFAULT_GAME
     players: int = 4
     deck: str = ""  # empty: the game's own deck
     language: Language = "es"
+    speech: str | None = None  # one of SPEECH_LEVELS
 
     def __post_init__(self) -> None:
         if self.game not in kinds():
@@ -99,6 +102,8 @@ class Settings:
             raise ValueError(
                 f"{self.players} players cannot play {self.game} with {self.deck}: use {', '.join(map(str, counts))}"
             )
+        if self.speech is not None and self.speech not in SPEECH_LEVELS:
+            raise ValueError(f"speech {self.speech!r}: choose {', '.join(SPEECH_LEVELS)}")
 
 
 @dataclass(frozen=True, slots=True)
@@ -148,7 +153,8 @@ class Menu:
         language = self.settings.language
         if self.editing is None:
             items = tuple(
-                f"{tr(key, language)}: {self._label(key, getattr(self.settings, key), note=False)}" for key in _SETTINGS
+                f"{tr(key, language)}: {self._label(key, getattr(self.settings, key), note=False)}"
+                for key in self._settings()
             ) + tuple(
                 tr("new_game_sure" if self.sure and action == "new_game" else action, language)
                 for action in self.actions
@@ -164,8 +170,12 @@ class Menu:
             )
         return MenuView(title=title, items=items, selected=self.selected, hint=hint)
 
+    def _settings(self) -> tuple[str, ...]:
+        """The settings listed: the voice's only at a table that has one."""
+        return _SETTINGS if self.settings.speech is not None else _SETTINGS[:-1]
+
     def _lines(self) -> tuple[object, ...]:
-        return (*_SETTINGS, *self.actions) if self.editing is None else self._values(self.editing)
+        return (*self._settings(), *self.actions) if self.editing is None else self._values(self.editing)
 
     def _values(self, key: str) -> tuple[str | int, ...]:
         if key == "game":
@@ -174,6 +184,8 @@ class Menu:
             return decks_for(self.settings.game)
         if key == "players":
             return players_for(self.settings.game, self.settings.deck)
+        if key == "speech":
+            return SPEECH_LEVELS
         return languages()
 
     def _label(self, key: str, value: str | int, *, note: bool = True) -> str:
@@ -181,7 +193,7 @@ class Menu:
 
     def _pick(self) -> Choice | None:
         if self.editing is None:
-            key = (*_SETTINGS, *self.actions)[self.selected]
+            key = (*self._settings(), *self.actions)[self.selected]
             if key == "new_game":
                 self.sure = True
                 return None
@@ -213,4 +225,5 @@ def _with(settings: Settings, key: str, value: str | int) -> Settings:
     if players not in players_for(game, deck):
         players = players_for(game, deck)[0]
     language = str(value) if key == "language" else settings.language
-    return replace(settings, game=game, deck=deck, players=players, language=language)
+    speech = str(value) if key == "speech" else settings.speech
+    return replace(settings, game=game, deck=deck, players=players, language=language, speech=speech)

@@ -4,7 +4,7 @@ It owns no thread and no clock: every call brings its time. The daemon calls it 
 and the tests call it directly with a simulated clock. For each event the order is always the same: the
 tracker turns scans into card events, the referee decides, the journal writes what was committed, and only
 then do the outputs show the new view, so nothing is shown as done that is not on disk (or the screen says the
-disk is full).
+disk is full); last, the listeners (the voice) hear what the referee told of the events, to word it themselves.
 """
 
 from __future__ import annotations
@@ -12,13 +12,14 @@ from __future__ import annotations
 import copy
 import logging
 import time
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Protocol
 
 from companion.config import GameConfig
 from companion.events import Button, CardArrived, Press, ZoneScan
+from companion.games import AnyKind, Voice
 from companion.journal import Entry, GameRecord, Journal, JournalError, Unwritten
 from companion.nfc.tracking import TableTracker
 from companion.referee import (
@@ -28,13 +29,14 @@ from companion.referee import (
     GameOpened,
     JournalNotice,
     JournalStatus,
+    News,
     ReaderStatus,
     Referee,
     SettingsChanged,
 )
 from companion.view import Output
 
-__all__ = ["Borrower", "Table"]
+__all__ = ["Borrower", "Listener", "Table"]
 
 log = logging.getLogger(__name__)
 
@@ -46,6 +48,14 @@ class Borrower(Protocol):
         """A scan of the table's readers; it shows what it makes of it on the table's outputs."""
 
 
+class Listener(Protocol):
+    """An output that words the referee's news itself (the voice): it hears what each event did, in order, after
+    the journal wrote it and the views were shown, with the table's voice (its language, card and seat names)."""
+
+    def hear(self, news: Sequence[News], kind: AnyKind, voice: Voice, now: float) -> None:
+        """Take ``news`` (of a game of ``kind``) without waiting on anything slow: the table's loop calls it."""
+
+
 @dataclass
 class Table:
     referee: Referee
@@ -53,6 +63,7 @@ class Table:
     journal: Journal
     outputs: list[Output] = field(default_factory=list)
     on_event: Callable[[object, float], None] | None = None  # the demo prints what happens
+    listeners: list[Listener] = field(default_factory=list)  # after the outputs: the LEDs never wait for a word
     game_id: int = 0
     _finished: bool = False  # the journal has the game's outcome
     _unsaved: dict[str, Any] | None = None  # a new game's settings, while the disk had no room for its row
@@ -225,11 +236,17 @@ class Table:
         self._handle([event], now)
 
     def _handle(self, events: Iterable[Event], now: float) -> None:
+        told: list[News] = []
         for event in events:
             if self.on_event is not None:
                 self.on_event(event, now)
-            self._record(self.referee.handle(event, now), now)
+            committed = self.referee.handle(event, now)
+            told += self.referee.told  # read before _record: a journal failure is handled as an event of its own
+            self._record(committed, now)
         self.show(now)
+        if told and self.borrower is None:
+            for listener in self.listeners:
+                listener.hear(told, self.referee.game_kind, self.referee, now)
 
     def _record(self, entries: list[Committed], now: float) -> None:
         if entries and self.offered is not None:  # the game went on: the entries kept no longer follow it

@@ -16,7 +16,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from enum import StrEnum
-from typing import Protocol
+from typing import ClassVar, Protocol
 
 from companion.i18n import N_, translate
 
@@ -37,20 +37,47 @@ __all__ = [
 Language = str  # a language a catalogue speaks (companion.i18n.languages()): "es", "en"...
 
 
-class MessageKind(StrEnum):
-    """Why a message is on the screen; picks its layout and whether it covers the scoreboard."""
+@dataclass(frozen=True, slots=True)
+class MessageKind:
+    """Why a message is on the screen: what picks its layout and how the table's outputs treat it. An open set of
+    values: the referee's own are below, and a game adds its own in its package (the end of a hand or a set, a
+    penalty), so no output names a game's.
 
-    ILLEGAL = "illegal"  # a card that may not be played where it lies
-    UNKNOWN_CARD = "unknown_card"  # a tag that no card of the deck is bound to
-    HUB_LOST = "hub_lost"  # the serial link to the reader hub is down
-    READER_DOWN = "reader_down"  # one reader stopped answering
-    DISK_FULL = "disk_full"  # the journal cannot be written: the game is no longer safe
-    END_OF_HAND = "end_of_hand"
-    END_OF_SET = "end_of_set"
-    END_OF_GAME = "end_of_game"
-    RENEGE = "renege"  # renuncio: a player claimed to have no legal card while holding one
-    QUESTION = "question"  # the referee asks the players something the buttons answer
-    INFO = "info"  # anything else worth a line ("bolsa vacía")
+    ``covers``: it needs the players' attention and covers the scoreboard, else it takes the scoreboard's footer.
+    ``ruling``: the referee ruled on what the players did (a card refused, a penalty). ``milestone``: a part of the
+    game ended (a hand, a set, the game), with its result::
+
+        >>> END_OF_HAND = MessageKind("end_of_hand", milestone=True)
+        >>> END_OF_HAND.covers, MessageKind.INFO.covers, str(MessageKind.ILLEGAL)
+        (True, False, 'illegal')
+    """
+
+    name: str  # what the page and the logs call it
+    covers: bool = True
+    ruling: bool = False
+    milestone: bool = False
+
+    ILLEGAL: ClassVar[MessageKind]  # a card that may not be played where it lies
+    UNKNOWN_CARD: ClassVar[MessageKind]  # a tag that no card of the deck is bound to
+    HUB_LOST: ClassVar[MessageKind]  # the serial link to the reader hub is down
+    READER_DOWN: ClassVar[MessageKind]  # one reader stopped answering
+    DISK_FULL: ClassVar[MessageKind]  # the journal cannot be written: the game is no longer safe
+    END_OF_GAME: ClassVar[MessageKind]  # the game (a 6º SET match) is over
+    QUESTION: ClassVar[MessageKind]  # the referee asks the players something the buttons answer
+    INFO: ClassVar[MessageKind]  # anything else worth a line ("bolsa vacía")
+
+    def __str__(self) -> str:
+        return self.name
+
+
+MessageKind.ILLEGAL = MessageKind("illegal", ruling=True)
+MessageKind.UNKNOWN_CARD = MessageKind("unknown_card", ruling=True)
+MessageKind.HUB_LOST = MessageKind("hub_lost")
+MessageKind.READER_DOWN = MessageKind("reader_down")
+MessageKind.DISK_FULL = MessageKind("disk_full")
+MessageKind.END_OF_GAME = MessageKind("end_of_game", milestone=True)
+MessageKind.QUESTION = MessageKind("question")
+MessageKind.INFO = MessageKind("info", covers=False)
 
 
 @dataclass(frozen=True, slots=True)
@@ -149,6 +176,10 @@ STRINGS: dict[str, str] = {
     "players": N_("Players"),
     "deck": N_("Deck"),
     "language": N_("Language"),
+    "speech": N_("Voice"),  # how much the table says aloud: its values are the three below
+    "off": N_("Off"),
+    "rulings": N_("Rulings"),
+    "all": N_("Everything"),
     "new_game": N_("New game"),
     "close": N_("Close"),
     "new_game_sure": N_("New game?"),  # "New game" picked once: a second OK starts it

@@ -49,7 +49,11 @@ FIRMWARE = (1, 0, 0)
 # LEDs at 40 to 60 mA (hardware/hub/README.md, Power budget).
 _RGB = ((0, 0, 0), (0, 64, 0), (64, 0, 0), (64, 24, 0))
 _BLINK_MS = 250
+# How often the receiver looks at the port when nothing scans (a configuration fault). While the zones are
+# scanned, the scan loop looks between two zones instead: on the Pico a pass of asyncio's scheduler costs about
+# 0.7 ms, so a task woken every 2 ms and a yield after every zone took a third of a round (docs/NFC.md).
 _RX_POLL_MS = 2
+_RX_POLL_SCANNING_MS = 50
 # After the ACK of a MAINTENANCE command, time for it to leave on USB before the reset takes the port away.
 _RESET_AFTER_MS = 100
 # The RP2040's watchdog counts 24 bits at 2 ticks a microsecond: it cannot wait longer (ports/rp2/machine_wdt.c,
@@ -230,7 +234,7 @@ class Hub:
         self.hello()
         for error in errors:
             self.send(error)
-        loops = [self._beat(), self._receive()]
+        loops = [self._beat(), self._receive(_RX_POLL_MS if self.faults else _RX_POLL_SCANNING_MS)]
         if not self.faults:
             loops.append(self._scan())
         if self.leds is not None:
@@ -250,15 +254,35 @@ class Hub:
             task.cancel()
         self._tasks = []
 
-    async def _scan(self) -> None:
+    def scan_round(self) -> None:
+        """Scan every zone once, and a zone whose card its last scans missed (``Scanner.doubtful``) again every
+        ``zones // LIFT_SCANS`` zones: the clean scans that confirm a lift then come within half a round or so of
+        the first, not in up to three rounds, which on a table with a card on every zone (a round of about 55 ms
+        on a Pico) keeps a lift within its 150 ms. A tag at the edge of range still needs LIFT_SCANS misses in a
+        row to be lifted, and they span that many other zones' scans at least."""
         scanner = self.scanner
+        zones = len(scanner.readers)
+        step = max(1, zones // scanner.lift_scans)
+        for zone in range(zones):
+            self._scan_zone(zone)
+            if scanner.doubtful:
+                for doubtful in tuple(scanner.doubtful):
+                    if doubtful != zone and (zone - doubtful) % step == 0:
+                        self._scan_zone(doubtful)
+            # Host commands between two zones' scans, without a pass of the scheduler: a SET_LED waits for one
+            # zone's scan at most, and a WRITE_TAG never meets a scan of its reader.
+            self.read_port()
+        self.scans += 1
+
+    def _scan_zone(self, zone: int) -> None:
+        for message in self.scanner.scan_zone(zone):
+            self.send(message)
+
+    async def _scan(self) -> None:
         while True:
-            for zone in range(len(scanner.readers)):
-                for message in scanner.scan_zone(zone):
-                    self.send(message)
-                await asyncio.sleep(0)
-            self.scans += 1
+            self.scan_round()
             self.wdt.feed()
+            await asyncio.sleep(0)  # once a round: the heartbeat, the blink, a restart into maintenance mode
 
     async def _beat(self) -> None:
         beats = 0
@@ -273,13 +297,13 @@ class Hub:
                 else:
                     self.send(self.scanner.snapshot())
 
-    async def _receive(self) -> None:
+    async def _receive(self, every_ms: int) -> None:
         while True:
             self.read_port()
             if self.rebooting:
                 await asyncio.sleep(_RESET_AFTER_MS / 1000)
                 machine.reset()
-            await asyncio.sleep(_RX_POLL_MS / 1000)
+            await asyncio.sleep(every_ms / 1000)
 
     async def _blink(self) -> None:
         leds = self.leds
@@ -302,6 +326,8 @@ class UsbPort:
         self._poll.register(sys.stdin, select.POLLIN)
 
     def read(self) -> bytes:
+        if not self._poll.poll(0):
+            return b""  # the usual answer, between every two zones: no allocation
         data = bytearray()
         while len(data) < 256 and self._poll.poll(0):
             data.extend(self._in.read(1))

@@ -39,7 +39,7 @@ if [[ -z "$DESTDIR" ]]; then
         say "adding the system user companion"
         useradd --system --home-dir /var/lib/companion --shell /usr/sbin/nologin companion
     fi
-    for group in gpio spi i2c dialout; do
+    for group in gpio spi i2c dialout audio; do  # audio: /dev/snd/*, the table's voice
         getent group "$group" >/dev/null || groupadd --system "$group"
         usermod --append --groups "$group" companion
     done

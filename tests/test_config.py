@@ -89,7 +89,7 @@ def test_the_shipped_config_loads() -> None:
         ("confirm_turn = false", "confirm_turn: unknown key; did you mean game.confirm_turns?"),
         ('game = "sexto-set"', "game: must be a table"),
         ('[journal]\npaht = "/tmp/j.db"', "journal.paht: unknown key; did you mean journal.path?"),
-        ("volume = 3", "volume: unknown key (valid: display, game, journal, mqtt, pins, readers, web, zones)"),
+        ("colour = 3", "colour: unknown key (valid: display, game, journal, mqtt, pins, readers, speech, web, zones)"),
         ("[readers.hub]\nport = 1", "readers.hub: unknown table"),
     ],
 )

@@ -8,9 +8,9 @@ import pytest
 
 from companion.config import GameConfig
 from companion.events import CardArrived, CardLeft, Press, SameCardTwice, UnknownTag, UnknownTagLeft
-from companion.games.seises import SeisesView
+from companion.games.seises import END_OF_HAND, RENEGE, SeisesView
 from companion.games.seises.rules import Pay, Seises
-from companion.games.sexto_set import SextoSetView
+from companion.games.sexto_set import END_OF_SET, SextoSetView
 from companion.games.sexto_set.robots import SextoSetRobots
 from companion.games.sexto_set.rules import SextoSet
 from companion.journal import Entry
@@ -288,7 +288,7 @@ def test_sexto_set_pass_then_confirm_loses_the_set_and_the_view_shows_it() -> No
     assert isinstance(view.game, SextoSetView)
     winner = "B" if loser == "A" else "A"
     assert view.game.result == winner and view.game.sets_won == ((1, 0) if winner == "A" else (0, 1))
-    assert view.message is not None and view.message.kind is MessageKind.END_OF_SET
+    assert view.message is not None and view.message.kind is END_OF_SET
     # set 1 was led by A: B leads set 2, and the next card is credited to B
     assert view.game.turn == "B" and view.message.todo == "Recoged: empieza la pareja B"
     assert sum(view.game.match_masters) == sum(view.game.masters_won) > 0
@@ -304,7 +304,7 @@ def test_end_of_hand_and_renege_messages() -> None:
         else:
             tap(referee, card)
     message = referee.view().message
-    assert message is not None and message.kind is MessageKind.RENEGE and "Renuncio" in message.title
+    assert message is not None and message.kind is RENEGE and "Renuncio" in message.title
     assert referee.view().status is StatusLight.RENEGE  # the status LED's renuncio look
     tap(referee, "6E")
     assert referee.view().status is StatusLight.READY
@@ -320,7 +320,7 @@ def test_a_renuncio_proven_by_the_last_card_is_shown_with_the_hand_won() -> None
     referee.game = Seises.from_snapshot({**game.snapshot(), "hand_sizes": [9, 1, 10, 10], "scores": [0, 8, 0, 0]})
     tap(referee, "7O")  # seat 2's last card, legal when it paid
     view = referee.view()
-    assert view.message is not None and view.message.kind is MessageKind.END_OF_HAND
+    assert view.message is not None and view.message.kind is END_OF_HAND
     assert view.message.title == "Renuncio: Asiento 2"
     assert view.message.todo == "Gana la mano: +3. Pagó teniendo 7 de oros: -5 puntos"
     assert view.status is StatusLight.RENEGE
@@ -349,7 +349,7 @@ def test_a_whole_round_of_pays_says_somebody_reneged() -> None:
     for _ in range(4):
         press(referee, "pass"), press(referee, "confirm")
     view = referee.view()
-    assert view.message == Message(MessageKind.RENEGE, "Somebody reneged!", "All paid, yet cards in hands fit")
+    assert view.message == Message(RENEGE, "Somebody reneged!", "All paid, yet cards in hands fit")
     assert view.status is StatusLight.RENEGE
 
 

@@ -12,8 +12,12 @@ Topics, under ``companion/<table>/``:
   after the events whenever it changed (and again on every connection).
 * ``message``: the last message the table's screen showed (its kind, title and what to do), retained.
 
-With ``[mqtt] homeassistant = true`` the table also announces its sensors to Home Assistant
-(:mod:`companion.club.homeassistant`): on every connection, and again when the game's kind or seats change.
+With ``[mqtt] homeassistant = true`` the table also announces its sensors and device triggers to Home Assistant
+(:mod:`companion.club.homeassistant`): on every connection, and again when the game's kind or seats change. A
+trigger (a hand won, a game won, an illegal play, a renuncio) goes to its topic, ``trigger/<object>`` (QoS 1, not
+retained: Home Assistant would fire it again at every restart), after the state it changed; it is of the moment,
+so one that happens while the broker is away is not sent later, and the view the table starts on (a game resumed
+on its last message) fires none.
 
 The publisher is a task of its own on the daemon's loop, fed by the journal: the table never waits for it. The
 table wakes it by showing it each view (it is one of the table's outputs); what it sends it reads from the
@@ -27,13 +31,14 @@ import contextlib
 import json
 import logging
 import ssl
+from collections import deque
 from collections.abc import Callable
 from typing import Any
 
 import aiomqtt
 
 from companion.club.feed import pending
-from companion.club.homeassistant import discovery, topics
+from companion.club.homeassistant import discovery, fired, topics, trigger_topic, triggers
 from companion.config import GameConfig, MqttConfig
 from companion.journal import Journal, JournalError
 from companion.referee import Referee
@@ -50,14 +55,22 @@ GOODBYE_S = 2.0  # how long a stopping service waits to say "offline"
 # The broker says the table's last will after 1.5 keepalives of silence: a table that lost its power shows offline
 # within about 20 s; its pings cost two small packets every 15 s.
 KEEPALIVE_S = 15
+TRIGGERS_KEPT = 64  # triggers waiting for the publisher's next turn: a burst of refused cards loses its oldest
 PAGE = 100  # events read from the journal at a time: about a millisecond of the loop (12 µs an event)
 
 
 class Publisher:
     """Sends the table's journal and state to the broker of ``config``; :meth:`run` is its task."""
 
-    def __init__(self, config: MqttConfig, journal: Journal, state: Callable[[], dict[str, Any]]) -> None:
-        self.config, self.journal, self.state = config, journal, state
+    def __init__(
+        self,
+        config: MqttConfig,
+        journal: Journal,
+        state: Callable[[], dict[str, Any]],
+        page: str | None = None,
+    ) -> None:
+        """``page``: the address of the table's page, for Home Assistant's link to it (homeassistant.page_url)."""
+        self.config, self.journal, self.state, self.page = config, journal, state, page
         self.topic = f"companion/{config.table}"
         self.connected = False
         self._wake = asyncio.Event()
@@ -65,11 +78,18 @@ class Publisher:
         self._message: Message | None = None  # the last one the table showed
         self._sent_message: Message | None = None
         self._announced: dict[str, str] | None = None  # Home Assistant's configs sent on this connection
+        self._shown = False  # a view seen: the first is where the table starts, no happening
+        self._last: Message | None = None  # the message of the last view, for the triggers
+        self._fired: deque[tuple[str, Message]] = deque(maxlen=TRIGGERS_KEPT)
 
     def show(self, view: TableView, now: float) -> None:
-        """The table has handled an event: look at the journal again."""
-        if view.message is not None:
-            self._message = view.message
+        """The table has handled an event: look at the journal again, and fire the triggers of what it said."""
+        message = view.message
+        if message is not None and self._shown and self.connected and self.config.homeassistant:
+            self._fired.extend((object_id, message) for object_id in fired(view, self._last))
+        self._shown, self._last = True, message
+        if message is not None:
+            self._message = message
         self._wake.set()
 
     async def run(self) -> None:
@@ -81,6 +101,7 @@ class Publisher:
                     await client.publish(f"{self.topic}/status", "online", qos=1, retain=True)
                     self.connected, retry = True, RETRY_S[0]
                     self._sent_state, self._sent_message, self._announced = "", None, None
+                    self._fired.clear()  # fired while away: of another moment
                     log.info("mqtt: publishing to %s as %s", self.config.url, self.topic)
                     try:
                         await self._serve(client)
@@ -125,7 +146,11 @@ class Publisher:
         raise aiomqtt.MqttError("the connection ended")
 
     async def _send(self, client: aiomqtt.Client) -> None:
-        """The events after the cursor, each acknowledged before the cursor passes it; then the state if it changed."""
+        """The events after the cursor, each acknowledged before the cursor passes it; then the state if it changed,
+        the message, and the triggers fired before the state was read (those fired meanwhile wait for the next
+        state)."""
+        fired_now = list(self._fired)
+        self._fired.clear()
         if self.journal.is_open:
             try:
                 cursor = self.journal.cursor(CURSOR)
@@ -145,14 +170,18 @@ class Publisher:
             self._sent_state = text
         message = self._message
         if message is not None and message != self._sent_message:
-            said = {"kind": str(message.kind), "title": message.title, "todo": message.todo}
-            await _put(client, f"{self.topic}/message", json.dumps(said, ensure_ascii=False))
+            await _put(client, f"{self.topic}/message", _said(message))
             self._sent_message = message
+        for object_id, message in fired_now:  # after the state they changed, so an automation reads the new one
+            await _put(client, trigger_topic(self.config.table, object_id), _said(message), retain=False)
 
     async def _announce(self, client: aiomqtt.Client, state: dict[str, Any]) -> None:
-        """Home Assistant's config of each sensor the game has, where it changed; an empty one (a removal) for each
-        sensor it no longer has, or, first on a connection, for any a table may have announced before."""
-        configs = {topic: json.dumps(config) for topic, config in discovery(self.config.table, state).items()}
+        """Home Assistant's config of each sensor the game has and of the device's triggers, where it changed; an
+        empty one (a removal) for each sensor it no longer has, or, first on a connection, for any a table may have
+        announced before."""
+        table, page = self.config.table, self.page
+        announced_now = discovery(table, state, page) | triggers(table, page)
+        configs = {topic: json.dumps(config) for topic, config in announced_now.items()}
         announced = self._announced
         for topic, config in configs.items():
             if announced is None or announced.get(topic) != config:
@@ -185,6 +214,11 @@ class Publisher:
             timeout=10,
             keepalive=KEEPALIVE_S,
         )
+
+
+def _said(message: Message) -> str:
+    """A message as the table publishes it: its kind, title and what to do."""
+    return json.dumps({"kind": str(message.kind), "title": message.title, "todo": message.todo}, ensure_ascii=False)
 
 
 async def _put(client: aiomqtt.Client, topic: str, payload: str, *, retain: bool = True) -> None:

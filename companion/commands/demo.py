@@ -6,6 +6,7 @@ import argparse
 import asyncio
 import errno
 import os
+import shutil
 import socket
 import sys
 import tempfile
@@ -48,6 +49,14 @@ def register(subparsers: Any) -> None:
         "--verbose", action="store_true", help=_("print every card laid, press, LED change and message")
     )
     parser.add_argument("--gif", type=Path, help=_("also write the screens as an animated GIF to this file"))
+    parser.add_argument(
+        "--voice",
+        type=Path,
+        metavar="DIR",
+        help=_(
+            "also write every sentence the table says aloud into this folder: GAME-NNN.wav, its words in GAME-NNN.txt"
+        ),
+    )
     parser.add_argument(
         "--web",
         metavar="HOST:PORT",
@@ -100,13 +109,16 @@ def run(args: argparse.Namespace) -> int:
 def _outputs_refused(args: argparse.Namespace, mqtt: MqttConfig | None) -> str | None:
     """Why an output the demo was given cannot take what it will write, said before the game rather than after it
     (a whole game for nothing): the frames' folder and the GIF's must take a file, the broker must answer."""
-    try:
-        if args.frames is not None:
-            args.frames.mkdir(parents=True, exist_ok=True)
-            tempfile.TemporaryFile(dir=args.frames).close()
-    except OSError as exc:
-        said = _("--frames {folder}: cannot write there ({error}); give a folder you may write to")
-        return said.format(folder=args.frames, error=exc.strerror or exc)
+    for option, folder in (("--frames", args.frames), ("--voice", args.voice)):
+        try:
+            if folder is not None:
+                folder.mkdir(parents=True, exist_ok=True)
+                tempfile.TemporaryFile(dir=folder).close()
+        except OSError as exc:
+            said = _("{option} {folder}: cannot write there ({error}); give a folder you may write to")
+            return said.format(option=option, folder=folder, error=exc.strerror or exc)
+    if args.voice is not None and shutil.which("espeak-ng") is None:
+        return _("--voice: espeak-ng is not installed (sudo apt-get install espeak-ng)")
     if args.gif is not None:
         folder = args.gif.parent
         try:
@@ -145,6 +157,7 @@ def _run(args: argparse.Namespace, games: list[str], mqtt: MqttConfig | None) ->
             speed=args.speed,
             hold=args.hold and number == len(games),  # after the last game
             seat=None if args.web is None or args.seat == 0 else (args.seat or 1),
+            voice=args.voice,
         )
         try:
             status = demo.run()

@@ -65,6 +65,7 @@ class Demo:
     speed: float = 1.0  # with web: how many times faster than the table's pace
     hold: bool = False  # with web: keep serving after the game, until interrupted
     seat: int | None = None  # with web: the seat (from 1; 6º SET: pair A is 1) a person plays on the page
+    voice: Path | None = None  # a folder: every sentence the table says, as <game>-NNN.wav with its .txt
     bench: Bench | None = field(default=None, init=False)  # the table, while it runs
     _person: Person | None = field(default=None, init=False)
     _stopping: threading.Event = field(default_factory=threading.Event, init=False)  # stop(), SIGINT, SIGTERM
@@ -137,6 +138,7 @@ class Demo:
                 bus=self.bus,
                 web=self.web,
                 hand=self._hand,
+                voice=self.voice,
             )
             try:
                 return self._play(bench)

@@ -5,7 +5,8 @@ The readers are MFRC522 chips simulated at the register level (:class:`~companio
 by our driver), the buttons and LEDs gpiozero's on mock pins, the OLED the real luma ssd1306 driver on a fake I2C
 bus decoded back into a picture; the zone LEDs are the Pi's (a game of one zone) or LED commands for the hub (more
 zones). Every card of the deck is enrolled in a registry of its own and every committed action goes to a real
-journal. The readers are polled around each change only: polls of an unchanged table produce no events.
+journal. The readers are polled around each change only: polls of an unchanged table produce no events. Given a
+``voice`` folder, the table says everything it would say aloud (``[speech] level = "all"``) into it, as WAV files.
 """
 
 from __future__ import annotations
@@ -23,7 +24,7 @@ from PIL import Image
 
 import companion.sim
 from companion.assembly import Assembly, Devices, assemble
-from companion.config import Config, GameConfig
+from companion.config import Config, GameConfig, SpeechConfig
 from companion.events import Button
 from companion.games import find_kind
 from companion.hardware import PinMap
@@ -33,6 +34,7 @@ from companion.nfc.registry import Registry
 from companion.readers.sim import KIND as SIM_READERS
 from companion.referee import Referee
 from companion.sim.oled import FakeI2CBus
+from companion.speech import WavFiles
 from companion.table import Table
 from companion.ui.display import Screen
 from companion.ui.lights import HubZoneLights, StatusLed
@@ -70,6 +72,7 @@ class Bench:
         bus: Any,
         web: tuple[str, int] | None,
         hand: Callable[[], Hand] | None,
+        voice: Path | None = None,
     ) -> None:
         companion.sim.reset()  # the demo owns the simulated bench: readers, fields and clock start afresh
         kind = find_kind(game)
@@ -82,6 +85,7 @@ class Bench:
             registry=workdir / "registry.toml",
             journal=journal or workdir / "journal.db",
             web=web,
+            speech=SpeechConfig(level="all") if voice is not None else SpeechConfig(),
         )
         self.zone_names = tuple(zones)
         self.now = 0.0
@@ -91,6 +95,7 @@ class Bench:
         self.on_frame: Callable[[Image.Image], None] = lambda image: None  # each frame the panel got
         self.loop: asyncio.AbstractEventLoop | None = None  # the page's, while served
         self.speed = 1.0  # with the page served: how many times faster than the table's pace
+        self._ticked: float | None = None  # when the last tick at the table's own pace ended (real time)
         self.stopping = threading.Event()
         registry = Registry.load(self.config.registry, deck=game_config.deck_name)
         self.backend = SimBackend(list(zones), registry)
@@ -110,6 +115,7 @@ class Bench:
             screen=_Screen(self),
             lights=hub,
             hand=hand,
+            voice=WavFiles(voice, prefix=f"{kind.name}-") if voice is not None else None,
         )
         self.assembly: Assembly = assemble(self.config, devices)
         for card in self.referee.current_game.deck:
@@ -143,6 +149,7 @@ class Bench:
     def wait(self, seconds: float) -> None:
         """Let ``seconds`` of table time pass, ticking the buttons and the screen as the daemon does; with the page
         served, as much real time passes (divided by ``speed``) while it serves."""
+        self._ticked = None  # table time runs by itself again: no real time since the last tick counts
         if self.loop is not None:
             self.loop.run_until_complete(asyncio.sleep(seconds / self.speed))
             if self.stopping.is_set():
@@ -157,11 +164,14 @@ class Bench:
         """One poll of the readers at the table's own pace: table time is real time while the page is played, so a
         press on the page lasts as long as the page holds the button."""
         assert self.loop is not None
-        start = time.monotonic()
+        # from the last tick's end: the time the table took between two ticks is table time too, or a press held
+        # 1.6 s on the page would be held less than the long press's 1.5 s at the table
+        start = self._ticked if self._ticked is not None else time.monotonic()
         self.loop.run_until_complete(asyncio.sleep(POLL_S))
         if self.stopping.is_set():
             raise Stopped
-        self.now = round(self.now + time.monotonic() - start, 6)
+        self._ticked = time.monotonic()
+        self.now = round(self.now + self._ticked - start, 6)
         self.assembly.buttons.tick(self.now)
         self.screen.tick(self.now)
         for scan in self.backend.poll(self.now):
@@ -200,6 +210,10 @@ class _Screen:
 
     def __init__(self, bench: Bench) -> None:
         self.bench = bench
+
+    def watch(self, watcher: Callable[[Image.Image], None]) -> None:
+        """The page's mirror of the panel (:meth:`companion.ui.display.Screen.watch`)."""
+        self.bench.screen.watch(watcher)
 
     def show(self, view: TableView, now: float) -> None:
         bench = self.bench

@@ -117,10 +117,24 @@ class Person:
         awaited = self.awaiting == len(game.actions)  # and nothing was committed since
         return Hand(cards, wait=None if awaited else say("robots"))
 
+    def lent(self) -> bool:
+        """Whether a paired phone has borrowed the table's readers (enrolling cards); the robots then wait until it
+        is given back (a button at the table, or the phone), as players wait at a real table. Ticks the table at
+        its own pace meanwhile, so the phone's cards are read."""
+        waited = False
+        while self.server is not None and self._borrowed():
+            waited = True
+            self.bench.tick()
+        return waited
+
+    def _borrowed(self) -> bool:
+        return self.bench.table.borrower is not None
+
     def turn(self, robots: Robots, seat: int, moves: list[Callable[[], None]]) -> None:
         """The person's turn: the robots wait while the table runs at its own pace and the page's hand lays cards
-        in the readers' fields and presses the mock buttons. Ends once an action is committed (the card then goes
-        from the pad to its row) or taken back (a long UNDO: its card returns to its hand)."""
+        in the readers' fields and presses the mock buttons (a long OK: the table's menu). Ends once an action is
+        committed (the card then goes from the pad to its row), taken back (a long UNDO: its card returns to its
+        hand), or the game is replaced by a new one (the menu's, or a paired phone's)."""
         bench = self.bench
         game = bench.referee.current_game
         before = len(game.actions)
@@ -129,10 +143,14 @@ class Person:
         assert self.server is not None
         self.server.show(bench.referee.view(), bench.now)  # the page: the hand may play now
         try:
-            while len(game.actions) == before:
+            while len(game.actions) == before and bench.referee.current_game is game:
                 bench.tick()
         finally:
             self.awaiting = None
+        if bench.referee.current_game is not game:  # a new game, from the menu or a phone: the script sits down
+            for lying in bench.backend.lying():
+                bench.lift(lying)
+            return
         while len(moves) > len(game.actions):
             moves.pop()()
         if len(game.actions) < before:

@@ -19,12 +19,13 @@ from companion.demo.person import Person
 from companion.demo.story import Story
 from companion.events import Button
 from companion.rules import Action, Play
-from companion.view import Message, MessageKind
+from companion.view import Message
 
 __all__ = ["ILLEGAL_STEP", "UNDO_STEP", "Script"]
 
 ILLEGAL_STEP = 6  # the action before which a player lays a card that does not fit
 UNDO_STEP = 10  # ... and after which a player takes a play back with a long UNDO, and makes it again
+RETRIES = 3  # times a robot plays a move again that the table did not take because a phone borrowed it
 
 
 class Script:
@@ -47,9 +48,12 @@ class Script:
         seat = self.person.seat_index()
         moves: list[Callable[[], None]] = []  # how to give each committed action's card back to its hand
         step, illegal_done, undo_done = 0, False, seat is not None  # the robots take nothing back from a person
-        while not robots.over():
+        retries = 0  # a robot's move tried again in a row, after a phone borrowed the table
+        while not robots.over() and referee.current_game is game:
             if seat is not None and robots.turn() == seat:
                 self.person.turn(robots, seat, moves)
+                continue
+            if self.person.lent():  # a phone enrolled cards meanwhile: the robots waited
                 continue
             action, hand = robots.choose()
             if not illegal_done and step >= ILLEGAL_STEP and hand is not None:
@@ -60,7 +64,18 @@ class Script:
             if isinstance(action, Play):
                 zone = zone_of[action.line] if action.line else bench.zone_names[0]
             self._perform(action, zone)
+            if referee.current_game is not game:  # a phone started a new game meanwhile
+                break
+            if len(game.actions) == before and self.person.server is not None and retries < RETRIES:
+                # a phone borrowed the table mid-move (its enrollment read the card, or the robot's press gave the
+                # table back): the robot takes its card back and plays again once the table is back
+                self.person.lent()
+                for lying in bench.backend.lying():
+                    bench.lift(lying)
+                retries += 1
+                continue
             assert len(game.actions) > before, f"the table did not take {action}"
+            retries = 0
             drawn = robots.played(action, hand)
             moves.append(partial(robots.unplayed, action, hand, drawn))
             if not undo_done and step >= UNDO_STEP and isinstance(action, Play) and game.outcome() is None:
@@ -70,8 +85,10 @@ class Script:
                 undo_done = True
             step += 1
             message = referee.view().message
-            if message is not None and message.kind is MessageKind.END_OF_SET:
-                bench.wait(3.0)  # the players gather the cards for the next set
+            if message is not None and message.kind.milestone and game.outcome() is None:
+                bench.wait(3.0)  # the players gather the cards for the next hand or set
+        if referee.current_game is not game:  # the page's person started a new game (the menu, a phone)
+            self.play()
 
     def _perform(self, action: Action, zone: str | None) -> None:
         bench = self.bench

@@ -24,14 +24,6 @@ from companion.view import MessageKind, TableView, ZoneLight
 __all__ = ["PLAYS_TOLD", "WORDS", "Story"]
 
 PLAYS_TOLD = 6  # the plays the default story names one by one, at the start of each game
-SHOWN = {
-    MessageKind.ILLEGAL,
-    MessageKind.UNKNOWN_CARD,
-    MessageKind.END_OF_HAND,
-    MessageKind.END_OF_SET,
-    MessageKind.END_OF_GAME,
-    MessageKind.RENEGE,
-}
 
 # The demo's own words, by key: English msgids, said in the demo's language (the table's messages come from the
 # referee in the same language).
@@ -60,8 +52,6 @@ WORDS: dict[str, str] = {
     "stopped": N_("stopped: the game is left unfinished"),
     "summary": N_("{game}: {actions} actions confirmed, {rows} journal rows, {noise} noisy reads, {s} s of table time"),
 }
-# The messages the default story tells (title only): the reneges and questions are in the verbose log.
-TOLD = {MessageKind.END_OF_HAND, MessageKind.END_OF_SET, MessageKind.END_OF_GAME}
 
 
 class Story:
@@ -116,11 +106,11 @@ class Story:
         message = view.message
         if message is not None and message != self._last_message:
             text = message.title + (f" — {message.todo}" if message.todo else "")
-            if message.kind in TOLD and not self.verbose:
+            if message.kind.milestone and not self.verbose:  # the reneges and questions: in the verbose log
                 self.tell(message.title)
             self.line(f"screen: {text}")
             # the last screen is drawn once, at the end of the game
-            shown = message.kind in SHOWN and message.kind != MessageKind.END_OF_GAME
+            shown = (message.kind.ruling or message.kind.milestone) and message.kind != MessageKind.END_OF_GAME
             bus = self.bench.bus
             if self.verbose and shown and isinstance(bus, FakeI2CBus):
                 self.out(frame_to_text(bus.last_image()))

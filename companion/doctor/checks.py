@@ -1,10 +1,11 @@
 """What a doctor check finds (:class:`Check`) and where it looks (:class:`System`).
 
 Every check is a function that returns a :class:`Check`. Whatever it touches goes through a :class:`System`: the
-filesystem root the device nodes, ``config.txt``, ``/etc/passwd`` and ``/etc/group`` are looked up under, what a
-node is (its ``stat``: type, owner, group, mode), and the factories that open an SPI device, an I2C bus and the
-hub's serial link. Tests pass a temporary root, the nodes' stat as udev leaves them on a Pi (no root needed to make
-them), the simulated readers of :mod:`companion.sim` and fake buses; the defaults reach the real hardware. The
+filesystem root the device nodes, ``config.txt``, ``/proc/asound/cards``, ``/etc/passwd`` and ``/etc/group`` are
+looked up under, what a node is (its ``stat``: type, owner, group, mode), the factories that open an SPI device, an
+I2C bus and the hub's serial link, the speech synthesiser (espeak-ng) and the player of its sound (aplay). Tests pass
+a temporary root, the nodes' stat as udev leaves them on a Pi (no root needed to make them), the simulated readers
+of :mod:`companion.sim`, fake buses and a player that answers as aplay does; the defaults reach the real hardware. The
 checks themselves live beside what they check: the Pi's system in :mod:`companion.doctor.pi`, each reader kind's in
 its module of :mod:`companion.readers`, the OLED's in :mod:`companion.ui.display_checks`.
 """
@@ -12,6 +13,7 @@ its module of :mod:`companion.readers`, the OLED's in :mod:`companion.ui.display
 from __future__ import annotations
 
 import os
+import subprocess
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -72,6 +74,17 @@ def _hub_hello(path: str, zones: Sequence[str]) -> HubInfo:
     return hello(path, zones)
 
 
+def _aplay(wav: bytes, device: str) -> subprocess.CompletedProcess[bytes]:
+    """Play ``wav`` through the ALSA PCM ``device`` as the table's voice does (aplay, of alsa-utils); its exit
+    status and its words. FileNotFoundError when aplay is not installed."""
+    return subprocess.run(
+        ["aplay", "-q", "-D", device, "-"], input=wav, capture_output=True, check=False, timeout=PLAY_TIMEOUT_S
+    )
+
+
+PLAY_TIMEOUT_S = 60  # a test phrase is a few seconds; a player that hangs on a stuck card is stopped
+
+
 def _stat(path: Path) -> os.stat_result:
     return path.stat()  # follows a symlink (udev's /dev/companion-hub) to the node
 
@@ -86,6 +99,8 @@ class System:
     i2c_bus: Callable[[int], I2CBus] = _smbus  # opens /dev/i2c-<port>
     hub_handshake: Callable[[str, Sequence[str]], HubInfo] = _hub_hello  # the daemon's own connection, once
     stat: Callable[[Path], os.stat_result] = _stat  # a path under the root: its type, owner, group and mode
+    espeak_ng: tuple[str, ...] = ("espeak-ng",)  # the synthesiser's command (a test adds --path=<its data>)
+    play: Callable[[bytes, str], subprocess.CompletedProcess[bytes]] = _aplay  # a WAV through an ALSA PCM
 
     def path(self, absolute: str | Path) -> Path:
         """``absolute`` under the root: ``/dev/spidev0.0`` is ``<root>/dev/spidev0.0``."""

@@ -6,7 +6,8 @@
 The config and the pin map (and that they agree on the zones); the interfaces the readers need (SPI), I2C for the
 display and at 400 kHz; the GPIO chips; the pin factory (lgpio on a Pi) and why; the service user allowed to open
 the nodes; the readers, each as its kind checks it (each MFRC522's VersionReg, the hub's handshake); the display
-answering at its address; the journal.
+answering at its address; when the table speaks, its sound card, espeak-ng's voices and a test phrase played; the
+journal.
 """
 
 from __future__ import annotations
@@ -18,6 +19,7 @@ from companion.config import DEFAULT_PATH, Config, ConfigError, load_config
 from companion.decks import DeckError, load_deck
 from companion.doctor.checks import Check, System
 from companion.doctor.pi import check_access, check_gpio, check_i2c, check_pins
+from companion.doctor.sound import Speech, sound_checks, sound_nodes
 from companion.hardware import DEFAULT_PINMAP, INSTALLED_PINMAP, PinMap, PinMapError, load_pinmap, pinmap_path
 from companion.i18n import N_, _, language
 from companion.journal import health as journal_health
@@ -100,8 +102,10 @@ def diagnose(config_path: Path | None, system: System) -> Iterator[Check]:
     """Every check, in order. ``config_path`` None: the default config under the root. A failed config does not
     end the run (the rest is checked with what could be read of it, or the defaults); a failed pin map does: the
     readers and nodes to check come from it."""
-    check, config = check_config(config_path or system.path(DEFAULT_PATH))
+    path = config_path or system.path(DEFAULT_PATH)
+    check, config = check_config(path)
     yield check
+    speech = Speech(config.speech.level, config.speech.device)
     check, pinmap = check_pinmap(config, system)
     yield check
     if pinmap is None:
@@ -122,7 +126,11 @@ def diagnose(config_path: Path | None, system: System) -> Iterator[Check]:
     yield check_gpio(system)
     yield check_pins(system, readers)
     nodes += [system.shown(chip) for chip in sorted(system.path("/dev").glob("gpiochip*"))]
+    if speech.on:
+        nodes += sound_nodes(system, speech)
     yield check_access(system, nodes)
     yield from readers.device_checks(system, config, pinmap)
     yield check_display(system, options)
+    if speech.on:
+        yield from sound_checks(system, speech, pinmap, config.source)
     yield Check(_("journal"), *journal_health(system.path(config.journal)))

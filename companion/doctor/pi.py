@@ -31,7 +31,15 @@ __all__ = [
 UNIT = Path("etc/systemd/system/companion.service")  # where systemd/install.sh puts the unit
 # The group each kind of device node belongs to on Raspberry Pi OS (its udev rules), which the unit also grants.
 PINS = N_("pins")  # the pin factory's check
-NODE_GROUPS = {"spidev": "spi", "i2c-": "i2c", "gpiochip": "gpio", "tty": "dialout", "companion-hub": "dialout"}
+NODE_GROUPS = {
+    "spidev": "spi",
+    "i2c-": "i2c",
+    "gpiochip": "gpio",
+    "tty": "dialout",
+    "companion-hub": "dialout",
+    "controlC": "audio",  # /dev/snd/*: the voice's sound card
+    "pcmC": "audio",
+}
 
 
 # -- interfaces --------------------------------------------------------------------------------------------

@@ -1,18 +1,16 @@
-"""The assembly drawings of ``hardware/``: how the parts are put into the table, and 6º SET at the table.
+"""The assembly drawings of ``hardware/``: how the parts are put into the table, and each game's own pictures.
 
 A pad in cross-section (the card, the table top, the reader glued under it, the WS2812B in its hole and its
 light), the panel of the OLED and the buttons, the hub's board with the Pico and its maintenance jumper (from the
-pin map), and the steps of a 6º SET turn: what lies on each reader, what is lifted and where the line grows, with
-the referee's own words (its texts, in English). Drawn as the wiring is (:class:`~companion.documents.drawings.
-Drawing`); ``python -m companion.documents`` writes them, and a test fails when a committed one is out of date.
+pin map); beside them, whatever pictures a game draws of itself (the ``DRAWINGS`` of its package's ``drawings``
+module: 6º SET's turn at the table). Drawn as the wiring is (:class:`~companion.documents.drawings.Drawing`);
+``python -m companion.documents`` writes them, and a test fails when a committed one is out of date.
 """
 
 from __future__ import annotations
 
-import math
 from pathlib import Path
 
-from companion.decks import load_deck
 from companion.documents.drawings import (
     COLOURS,
     LED_HOLE,
@@ -24,11 +22,9 @@ from companion.documents.drawings import (
     circle,
     write_drawings,
 )
-from companion.games import find_kind
-from companion.games.sexto_set.rules import DECK
+from companion.documents.sketches import GREEN_LIGHT, arrow
+from companion.games import game_module, kinds
 from companion.hardware import PICO_PINS, PinMap, pico_ground_beside
-from companion.i18n import say
-from companion.referee.texts import TEXT
 
 __all__ = [
     "LED_HOLE",
@@ -39,7 +35,6 @@ __all__ = [
     "control_panel",
     "hub_board",
     "pad_section",
-    "sexto_set_turn",
     "write_assembly",
 ]
 
@@ -51,15 +46,6 @@ PANEL = 3  # mm: the panel the OLED and the buttons are mounted in (a button's c
 _MM = 6  # px per mm in the cross-sections
 _WOOD = "#e8d5b0"
 _BOARD = "#2f7d4f"
-_GREEN_LIGHT = "#3cb043"
-_RED_LIGHT = "#d62728"
-
-
-def _arrow(x0: float, y0: float, x1: float, y1: float, colour: str) -> list[Rect | Wire | Label]:
-    """A line from (x0, y0) to (x1, y1) with its head at the end."""
-    angle = math.atan2(y1 - y0, x1 - x0)
-    head = tuple((x1 - 8 * math.cos(angle + side), y1 - 8 * math.sin(angle + side)) for side in (0.5, -0.5))
-    return [Wire(((x0, y0), (x1, y1)), colour), Wire((head[0], (x1, y1), head[1]), colour)]
 
 
 def pad_section() -> Drawing:
@@ -108,7 +94,7 @@ def pad_section() -> Drawing:
     shapes.append(Rect(hole_x - led_w / 2, bottom - 8, led_w, 8, COLOURS["ink"], fill=_BOARD))
     shapes.append(Rect(hole_x - 2.5 * _MM, bottom - 18, 5 * _MM, 10, COLOURS["ink"], fill="#ffffff"))
     for dx in (-4, 0, 4):
-        shapes += _arrow(hole_x + dx * _MM / 2, bottom - 22, hole_x + dx * _MM, surface - 24, _GREEN_LIGHT)
+        shapes += arrow(hole_x + dx * _MM / 2, bottom - 22, hole_x + dx * _MM, surface - 24, GREEN_LIGHT)
     for pin, colour in enumerate((COLOURS["power"], COLOURS["ground"], COLOURS["led"])):
         x = hole_x - 3 * _MM + pin * 3 * _MM
         shapes.append(Wire(((x, bottom), (x, bottom + 40)), colour))
@@ -238,81 +224,18 @@ def hub_board(pinmap: PinMap) -> Drawing:
     return Drawing(width=660, height=470, px_per_unit=2, shapes=shapes)
 
 
-def _card(x: float, y: float, name: str, colour: str = COLOURS["ink"]) -> list[Rect | Wire | Label]:
-    return [Rect(x, y, 44, 62, colour, fill="#ffffff"), Label(x + 22, y + 26, name, centred=True)]
-
-
-def _screen(x: float, y: float, title: str, todo: str) -> list[Rect | Wire | Label]:
-    """The OLED's message, as the referee says it (its first line, then what to do)."""
-    return [
-        Rect(x, y, 236, 40, COLOURS["ink"], fill="#111111"),
-        Label(x + 6, y + 6, title, colour="#ffffff"),
-        Label(x + 6, y + 22, todo, colour="#bbbbbb"),
-    ]
-
-
-def sexto_set_turn(lang: str = "en") -> Drawing:
-    """One line of 6º SET beside its pad, in four steps: the master card at the line's head and the pad empty;
-    the card laid on the pad (green: CONFIRM); the card lifted to the line's end; a card laid on one left there
-    (red: the referee names the card to lift). The words are the referee's own, in ``lang``."""
-
-    texts, deck = find_kind("sexto-set").texts, load_deck(DECK)
-
-    def said(key: str, **fields: str) -> str:  # as the referee says it: the kind's text, else its own
-        text = say(texts.get(key) or TEXT[key], lang, **fields)
-        return text[:1].upper() + text[1:]
-
-    steps = [
-        ("1. Before the set", "the master card heads its line beside", "the pad; the pad is empty", None, [], None),
-        ("2. A turn: lay the card", "on its line's pad; green: CONFIRM", "(nothing else lies on the reader)", "N01",
-         [], _GREEN_LIGHT),
-        ("3. Lift it to the line", "the card goes after the line's last", "card, off the pad: the pad is empty", None,
-         ["N01"], None),
-        ("4. Forgot to lift?", "a card laid on one left there: red;", "lift the old one: the new one plays", "N14",
-         [], _RED_LIGHT),
-    ]  # fmt: skip
-    shapes: list[Rect | Wire | Label] = [Label(10, 10, "6º SET at the table: one line and its pad", size=2)]
-    column = 270
-    for index, (title, first, second, on_pad, line, light) in enumerate(steps):
-        x = 20 + index * column
-        shapes += [Label(x, 50, title), Label(x, 66, first, colour=COLOURS["pad"])]
-        shapes.append(Label(x, 80, second, colour=COLOURS["pad"]))
-        # the pad (the mat's rectangle, the reader's square under it), its LED, the line growing away from it
-        shapes.append(Rect(x + 10, 110, 64, 90, COLOURS["ink"]))
-        shapes.append(Rect(x + 22, 140, 40, 40, COLOURS["pad"], dashed=True))
-        shapes.append(circle(x + 42, 100, 5, light or COLOURS["pad"]))
-        shapes.append(Label(x + 42, 204, "z1", centred=True, colour=COLOURS["pad"]))
-        shapes += _card(x + 90, 124, "M1R")
-        for offset, card in enumerate(line, start=1):
-            shapes += _card(x + 90 + offset * 50, 124, card)
-        if on_pad is not None:
-            shapes += _card(x + 20, 124, on_pad, COLOURS["led"] if light == _RED_LIGHT else _GREEN_LIGHT)
-            if index == 3:
-                shapes.append(Label(x + 10, 214, "N01 still under it", colour=COLOURS["led"]))
-        if index == 2:
-            shapes += _arrow(x + 42, 112, x + 158, 112, COLOURS["ink"])
-        shapes.append(Label(x + 90, 192, "the line grows away ->"))
-    # the referee's words at each step
-    shapes += [Label(20, 240, "The screen says:", colour=COLOURS["pad"])]
-    shapes += _screen(20, 256, said("registered", master=deck["M1R"].name(lang), zone="z1"), said("registered_do"))
-    shapes.append(Label(20, 300, '(zones "auto": each master card laid', colour=COLOURS["pad"]))
-    shapes.append(Label(20, 314, "once on its pad, then lifted)", colour=COLOURS["pad"]))
-    shapes.append(Label(20 + column, 262, "the scoreboard; the pad is green", colour=COLOURS["pad"]))
-    shapes.append(Label(20 + 2 * column, 262, "the scoreboard: the line counts it", colour=COLOURS["pad"]))
-    shapes += _screen(
-        20 + 3 * column, 256, said("lift_first", card=deck["N01"].name(lang), zone="z1"), said("lift_first_do")
-    )
-    return Drawing(width=20 + 4 * column, height=340, px_per_unit=2, shapes=shapes)
-
-
 def assembly_drawings(pinmap: PinMap) -> dict[str, Drawing]:
-    """The assembly pictures by file name (without the extension), as ``hardware/`` holds them."""
-    return {
+    """The assembly pictures and every game's own, by file name (without the extension), as ``hardware/`` holds
+    them."""
+    drawings = {
         "assembly-pad": pad_section(),
         "assembly-panel": control_panel(),
         "assembly-hub": hub_board(pinmap),
-        "sexto-set-turn": sexto_set_turn(),
     }
+    for kind in kinds().values():
+        module = game_module(kind, "drawings")
+        drawings |= {name: draw() for name, draw in getattr(module, "DRAWINGS", {}).items()}
+    return drawings
 
 
 def write_assembly(pinmap: PinMap, out: Path) -> list[Path]:

@@ -41,12 +41,14 @@ __all__ = [
     "wiring_hub",
     "wiring_name",
     "wiring_pi",
+    "wiring_sound",
     "write_drawings",
 ]
 
 # Wire colours by what the wire carries, as makers colour jumper wires.
 COLOURS = {
     "i2c": "#1f77b4",
+    "i2s": "#bcbd22",
     "spi": "#9467bd",
     "cs": "#e377c2",
     "reset": "#8c564b",
@@ -303,6 +305,33 @@ def wiring_pi(pinmap: PinMap) -> Drawing:
     return _wiring("companion: the Pi alone", "Raspberry Pi (40-pin header)", pins, parts, nets)
 
 
+# The MAX98357A amplifier on the Pi's I2S pins (dtoverlay=max98357a): each of its board's pins and the Pi's GPIO.
+SOUND_PINS = {"BCLK": 18, "LRC": 19, "DIN": 21, "SD": 4}  # SD: the overlay's default sdmode-pin
+
+
+def wiring_sound(pinmap: PinMap) -> Drawing:
+    """The optional I2S amplifier (a MAX98357A breakout) and its speaker, on pins the pin map leaves free: 5 V and
+    ground, the I2S clock, frame and data, and SD to GPIO4, which the overlay's driver raises while it plays."""
+    taken = {pin: key for key, pin in pinmap.gpios()}
+    clash = [f"{name} on GPIO{pin} ({taken[pin]})" for name, pin in SOUND_PINS.items() if pin in taken]
+    if clash:
+        raise ValueError(f"{pinmap.source}: the amplifier's pins are taken: {', '.join(clash)}")
+    pins = [("5v", "5V (pin 4)"), ("gnd", "GND (pin 39)")]
+    amp = _Part(
+        "MAX98357A I2S amplifier",
+        ["VIN", "GND", "BCLK", "LRC", "DIN", "SD"],
+        ["config.txt: dtoverlay=max98357a", "GAIN unwired: 9 dB"],
+    )
+    nets = [_Net("5v", amp.name, "VIN", "power"), _Net("gnd", amp.name, "GND", "ground")]
+    for name, pin in SOUND_PINS.items():
+        pins.append((name, f"{_gpio(pin)} {name}"))
+        nets.append(_Net(name, amp.name, name, "i2s"))
+    speaker = _Part("Speaker, 4 or 8 ohm, 3 W", [], ["to the amplifier's + and - screw terminal"])
+    return _wiring(
+        "companion: the voice's amplifier (optional)", "Raspberry Pi (40-pin header)", pins, [amp, speaker], nets
+    )
+
+
 def wiring_hub(pinmap: PinMap) -> Drawing:
     """The hub build: the Pi keeps OLED, buttons and status LED; the Pico scans the [hub]'s readers and lights
     their LEDs. The readers take 3.3 V from a regulator of their own (up to 100 mA each, more than the Pico's 3V3(OUT)
@@ -500,7 +529,7 @@ def draw_all(pinmap: PinMap, layout_path: Path, out: Path) -> list[Path]:
     every layout's files (layouts/NAME/: :func:`companion.documents.layouts.layout_files`); return the files."""
     from companion.documents.layouts import FIRMWARE_CONFIG, LAYOUTS_FOLDER, layout_files, layout_pinmap
 
-    drawings = {"wiring-pi": wiring_pi(pinmap), "wiring-hub": wiring_hub(pinmap)}
+    drawings = {"wiring-pi": wiring_pi(pinmap), "wiring-hub": wiring_hub(pinmap), "wiring-sound": wiring_sound(pinmap)}
     layouts = load_layouts(layout_path)
     for layout in layouts.values():
         name = wiring_name(layout, pinmap)

@@ -84,6 +84,8 @@ LAYERS = (
             "ui/",
             "games/*/screen.py",
             "games/*/examples.py",
+            "games/*/speech.py",
+            "speech/",
             "doctor/",
             "readers/",
         ),
@@ -91,12 +93,22 @@ LAYERS = (
     Layer(
         "daemon",
         "the table put together: devices around the referee, the journal on disk, the service and its page",
-        ("table.py", "assembly.py", "daemon.py", "demo/", "doctor/diagnose.py", "systemd.py", "club/", "web/"),
+        (
+            "table.py",
+            "assembly.py",
+            "daemon.py",
+            "demo/",
+            "doctor/diagnose.py",
+            "systemd.py",
+            "club/",
+            "web/",
+            "games/*/homeassistant.py",
+        ),
     ),
     Layer(
         "commands",
         "what people run: the command line and the tools that build the documents",
-        ("__main__.py", "cli.py", "commands/", "documents/"),
+        ("__main__.py", "cli.py", "commands/", "documents/", "games/*/drawings.py"),
     ),
 )
 

@@ -26,7 +26,7 @@ from collections.abc import Mapping
 from types import ModuleType
 
 from companion.decks import load_deck
-from companion.games.kind import AnyKind, Ending, GameKind, Result, Robots, Sensor, Voice, ending
+from companion.games.kind import AnyKind, Ending, GameKind, Result, Robots, Voice, ending
 from companion.i18n import N_, Said
 from companion.plugins import load
 from companion.rules.base import Game, SetupError, either
@@ -39,7 +39,6 @@ __all__ = [
     "GameKind",
     "Result",
     "Robots",
-    "Sensor",
     "Voice",
     "ending",
     "find_kind",

@@ -19,7 +19,7 @@ from companion.i18n import N_, Said, translate
 from companion.rules.base import Action, Game, check_options, either
 from companion.view import Message, Scoreboard
 
-__all__ = ["AnyKind", "Ending", "GameKind", "Result", "Robots", "Sensor", "Voice", "ending"]
+__all__ = ["AnyKind", "Ending", "GameKind", "Result", "Robots", "Voice", "ending"]
 
 G = TypeVar("G", bound=Game)  # a kind's rules engine
 V = TypeVar("V", bound=Scoreboard)  # the scoreboard its screen draws
@@ -110,19 +110,6 @@ class Result:
     points: int  # what the game counts towards winning (a Seises seat's points, a pair's master cards won)
     renuncios: int  # the renuncios the rules proved on this side
     won: bool
-
-
-@dataclass(frozen=True, slots=True)
-class Sensor:
-    """A count (or a word) of the game's state that Home Assistant shows as a sensor of the table
-    (:mod:`companion.club.homeassistant`): its object id, its name there, and where it is in the engine's snapshot
-    (the keys and list indexes to follow)."""
-
-    object_id: str  # letters, digits, _ and -: one level of a topic
-    name: str  # in English: Home Assistant lets its user rename it
-    path: tuple[str | int, ...]
-    icon: str = "mdi:counter"
-    measurement: bool = True  # a count whose history Home Assistant keeps; else a word (who won, and how)
 
 
 class GameKind(ABC, Generic[G, V]):
@@ -253,12 +240,6 @@ class GameKind(ABC, Generic[G, V]):
     def view(self, game: G, voice: Voice) -> V:
         """The scoreboard of ``game``."""
 
-    def score(self, game: G, finished: bool) -> tuple[Said, Said | None]:
-        """The score in words for ``companion history``, and who won by which rule (None while nobody has, and
-        for a draw); ``finished``: the journal closed the game (see :func:`ending`)."""
-        end = ending(game, ended=finished)
-        return self.tally(game), None if end is None or end.winner is None else self.verdict(game, end)
-
     @abstractmethod
     def tally(self, game: G) -> Said:
         """The score in words: ``points 1:12 2:50``."""
@@ -280,11 +261,6 @@ class GameKind(ABC, Generic[G, V]):
     @abstractmethod
     def robots(self, game: G, rng: random.Random) -> Robots:
         """Robot players for ``game``; all their randomness comes from ``rng``."""
-
-    def sensors(self, state: Mapping[str, Any]) -> list[Sensor]:
-        """The game's counts for Home Assistant, in a game whose snapshot is ``state`` (beside the game, whose turn
-        and the last message, which every game has); none unless the kind says."""
-        return []
 
     def page_script(self) -> Path | None:
         """The script that draws this game on the table's page (docs/WEB.md): ``page.js`` in the kind's package, or

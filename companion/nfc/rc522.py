@@ -128,10 +128,16 @@ _T_RUNNING = const(0x08)  # Status1Reg
 # enough (up to 650 ms) for an EEPROM write.
 _PRESCALER = const(67)
 _FC_KHZ = const(13560)
+# One tick in microseconds. The time-out is rounded to whole ticks and the timer starts as the frame's last bit
+# leaves: a look one tick after the time-out finds the timer fired, where a look right at it may come a byte early
+# and cost another look (another transaction).
+_TICK_US = (2 * _PRESCALER + 1) * 1000 / _FC_KHZ
 
 # ISO/IEC 14443-3 type A.
 _REQA = const(0x26)
 _WUPA = const(0x52)
+_REQA_FRAME = bytes((_REQA,))
+_WUPA_FRAME = bytes((_WUPA,))  # every poll sends it: made once
 _SEL = b"\x93\x95\x97"  # SEL code of cascade levels 1, 2, 3
 _CT = const(0x88)  # cascade tag: the UID goes on at the next level
 _SAK_CASCADE = const(0x04)
@@ -158,7 +164,14 @@ FULL_SCAN_EVERY = 16  # a full selection costs a still card twice a quick one: 1
 # costs tens of microseconds on a Pi, reads within it cost bus time only. A burst is at most _MAX_BURST bytes
 # (spidev's buffer is 4096), and waits beyond the chip's own time-out end after _MAX_WAIT_US.
 _MAX_BURST = 1024
+_KEPT_BURSTS = const(48)
+_BURSTS: "dict[int, bytes]" = {}  # every reader's, by length (RC522._burst_bytes)
 _MAX_WAIT_US = 20000
+# When the chip's timer ends the wait no later than this after the answer is due, the answer is looked for once,
+# when the timer fires: a second look costs a transaction (on the hub's Pico about 0.2 ms, more than the wait it
+# saves), and the timer stops at an answer's 5th bit (datasheet 9.3.3.10, TAuto), so a tag that answers is never
+# cut short. With the hub's short time-out an empty-zone poll is then one look (firmware/hub_config.py).
+_ONE_LOOK_US = 100
 _ETU_US = 128 / 13.56  # one bit on air at 106 kbit/s
 # The tag's frame delay (ISO/IEC 14443-3, 6.2.1.1): 1236/fc after a frame whose last bit is 1, 1172/fc after 0.
 _FDT_US = (1172 / 13.56, 1236 / 13.56)
@@ -168,6 +181,19 @@ _STATUS = bytes((_ERROR, _FIFO_LEVEL, _CONTROL, _COLL))
 _COMM_IRQ_READ = bytes((0x80 | (_COMM_IRQ << 1),))
 _STATUS_READ = bytes(0x80 | (reg << 1) for reg in _STATUS)
 _FIFO_READ = bytes((0x80 | (_FIFO_DATA << 1),))
+_FIFO_WRITE = bytes((_FIFO_DATA << 1,))
+# The transactions of a WUPA poll (RC522.wupa), made once.
+_CLEAR_IRQS = bytes((_COMM_IRQ << 1, 0x7F))
+_FIFO_WUPA = _FIFO_WRITE + _WUPA_FRAME
+_SEND_SHORT_FRAME = bytes((_BIT_FRAMING << 1, _START_SEND | 7))
+_IDLE_COMMAND = bytes((_COMMAND << 1, _CMD_IDLE))
+_TRANSCEIVE_COMMAND = bytes((_COMMAND << 1, _CMD_TRANSCEIVE))
+_LOOK_MASK = const(0x23)  # RxIRq, ErrIRq, TimerIRq
+_FLUSH_FIFO = bytes((_FIFO_LEVEL << 1, 0x80))
+_SENT_READ = bytes((0x80 | (_COMM_IRQ << 1), 0x80 | (_STATUS1 << 1), 0x80 | (_FIFO_LEVEL << 1), 0))
+_KEPT_PLANS = const(32)
+_PLANS: "dict[tuple[float, int], dict[int, tuple[float, float, int, tuple[bytes, int]]]]" = {}
+_PLANNED = ((_WUPA_FRAME, 7, 16), (b"\x93\x20", 0, 40), (bytes(9), 0, 24), (b"\xff" * 9, 0, 24))
 
 # After a reset the chip answers nothing until its crystal runs (datasheet 8.8.2: the crystal's start-up plus
 # 1024 clocks). CommandReg then reads 0x20 (RcvOff set, PowerDown clear); until then MISO reads 0x00. It is read
@@ -187,6 +213,11 @@ def _hex(data: bytes) -> str:
     return "".join("%02X" % b for b in data)
 
 
+# machine_transfer keeps an answer buffer for each length up to this: registers, frames to send, the waits' bursts
+# (a handful of lengths, set by the frames and the time-out).
+_KEPT_BUFFER = const(256)
+
+
 def spidev_transfer(dev: "Any") -> "Callable[[bytes], bytes]":
     """The transfer function of an open ``spidev.SpiDev`` (or ``companion.sim.spidev.SpiDev``)."""
 
@@ -197,28 +228,54 @@ def spidev_transfer(dev: "Any") -> "Callable[[bytes], bytes]":
 
 
 def machine_transfer(spi: "Any", cs: "Any") -> "Callable[[bytes], bytes]":
-    """The transfer function of a MicroPython ``machine.SPI`` with a ``machine.Pin`` as chip select."""
+    """The transfer function of a MicroPython ``machine.SPI`` with a ``machine.Pin`` as chip select.
+
+    On the hub's Pico every Python step of a transaction costs several microseconds, more than its bytes take on
+    the bus (docs/NFC.md, "Per-call cost and figures"): the methods are looked up once, and the answer of a short
+    transaction (a register, a frame for the FIFO) lands in a buffer kept for its length and is returned as it is,
+    not copied. The driver reads it before its next transaction, as ``RC522`` does (an index or a slice)."""
     cs.value(1)
+    select, release, exchange = cs.off, cs.on, spi.write_readinto
+    kept: dict[int, Any] = {}  # bytearrays, handed out where bytes are read
 
     def transfer(data: bytes) -> bytes:
-        buf = bytearray(len(data))
-        cs.value(0)
+        n = len(data)
+        buf: Any = kept.get(n)
+        if buf is None:
+            buf = bytearray(n)
+            if n <= _KEPT_BUFFER:
+                kept[n] = buf
+        select()
         try:
-            spi.write_readinto(data, buf)
+            exchange(data, buf)
         finally:
-            cs.value(1)
-        return bytes(buf)
+            release()
+        answer: bytes = buf
+        return answer
 
     return transfer
 
 
+def _crc_step(byte: int) -> int:
+    # ISO/IEC 14443-3, annex B: what one byte (already XORed with the CRC's low byte) adds to the CRC shifted
+    byte = (byte ^ (byte << 4)) & 0xFF
+    return (byte << 8) ^ (byte << 3) ^ (byte >> 4)
+
+
+# Each byte costs a look-up, not the annex's six operations: on the hub's Pico every operation costs
+_CRC_TABLE = tuple(_crc_step(i) for i in range(256))
+
+
 def crc_a(data: bytes) -> int:
-    """CRC_A of ISO/IEC 14443-3 (annex B): preset 0x6363, bytes in as they go on air."""
+    """CRC_A of ISO/IEC 14443-3 (annex B): preset 0x6363, bytes in as they go on air.
+
+    >>> hex(crc_a(bytes((0x50, 0x00))))  # HLTA
+    '0xcd57'
+    """
     crc = 0x6363
+    table = _CRC_TABLE
     for byte in data:
-        byte ^= crc & 0xFF
-        byte = (byte ^ (byte << 4)) & 0xFF
-        crc = (crc >> 8) ^ (byte << 8) ^ (byte << 3) ^ (byte >> 4)
+        crc = (crc >> 8) ^ table[(crc ^ byte) & 0xFF]
     return crc
 
 
@@ -265,7 +322,12 @@ class RC522:
         if not 0.05 <= timeout_ms <= 600:
             raise ValueError("timeout_ms %r: use 0.05 to 600 ms (about 1 ms suits a card on a pad)" % timeout_ms)
         self._transfer = transfer
+        self._pair: Any = bytearray(2)  # a register's address and value (or the byte clocked out to read it)
+        self._bursts = _BURSTS  # the waits' address bytes, by length: made once, not at every wait
         self.timeout_ms = timeout_ms
+        # Spelled once: every poll of an empty zone raises it, and on the hub's Pico formatting a float costs
+        # 0.4 ms, more than the rest of the poll's Python.
+        self._silence = "no tag answered within %s ms" % timeout_ms
         self.gain = gain
         self.quick_confirm = quick_confirm
         self._byte_us = 8_000_000 / spi_hz  # one byte on the bus
@@ -281,29 +343,54 @@ class RC522:
         # its first level confirms it without the rest of the selection.
         self._single: bytes | None = None
         self._confirms = 0  # scans in a row that took the lone tag for the previous one by its level-1 answer
+        self._cl1: tuple[bytes | None, bytes] = (None, b"")  # the lone tag and its cascade level 1
+        self._plans = _PLANS.setdefault((timeout_ms, spi_hz), {})  # see _plan
+        # Planned now, not when the first card comes: WUPA, a level's anticollision and SELECT (both endings)
+        for frame, last_bits, answer_bits in _PLANNED:
+            self._plan(frame, last_bits, 0, answer_bits)
+        # A WUPA's answer looked for once, when the timer fires (see _ONE_LOOK_US): what that look clocks out.
+        first_us, deadline_us, fifo = self._looks(_WUPA_FRAME, 7, 0, 16)
+        self._poll = self._burst_bytes(first_us, fifo) if first_us == deadline_us else None
 
     # -- registers ------------------------------------------------------------------------------------------
 
     def _write(self, reg: int, value: int) -> None:
-        self._transfer(bytes((reg << 1, value)))
+        pair = self._pair  # filled in place: building a 2-byte object costs the hub's Pico more than its bytes
+        pair[0] = reg << 1
+        pair[1] = value
+        self._transfer(pair)
 
     def _read(self, reg: int) -> int:
-        return self._transfer(bytes((0x80 | (reg << 1), 0)))[1]
+        pair = self._pair
+        pair[0] = 0x80 | (reg << 1)
+        pair[1] = 0
+        return self._transfer(pair)[1]
 
     def _read_many(self, regs: bytes) -> bytes:
         # In one transaction each address byte clocks out the register named by the byte before it
         # (datasheet 8.1.2.1); a register named n times is read n times.
-        out = bytearray(len(regs) + 1)
+        out: Any = bytearray(len(regs) + 1)
         for i in range(len(regs)):
             out[i] = 0x80 | (regs[i] << 1)
-        return self._transfer(bytes(out))[1:]
+        return self._transfer(out)[1:]
 
     def _burst(self, us: float, fifo: int = 0) -> bytes:
         """CommIrqReg read for about ``us`` microseconds of bus time, then the status registers and ``fifo``
         bytes of the FIFO, in one transaction: the last CommIrqReg sample, ErrorReg, FIFOLevelReg, ControlReg,
         CollReg, the FIFO bytes."""
+        out, n = self._burst_bytes(us, fifo)
+        return self._transfer(out)[n:]
+
+    def _burst_bytes(self, us: float, fifo: int) -> tuple[bytes, int]:
+        """What ``_burst`` clocks out, and how many CommIrqReg reads lead it."""
         n = min(max(int(us / self._byte_us + 0.999), 1), _MAX_BURST)
-        return self._transfer(_COMM_IRQ_READ * n + _STATUS_READ + _FIFO_READ * fifo + b"\x00")[n:]
+        key = n << 8 | fifo
+        out = self._bursts.get(key)
+        if out is None:  # a wait of a new length: a handful per reader (the frames' answers, the time-out)
+            out = _COMM_IRQ_READ * n + _STATUS_READ + _FIFO_READ * fifo + b"\x00"
+            if len(self._bursts) < _KEPT_BURSTS:
+                self._bursts[key] = out
+        return out, n
 
     def version(self) -> int:
         """VersionReg: 0x91 or 0x92 for a genuine MFRC522."""
@@ -347,41 +434,45 @@ class RC522:
     def _set_timeout(self, ms: float) -> None:
         ticks = int(ms * _FC_KHZ / (2 * _PRESCALER + 1) + 0.5)
         reload = min(max(ticks, 1), 0x10000) - 1
-        self._transfer(bytes((_T_RELOAD_H << 1, reload >> 8)))
-        self._transfer(bytes((_T_RELOAD_L << 1, reload & 0xFF)))
+        self._write(_T_RELOAD_H, reload >> 8)
+        self._write(_T_RELOAD_L, reload & 0xFF)
 
     # -- one exchange ---------------------------------------------------------------------------------------
 
-    def _start(self, frame: bytes, last_bits: int, rx_align: int) -> float:
-        """Put ``frame`` on air; returns its time on air in microseconds."""
+    def _start(self, frame: bytes, last_bits: int, rx_align: int) -> None:
+        """Put ``frame`` on air."""
         if self._sending:
             self._finish_send()
         if not self._armed:
-            self._write(_COMMAND, _CMD_IDLE)
+            self._transfer(_IDLE_COMMAND)
             if not self._fifo_empty:
-                self._write(_FIFO_LEVEL, 0x80)  # flush
-        self._write(_COMM_IRQ, 0x7F)  # clear every interrupt flag
-        self._transfer(bytes((_FIFO_DATA << 1,)) + frame)
+                self._transfer(_FLUSH_FIFO)
+        self._transfer(_CLEAR_IRQS)  # clear every interrupt flag
+        self._transfer(_FIFO_WRITE + frame)
         if not self._armed:
-            self._write(_COMMAND, _CMD_TRANSCEIVE)
+            self._transfer(_TRANSCEIVE_COMMAND)
         self._write(_BIT_FRAMING, _START_SEND | (rx_align << 4) | last_bits)
         self._armed = self._fifo_empty = False
-        nbits = len(frame) * 8 - (8 - last_bits if last_bits else 0)
-        return (nbits + nbits // 8 + 2) * _ETU_US
 
-    def _wait(self, mask: int, first_us: float, deadline_us: float, fifo: int = 0) -> tuple[bytes, bytes]:
+    def _wait(
+        self, mask: int, first_us: float, deadline_us: float, fifo: int = 0, looked: "bytes | None" = None
+    ) -> tuple[bytes, bytes]:
         """Wait until CommIrqReg shows a bit of ``mask``: the first look after ``first_us`` (when the answer
         should be in), the next when the chip's timer fires (``deadline_us``), then every 100 us. Returns
         CommIrqReg, ErrorReg, FIFOLevelReg, ControlReg, CollReg as they were once it did, and what the first
         look read of the FIFO (``fifo`` bytes, read in the same transaction as the answer should be complete;
-        ``NfcCrcError`` if it was not, the bytes taken from a frame still arriving being lost)."""
+        ``NfcCrcError`` if it was not, the bytes taken from a frame still arriving being lost). ``looked`` is
+        what the first look read, when the caller made it (``_poll``)."""
         waited = 0.0
         head = b""
         cut = False
         while waited < deadline_us + _MAX_WAIT_US:
             target = first_us if waited < first_us else deadline_us if waited < deadline_us else waited + 100
             step = min(target - waited, _MAX_BURST * self._byte_us)
-            status = self._burst(step, fifo if target == first_us else 0)
+            if looked is None:
+                status = self._burst(step, fifo if target == first_us else 0)
+            else:
+                status, looked = looked, None
             waited += step
             irq = status[0]
             if irq == 0xFF:  # Set1 always reads 0: a bus that reads all ones has no chip on it
@@ -406,7 +497,7 @@ class RC522:
         # The frame sent without answer is over once TxIRq is set; the timer it started must not fire during
         # the next exchange: stop it unless it already ran out. Nothing came in, unless the FIFO says so.
         self._sending = False
-        irq, status1, level = self._read_many(bytes((_COMM_IRQ, _STATUS1, _FIFO_LEVEL)))
+        irq, status1, level = self._transfer(_SENT_READ)[1:]
         if not irq & _TX_IRQ:
             self._wait(_TX_IRQ, 0, 0)
             status1 = _T_RUNNING
@@ -435,24 +526,67 @@ class RC522:
         """
         if add_crc:
             frame = with_crc(frame)
-        air_us = self._start(frame, last_bits, rx_align)
-        deadline_us = air_us + self.timeout_ms * 1000
+        self._start(frame, last_bits, rx_align)
+        return self._answer(frame, last_bits, rx_align, anticollision, answer_bits, check_crc)
+
+    def _looks(self, frame: bytes, last_bits: int, rx_align: int, answer_bits: int) -> tuple[float, float, int]:
+        """When to look first for the answer to ``frame`` and when the chip's timer ends the wait (microseconds
+        from the start of the transaction that sent it), and how many FIFO bytes the first look reads."""
+        nbits = len(frame) * 8 - (8 - last_bits if last_bits else 0)
+        air_us = (nbits + nbits // 8 + 2) * _ETU_US
+        deadline_us = air_us + self.timeout_ms * 1000 + _TICK_US  # the timer counts whole ticks: see _TICK_US
         last_bit = frame[-1] >> ((last_bits or 8) - 1) & 1
         answer_us = _FDT_US[last_bit] + (answer_bits + answer_bits // 8 + 2) * _ETU_US
         expect_us = air_us + answer_us if answer_bits else deadline_us
-        fifo = (rx_align + answer_bits + 7) // 8
-        status, head = self._wait(_RX_IRQ | _ERR_IRQ | _TIMER_IRQ, expect_us, deadline_us, fifo)
+        if expect_us < deadline_us <= expect_us + _ONE_LOOK_US:
+            expect_us = deadline_us
+        return expect_us, deadline_us, (rx_align + answer_bits + 7) // 8
+
+    def _plan(
+        self, frame: bytes, last_bits: int, rx_align: int, answer_bits: int
+    ) -> tuple[float, float, int, tuple[bytes, int]]:
+        """``_looks`` and the first look's bytes. What a frame of this length and ending waits is worked out once
+        (in floats, which the Pico allocates one by one) for every reader of the same time-out and bus speed."""
+        key = (((len(frame) << 3 | last_bits) << 3 | rx_align) << 9 | answer_bits) << 1 | frame[-1] >> (
+            (last_bits or 8) - 1
+        ) & 1
+        plan = self._plans.get(key)
+        if plan is None:
+            expect_us, deadline_us, fifo = self._looks(frame, last_bits, rx_align, answer_bits)
+            plan = (expect_us, deadline_us, fifo, self._burst_bytes(min(expect_us, _MAX_BURST * self._byte_us), fifo))
+            if len(self._plans) < _KEPT_PLANS:
+                self._plans[key] = plan
+        return plan
+
+    def _answer(
+        self,
+        frame: bytes,
+        last_bits: int,
+        rx_align: int,
+        anticollision: bool,
+        answer_bits: int,
+        check_crc: bool,
+        looked: "bytes | None" = None,
+    ) -> tuple[bytes, int, int]:
+        """The answer to ``frame``, just sent (``transceive``)."""
+        expect_us, deadline_us, fifo, (look, n) = self._plan(frame, last_bits, rx_align, answer_bits)
+        if looked is None:
+            looked = self._transfer(look)[n:]
+        if looked[0] & _LOOK_MASK and looked[0] != 0xFF:  # settled at the first look, as most exchanges are
+            status, head = (looked[:5], looked[5:]) if fifo else (looked, b"")
+        else:
+            status, head = self._wait(_LOOK_MASK, expect_us, deadline_us, fifo, looked)
         irq, error, level, control, coll = status
         level &= 0x7F
         if not irq & (_RX_IRQ | _ERR_IRQ):
             # The receiver still listens: stop it and set Transceive up again now, so that the next exchange
             # (the next poll of an empty pad, or a tag just laid there) only fills the FIFO and starts.
-            self._write(_COMMAND, _CMD_IDLE)
+            self._transfer(_IDLE_COMMAND)
             if level:
-                self._write(_FIFO_LEVEL, 0x80)
-            self._write(_COMMAND, _CMD_TRANSCEIVE)
+                self._transfer(_FLUSH_FIFO)
+            self._transfer(_TRANSCEIVE_COMMAND)
             self._armed = True
-            raise NfcTimeout("no tag answered within %s ms" % self.timeout_ms)
+            raise NfcTimeout(self._silence)
         if error & (_PROTOCOL_ERR | _BUFFER_OVFL):
             raise NfcProtocolError("the answer broke the frame format (ErrorReg 0x%02X)" % error)
         data = head[:level]
@@ -480,19 +614,38 @@ class RC522:
 
     # -- ISO/IEC 14443-3 type A -----------------------------------------------------------------------------
 
-    def _short_frame(self, command: int) -> bytes:
-        data, bits, _ = self.transceive(bytes((command,)), last_bits=7, answer_bits=16)
+    def _short_frame(self, command: bytes) -> bytes:
+        data, bits, _ = self.transceive(command, last_bits=7, answer_bits=16)
         if bits != 16:
             raise NfcProtocolError("ATQA must be 16 bits, got %d" % bits)
         return data
 
     def reqa(self) -> bytes:
         """REQA: wakes tags in IDLE (not HALT); returns the ATQA."""
-        return self._short_frame(_REQA)
+        return self._short_frame(_REQA_FRAME)
 
     def wupa(self) -> bytes:
         """WUPA: wakes tags in IDLE and HALT; returns the ATQA."""
-        return self._short_frame(_WUPA)
+        if self._poll is None or not self._armed or self._sending:
+            return self._short_frame(_WUPA_FRAME)
+        # Most polls of a hub's zones: the transactions of transceive's, each one's bytes made once
+        # (__init__), and a clean time-out settled here. On the Pico this halves an empty zone's poll.
+        transfer = self._transfer
+        transfer(_CLEAR_IRQS)
+        transfer(_FIFO_WUPA)
+        transfer(_SEND_SHORT_FRAME)
+        self._armed = self._fifo_empty = False
+        look, n = self._poll
+        status = transfer(look)[n:]
+        if status[0] & _LOOK_MASK == _TIMER_IRQ and not status[2] & 0x7F:  # nothing came
+            transfer(_IDLE_COMMAND)
+            transfer(_TRANSCEIVE_COMMAND)
+            self._armed = True
+            raise NfcTimeout(self._silence)
+        data, bits, _ = self._answer(_WUPA_FRAME, 7, 0, False, 16, False, status)
+        if bits != 16:
+            raise NfcProtocolError("ATQA must be 16 bits, got %d" % bits)
+        return data
 
     def halt(self) -> None:
         """HLTA with CRC_A: the selected tag goes to HALT and answers only WUPA from now on (a READY one falls
@@ -514,12 +667,13 @@ class RC522:
         )
         answer = bytearray(5)
         answer[: len(sent)] = sent
-        keep = (1 << last) - 1
-        for i in range(len(data)):
-            j = whole + i
-            if j >= 5:
-                break
-            answer[j] = (answer[j] & keep) | (data[i] & ~keep & 0xFF) if i == 0 else data[i]
+        count = min(len(data), 5 - whole)
+        if not last:  # whole bytes (every level's first anticollision): copied at once, not a byte a turn
+            answer[whole : whole + count] = data[:count]
+        else:
+            keep = (1 << last) - 1
+            for i in range(count):
+                answer[whole + i] = (answer[whole] & keep) | (data[0] & ~keep & 0xFF) if i == 0 else data[i]
         if collision >= 0:
             position = whole * 8 + collision
             if not nbits <= position < 32:
@@ -634,7 +788,9 @@ class RC522:
         single = self._single if self.quick_confirm and self._confirms < FULL_SCAN_EVERY - 1 else None
         self._confirms = self._confirms + 1 if single is not None else 0
         if single is not None:
-            cl1 = cascade_levels(single)[0]
+            if self._cl1[0] is not single:  # the same tag scan after scan: its level-1 bytes worked out once
+                self._cl1 = (single, cascade_levels(single)[0])
+            cl1 = self._cl1[1]
             answer, collision = self.anticollision(1)
             if collision < 0 and answer[:4] == cl1:
                 self.halt()  # back to HALT (or IDLE) so that the next WUPA finds it

@@ -13,7 +13,8 @@ the table writes them to disk *before* it shows the new ``view()``, so what the 
 disk (or the screen says the disk is full). Outside this package the referee is used only through its interface
 (docs/DAEMON.md, "The referee's interface"; ``tests/test_referee_interface.py``). The parts:
 :mod:`~companion.referee.texts` (its words), :mod:`~companion.referee.zones` (what lies on each zone),
-:mod:`~companion.referee.health` (hub, readers, disk); each game's part is its kind (:mod:`companion.games`)::
+:mod:`~companion.referee.health` (hub, readers, disk), :mod:`~companion.referee.news` (what each event did, typed,
+for the outputs that word it themselves); each game's part is its kind (:mod:`companion.games`)::
 
     >>> referee = Referee(GameConfig(), zones={"z1": "table"})
     >>> referee.handle(CardArrived("z1", "6O"), 0.0)
@@ -41,7 +42,8 @@ from companion.journal import Entry
 from companion.menu import Menu, Settings, games_for, unfit_games
 from companion.referee.effects import Committed, Effect, GameOpened, SettingsChanged
 from companion.referee.health import Health, HealthEvent, HubStatus, JournalNotice, JournalStatus, ReaderStatus
-from companion.referee.phone import NewGame, PairingEnded, SeatNames, new_code
+from companion.referee.news import Acted, LevelChosen, Misplaced, News, Noticed, Refused, Undone
+from companion.referee.phone import NewGame, PairingEnded, SeatNames, SpeechLevel, new_code
 from companion.referee.texts import TEXT, TODO
 from companion.referee.zones import CardFound, Zones
 from companion.rules import Action, Game, IllegalPlay, Outcome, Reason
@@ -50,6 +52,7 @@ from companion.rules.words import card_name, undone_words
 from companion.view import Message, MessageKind, StatusLight, TableView, ZoneLight
 
 __all__ = [
+    "Acted",
     "CardFound",
     "Committed",
     "Effect",
@@ -57,14 +60,21 @@ __all__ = [
     "HubStatus",
     "JournalNotice",
     "JournalStatus",
+    "LevelChosen",
+    "Misplaced",
     "NewGame",
+    "News",
+    "Noticed",
     "PairingEnded",
     "Pending",
     "PhoneEvent",
     "ReaderStatus",
     "Referee",
+    "Refused",
     "SeatNames",
     "SettingsChanged",
+    "SpeechLevel",
+    "Undone",
 ]
 
 
@@ -76,7 +86,7 @@ class Pending:
     zone: str | None
 
 
-PhoneEvent = SeatNames | NewGame | PairingEnded  # what a paired phone changes (companion.referee.phone)
+PhoneEvent = SeatNames | NewGame | PairingEnded | SpeechLevel  # what a paired phone changes (companion.referee.phone)
 Event = (
     CardArrived | CardFound | CardLeft | UnknownTag | UnknownTagLeft | SameCardTwice | Press | HealthEvent | PhoneEvent
 )
@@ -110,6 +120,8 @@ class Referee:
         self.pairable = False
         self.pairing_code: str | None = None
         self.new_code = new_code
+        self._told: list[News] = []  # what the last event did, for the outputs that word it themselves
+        self.speech: str | None = None  # how much the table says aloud, once it has a voice (allow_speech)
         self.message = self._advice()
 
     # ---- set-up ---------------------------------------------------------------------------------------------
@@ -185,6 +197,7 @@ class Referee:
     def handle(self, event: Event, now: float) -> list[Committed]:
         """Apply one event; return the journal entries and the effects it committed, in order (the table writes
         them before it shows the view)."""
+        self._told = []
         entries = self._dispatch(event, now)
         if entries and self._opening:  # the new game's first entry: the new game goes to the journal before it
             entries, self._opening, self._replaced = [*self._opening, *entries], [], None
@@ -197,7 +210,7 @@ class Referee:
     def _dispatch(self, event: Event, now: float) -> list[Committed]:
         if isinstance(event, Press):
             return self._press(event, now)
-        if isinstance(event, SeatNames | NewGame | PairingEnded):
+        if isinstance(event, SeatNames | NewGame | PairingEnded | SpeechLevel):
             return self._phone(event, now)
         if isinstance(event, CardArrived):
             return self._arrived(event.zone, event.card, now)
@@ -260,6 +273,7 @@ class Referee:
         if isinstance(meant, Message):
             self.zones.warnings[zone] = ZoneLight.ILLEGAL
             self.message = meant
+            self._told.append(Misplaced(card, zone))
             return []
         reason = self.game.reason(meant)
         if reason is Reason.ON_TABLE:
@@ -269,7 +283,7 @@ class Referee:
             refusal = self.game.refusal(meant)
             assert refusal is not None
             self.zones.warnings[zone] = ZoneLight.ILLEGAL
-            self.message = self._illegal_message(refusal)
+            self._refuse(refusal)
             return []
         self.pending = Pending(meant, zone)
         self.message = None
@@ -376,7 +390,7 @@ class Referee:
             action = self.kind.pass_action()
             refusal = self.game.refusal(action)
             if refusal is not None:
-                self.message = self._illegal_message(refusal)
+                self._refuse(refusal)
                 return []
             self.pending = Pending(action, None)
             self._say(MessageKind.INFO, self.kind.confirm_pass_key)
@@ -402,6 +416,7 @@ class Referee:
             return []
         self._forget_first_seat()
         self._say(MessageKind.INFO, "undone", action=undone_words(self.game, undone, self.language))
+        self._told[-1] = Undone(undone)  # said its own way: the action, not the screen's words
         entries: list[Committed] = [Entry("undo", "", now)]
         if ended is not None and self.game_over() is None:
             withdrawn = {"termination": ended.termination, "winner": ended.winner}
@@ -473,10 +488,12 @@ class Referee:
             self.game.push(action)
         except IllegalPlay as refusal:  # the table moved on since the card was laid (an undo in between)
             self.pending = None
-            self.message = self._illegal_message(refusal)
+            self._refuse(refusal)
             return []
         self.pending = None
-        self.message, renege = self.kind.said(before, self.game.snapshot(), self)
+        after = self.game.snapshot()
+        self._told.append(Acted(action, before, after))
+        self.message, renege = self.kind.said(before, after, self)
         self._renege_message = self.message if renege else None
         text = str(action)
         if self.first_seat is not None and len(self.game.actions) == 1:
@@ -494,7 +511,9 @@ class Referee:
         if choice.key == "language":  # the table's from now on: kept on the game's row, so a power cut keeps it
             self.config = replace(self.config, language=settings.language)
             return [self._settings_entry(now)]
-        if choice.key == "close":
+        if choice.key == "speech":
+            self._choose_speech(settings.speech)
+        elif choice.key == "close":
             self.menu = None
         elif choice.key == "pair":
             self.menu = None
@@ -567,6 +586,11 @@ class Referee:
             return self._new_game(event.settings, now)
         if isinstance(event, SeatNames):
             return self._rename(event.names, now)
+        if isinstance(event, SpeechLevel):
+            self._choose_speech(event.level)
+            if self.menu is not None:  # the menu open on the table shows the phone's choice
+                self.menu.settings = replace(self.menu.settings, speech=self.speech)
+            return []
         if self.pairing_code is not None:
             self.pairing_code = None
             self._say(MessageKind.INFO, f"pairing_{event.why}")
@@ -604,7 +628,15 @@ class Referee:
         """The settings the menu opens on: the game being played."""
         counts = self.kind.player_counts(self.game.deck)
         players = self.config.players if self.config.players in counts else counts[0]
-        return Settings(game=self.kind.name, players=players, deck=self.config.deck_name, language=self.language)
+        return Settings(
+            game=self.kind.name, players=players, deck=self.config.deck_name, language=self.language, speech=self.speech
+        )
+
+    def _choose_speech(self, level: str | None) -> None:
+        """The players chose how much the table says: the voice hears it as news (a table without one ignores it)."""
+        if self.speech is not None and level is not None:
+            self.speech = level
+            self._told.append(LevelChosen(level))
 
     # ---- messages: the table's voice ------------------------------------------------------------------------
 
@@ -617,10 +649,15 @@ class Referee:
         title = self.text(key, **fields)
         todo = self.text(todo_key, **fields) if todo_key else ""
         self.message = Message(kind, title[:1].upper() + title[1:], todo)
+        self._told.append(Noticed(key, fields))
 
     def _warn(self, where: str, light: ZoneLight, kind: MessageKind, key: str, **fields: Any) -> None:
         self.zones.warnings[where] = light
         self._say(kind, key, **fields)
+
+    def _refuse(self, refusal: IllegalPlay) -> None:
+        self.message = self._illegal_message(refusal)
+        self._told.append(Refused(refusal))
 
     def _illegal_message(self, refusal: IllegalPlay) -> Message:
         return Message(MessageKind.ILLEGAL, refusal.title(self.language), refusal.todo(self.language))
@@ -692,6 +729,21 @@ class Referee:
     def seat_one_known(self) -> bool:
         """Whether the players said who is seat 1 (then :meth:`seat_name` gives their names)."""
         return self.first_seat is not None
+
+    @property
+    def told(self) -> tuple[News, ...]:
+        """What the last event handled did, in order (:mod:`companion.referee.news`): for the outputs that word the
+        news themselves (the voice), read once :meth:`handle` returned."""
+        return tuple(self._told)
+
+    def allow_speech(self, level: str) -> None:
+        """The table has a voice, saying ``level`` (one of ``SPEECH_LEVELS``): the menu offers to change it."""
+        self.speech = level
+
+    @property
+    def speech_level(self) -> str | None:
+        """How much the table says aloud now, or None when it has no voice."""
+        return self.speech
 
     def allow_pairing(self) -> None:
         """The table serves a page: the menu offers "pair a phone" from now on."""

@@ -7,6 +7,7 @@ from dataclasses import dataclass
 
 from companion.config import GameConfig
 from companion.decks import DeckError
+from companion.games import ending
 from companion.i18n import Said
 from companion.journal import GameRecord, Journal, JournalError
 from companion.referee import Referee
@@ -31,5 +32,6 @@ def standing(game: GameRecord, journal: Journal) -> Standing:
         referee.replay(journal.entries(game.id))
     except (JournalError, SetupError, DeckError, ValueError, IndexError) as exc:
         return Standing(None, None, str(exc))
-    score, winner = referee.kind.score(referee.game, game.outcome is not None)
-    return Standing(score, winner)
+    kind, played = referee.kind, referee.game
+    end = ending(played, ended=game.outcome is not None)
+    return Standing(kind.tally(played), None if end is None or end.winner is None else kind.verdict(played, end))

@@ -14,7 +14,7 @@ from typing import Literal
 from companion.menu import Settings
 from companion.names import refused
 
-__all__ = ["CODE_DIGITS", "NAME_CHARS", "NewGame", "PairingEnded", "SeatNames", "new_code", "seat_names"]
+__all__ = ["CODE_DIGITS", "NAME_CHARS", "NewGame", "PairingEnded", "SeatNames", "SpeechLevel", "new_code", "seat_names"]
 
 CODE_DIGITS = 6  # a million codes: five wrong tries void the one shown (docs/WEB.md, "Pairing")
 NAME_CHARS = 20  # a seat's name; the screen shortens it further (Maribel -> Mari.)
@@ -32,6 +32,13 @@ class NewGame:
     """Start a new game with ``settings``: the menu's "new game" after choosing them."""
 
     settings: Settings
+
+
+@dataclass(frozen=True, slots=True)
+class SpeechLevel:
+    """How much the table says aloud from now on (one of ``SPEECH_LEVELS``): the menu's "voice" line."""
+
+    level: str
 
 
 @dataclass(frozen=True, slots=True)

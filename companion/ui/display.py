@@ -19,7 +19,7 @@ from __future__ import annotations
 import argparse
 import logging
 import threading
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 import luma.core.error
@@ -74,7 +74,29 @@ class Screen:
         self._page, self._pages, self._shown_at = 0, 1, 0.0  # the page shown of how many, and when the view came
         self._last_event = 0.0
         self._dimmed = False
-        self._painter = _Painter(device) if background else None
+        self._watchers: list[Callable[[Image.Image], None]] = []
+        self._painter = _Painter(device, self._sent) if background else None
+
+    def watch(self, watcher: Callable[[Image.Image], None]) -> None:
+        """Hand ``watcher`` each frame once the driver has sent it: the very picture the panel shows (the table's
+        page mirrors it). It is called from the thread that sends (the screen's own, in the background), so it
+        must only hand the frame on::
+
+            >>> from companion.sim.oled import FakeI2CBus
+            >>> bus, seen = FakeI2CBus(), []
+            >>> screen = Screen(make_device([], bus=bus))
+            >>> screen.watch(seen.append)
+            >>> screen.show(TableView(), now=0.0), len(seen), seen[0].tobytes() == bus.last_image().tobytes()
+            (True, 1, True)
+        """
+        self._watchers.append(watcher)
+
+    def _sent(self, image: Image.Image) -> None:
+        for watcher in self._watchers:
+            try:
+                watcher(image)
+            except Exception:  # a watcher's failure must not stop the panel
+                log.exception("a watcher of the screen's frames failed")
 
     def show(self, view: TableView, now: float) -> bool:
         """Draw ``view`` unless it is the one on the screen; return whether a frame was sent (or, in the
@@ -94,7 +116,7 @@ class Screen:
         if self._painter is not None:
             self._painter.frame(view, page)
         else:
-            draw_frame(self.device, view, page)
+            self._sent(draw_frame(self.device, view, page))
 
     def wake(self, now: float) -> None:
         """Something happened at the table: full brightness, and the idle time starts again."""
@@ -136,18 +158,22 @@ class Screen:
             self.device.contrast(level)
 
 
-def draw_frame(device: Any, view: TableView, page: int = 0) -> None:
-    """One frame of ``view`` (its page ``page``) through the driver to the panel."""
-    with canvas(device) as draw:
+def draw_frame(device: Any, view: TableView, page: int = 0) -> Image.Image:
+    """One frame of ``view`` (its page ``page``) through the driver to the panel; the picture sent."""
+    frame = canvas(device)
+    with frame as draw:
         draw_table(draw, view, page)
+    image: Image.Image = frame.image
+    return image
 
 
 class _Painter:
     """The thread that owns the device in the background: at most one frame and one contrast waiting, the
     newest of each; the contrast goes first (a wake brightens the panel before the frame that woke it)."""
 
-    def __init__(self, device: Any) -> None:
+    def __init__(self, device: Any, sent: Callable[[Image.Image], None]) -> None:
         self.device = device
+        self._sent = sent
         self._work = threading.Condition()
         self._frame: tuple[TableView, int] | None = None
         self._contrast: int | None = None
@@ -192,7 +218,7 @@ class _Painter:
                 if contrast is not None:
                     self.device.contrast(contrast)
                 if frame is not None:
-                    draw_frame(self.device, *frame)
+                    self._sent(draw_frame(self.device, *frame))
                 self._failed = False
             except (OSError, luma.core.error.Error) as exc:  # the panel came loose: the table goes on without it
                 if not self._failed:

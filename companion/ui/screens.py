@@ -83,10 +83,6 @@ class Slot:
     baseline: int
 
 
-# Messages that need the players' attention cover the scoreboard; the others take its footer line.
-_COVERING = frozenset(MessageKind) - {MessageKind.INFO, MessageKind.RENEGE}
-
-
 class TextOverflow(ValueError):
     """A text wider than its box, or a message longer than the screen."""
 
@@ -340,7 +336,7 @@ def draw_pairing(draw: ImageDraw.ImageDraw, code: str, language: str) -> None:
 
 def covers_scoreboard(message: Message | None) -> bool:
     """Whether ``message`` takes the whole screen (it needs attention) rather than the footer line."""
-    return message is not None and message.kind in _COVERING
+    return message is not None and message.kind.covers
 
 
 def draw_table(draw: ImageDraw.ImageDraw, view: TableView, page: int = 0) -> None:
@@ -399,7 +395,7 @@ def register_screen(view: type[Scoreboard], draw: DrawScoreboard, *, final: Draw
 
 def _final_for(view: TableView) -> DrawFinal | None:
     """The last screen of ``view``'s game, when its message is the end of the game and the game has one."""
-    if view.game is None or view.message is None or view.message.kind is not MessageKind.END_OF_GAME:
+    if view.game is None or view.message is None or view.message.kind != MessageKind.END_OF_GAME:
         return None
     screen_for(view.game)  # its screen module, which registers both, is imported
     return next((_FINALS[kind] for kind in type(view.game).__mro__ if kind in _FINALS), None)

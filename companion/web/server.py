@@ -7,23 +7,27 @@ hands it to each connected page; a page that is slow to read gets the newest sta
 
 Routes: ``/`` the page, ``/static/...`` its script and style, ``/games/NAME.js`` the script that draws a game
 (its kind's), ``/api/state`` the game's state as ``companion play --json`` prints it, ``/api/table`` what the
-page draws, ``/api/history`` the journal's games, ``/api/events`` the page's state pushed as server-sent events;
+page draws, ``/api/history`` the journal's games, ``/api/events`` the page's state pushed as server-sent events,
+and with it each frame the OLED was sent (the page's mirror of the panel: :meth:`WebServer.frame`);
 ``/api/virtual...`` the virtual table's input (:mod:`companion.web.virtual`).
 """
 
 from __future__ import annotations
 
 import asyncio
+import base64
 import collections
 import concurrent.futures
 import contextlib
 import dataclasses
 import json
 import logging
+from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol, runtime_checkable
 
 from aiohttp import web
+from PIL import Image
 
 from companion.games import kinds
 from companion.journal import Journal, JournalError
@@ -33,7 +37,7 @@ from companion.table import Table
 from companion.view import Message, TableView
 from companion.web import guard
 from companion.web.guard import Door, Limits
-from companion.web.page import table_json
+from companion.web.page import Players, table_json
 from companion.web.settings import PhoneSettings
 from companion.web.virtual import VirtualTable, routes
 
@@ -47,10 +51,17 @@ SHUTDOWN_S = 1.0  # how long stopping waits for requests in flight
 STREAM_KEPT_S = 10.0  # an address's stream younger than this is never ended for its next one
 
 
+@runtime_checkable
+class Panel(Protocol):
+    """A screen that hands out each frame it sends (:meth:`companion.ui.display.Screen.watch`)."""
+
+    def watch(self, watcher: Callable[[Image.Image], None]) -> None: ...
+
+
 class WebServer:
     """The page of ``table``, served on ``listen`` (host, port; port 0 takes a free one, then in :attr:`port`);
     ``virtual``: the page's input, at a table of simulated readers; ``limits``: what it serves at most at once
-    (:data:`companion.web.guard.LIMITS`)."""
+    (:data:`companion.web.guard.LIMITS`); ``screen``: the OLED, whose frames the page mirrors."""
 
     def __init__(
         self,
@@ -58,6 +69,7 @@ class WebServer:
         listen: tuple[str, int],
         virtual: VirtualTable | None = None,
         limits: Limits | None = None,
+        screen: object = None,
     ) -> None:
         self.table = table
         self.listen = listen
@@ -67,9 +79,12 @@ class WebServer:
         self.port: int | None = None  # once listening
         self._view: TableView | None = None
         self._messages: collections.deque[Message] = collections.deque(maxlen=MESSAGES_KEPT)
+        self._players = Players()  # who made each play, noted at each view
         self._published = ""  # the last JSON sent to the pages
         self._scheduled = False
-        self._pages: set[asyncio.Queue[str | None]] = set()  # one a connected page; None tells it to end
+        self._frame = ""  # the OLED's last frame, as the pages are sent it (an "oled" event's data)
+        self._drawn: tuple[int, int, bytes] | None = None  # the OLED's last frame, as the screen's thread gave it
+        self._pages: set[_Outbox] = set()  # one a connected page
         # each address's pages, oldest first (to end its oldest for its next)
         self._streams: dict[str, collections.deque[_Stream]] = {}
         self.streams_refused = 0  # event streams refused, since the start
@@ -92,6 +107,8 @@ class WebServer:
         self.settings = PhoneSettings(table, limits)  # /settings: what a paired phone changes (companion.web.settings)
         self.settings.routes(app)
         self.app = app
+        if isinstance(screen, Panel):
+            screen.watch(self.frame)
 
     @property
     def streams(self) -> int:
@@ -103,6 +120,7 @@ class WebServer:
     def show(self, view: TableView, now: float) -> None:
         """Note ``view``; the pages get it once the loop is free (never before the LEDs and the screen)."""
         self._view = view
+        self._players.note(self.table.referee)
         if view.message is not None and (not self._messages or self._messages[-1] != view.message):
             self._messages.append(view.message)
         if not self._pages or self._loop is None:
@@ -118,11 +136,33 @@ class WebServer:
             return
         self._published = text
         for page in self._pages:
-            _replace(page, text)
+            page.put("", text)
+
+    def frame(self, image: Image.Image) -> None:
+        """The frame the OLED was just sent, for the pages' mirror. Called from the screen's thread: this takes
+        the picture's bits (1,024 bytes for 128x64, no encoding) and hands them to the loop, after the LEDs."""
+        bits = image.convert("1").tobytes()
+        self._drawn = image.width, image.height, bits  # the next page connecting gets it, even before serving
+        if self._loop is not None and not self._loop.is_closed():
+            with contextlib.suppress(RuntimeError):  # the loop closed meanwhile: nobody is served
+                self._loop.call_soon_threadsafe(self._mirror, image.width, image.height, bits)
+
+    def _mirror(self, width: int, height: int, bits: bytes) -> None:
+        """Each page is sent the frame as its width, height and bits (a row after another, a byte for 8 pixels,
+        the leftmost its highest bit, lit when set: PIL's 1-bit layout), which its canvas draws."""
+        if not self._pages:
+            self._frame = ""  # nobody has it: the next page gets the last one drawn as it connects
+            return
+        text = json.dumps({"width": width, "height": height, "bits": base64.b64encode(bits).decode()})
+        if text == self._frame:
+            return
+        self._frame = text
+        for page in self._pages:
+            page.put("oled", text)
 
     def _json(self) -> str:
         view = self._view or self.table.referee.view()  # a page may ask before the table first shows
-        data = table_json(self.table.referee, view, self._messages)
+        data = table_json(self.table.referee, view, self._messages, self._players)
         if self.virtual is not None:  # the hand and the pads go with every change
             data["virtual"] = self.virtual.json()
         return json.dumps(data, ensure_ascii=False)
@@ -173,7 +213,7 @@ class WebServer:
 
     async def _end_pages(self, app: web.Application) -> None:
         for page in self._pages:
-            _replace(page, None)
+            page.end()
 
     async def _index(self, request: web.Request) -> web.FileResponse:
         return web.FileResponse(STATIC / "index.html")
@@ -221,17 +261,21 @@ class WebServer:
             mine.popleft().end()  # a phone that slept and came back on a new connection: its oldest
         response = web.StreamResponse(headers={"Content-Type": "text/event-stream", "Cache-Control": "no-cache"})
         await response.prepare(request)
-        stream = _Stream(asyncio.Queue(maxsize=1), request, now)
+        stream = _Stream(_Outbox(), request, now)
         self._pages.add(stream.page)
         self._streams[address] = mine
         mine.append(stream)
         try:
             # the state as last published, if a page has it: a page connecting costs no new JSON
             self._published = self._published or self._json()
-            text: str | None = self._published
-            while text is not None:
-                await response.write(f"data: {text}\n\n".encode())
-                text = await stream.page.get()
+            stream.page.put("", self._published)
+            if self._drawn is not None and not self._frame:  # drawn before the server had a loop
+                self._mirror(*self._drawn)
+            if self._frame:
+                stream.page.put("oled", self._frame)
+            while (events := await stream.page.get()) is not None:
+                # the state as the stream's plain messages, the frame as "oled" events
+                await response.write("".join(_event(name, text) for name, text in events).encode())
         except ConnectionResetError:
             pass  # the page went away
         finally:
@@ -247,15 +291,43 @@ class WebServer:
 class _Stream:
     """A page connected to ``/api/events``: what it is sent next, its request, since when (the loop's clock)."""
 
-    page: asyncio.Queue[str | None]
+    page: _Outbox
     request: web.Request
     started: float
 
     def end(self) -> None:
         """End it at once, even when it is stalled on a write the client never reads."""
-        _replace(self.page, None)
+        self.page.end()
         if self.request.transport is not None:
             self.request.transport.abort()
+
+
+class _Outbox:
+    """What a page is sent next: the newest of each event (the state, the OLED's frame), never a queue of old ones,
+    since a page only needs the newest; or the end."""
+
+    def __init__(self) -> None:
+        self._waiting: dict[str, str] = {}
+        self._ended = False
+        self._ready = asyncio.Event()
+
+    def put(self, event: str, text: str) -> None:
+        self._waiting[event] = text  # replaces what the page has not read yet
+        self._ready.set()
+
+    def end(self) -> None:
+        self._ended = True
+        self._ready.set()
+
+    async def get(self) -> list[tuple[str, str]] | None:
+        """The events waiting, once there are any, in the order they first came; None once ended."""
+        await self._ready.wait()
+        self._ready.clear()
+        if self._ended:
+            return None
+        events = list(self._waiting.items())
+        self._waiting.clear()
+        return events
 
 
 def history(path: Path, lang: str) -> list[dict[str, Any]]:
@@ -270,11 +342,12 @@ def history(path: Path, lang: str) -> list[dict[str, Any]]:
     try:
         listed: list[dict[str, Any]] = []
         for game in journal.games():
-            where = standing(game, journal)
+            where, name = standing(game, journal), str(game.settings.get("game"))
             listed.append(
                 {
                     "id": game.id,
-                    "game": game.settings.get("game"),
+                    "game": name,
+                    "title": kinds()[name].title(lang) if name in kinds() else name,  # as players write it
                     "wall": game.wall,
                     "entries": game.entries,
                     "score": where.score.text(lang) if where.score else "",
@@ -288,11 +361,8 @@ def history(path: Path, lang: str) -> list[dict[str, Any]]:
         journal.close()
 
 
-def _replace(page: asyncio.Queue[str | None], text: str | None) -> None:
-    """Put ``text`` in place of what the page has not read yet: it only needs the newest."""
-    with contextlib.suppress(asyncio.QueueEmpty):
-        page.get_nowait()
-    page.put_nowait(text)
+def _event(name: str, text: str) -> str:
+    return f"event: {name}\ndata: {text}\n\n" if name else f"data: {text}\n\n"
 
 
 def _dumps(value: Any) -> str:

@@ -25,13 +25,14 @@ from typing import Any
 
 from aiohttp import web
 
+from companion.config import SPEECH_LEVELS
 from companion.events import ZoneScan
 from companion.i18n import N_, Said, languages, translate
 from companion.menu import Settings, decks_for, games_for, label, players_for, unfit_games
 from companion.nfc.enrollment import Enrollment
 from companion.nfc.registry import Registry, RegistryError
 from companion.nfc.stations import LentStation
-from companion.referee import NewGame, PairingEnded, SeatNames
+from companion.referee import NewGame, PairingEnded, SeatNames, SpeechLevel
 from companion.referee.phone import seat_names
 from companion.table import Table
 from companion.view import TableView
@@ -66,28 +67,30 @@ SETTINGS_STRINGS: dict[str, str] = {
     "settings": N_("Table settings"),
     "table": N_("See the table"),
     "pair_head": N_("Pair this phone"),
-    "pair_how": N_("At the table, hold OK to open the menu and pick «Pair a phone»: the screen shows a code."),
+    "pair_how": N_("At the table, hold OK to open the menu and pick “Pair a phone”: the screen shows a code."),
     "code": N_("Code"),
     "pair": N_("Pair a phone"),  # the menu's words; "Pair" is 6º SET's noun (a pair of players): «Pareja»
     "paired": N_("Phone paired: you may change the table."),
     "next_game": N_("New game"),
     "next_game_note": N_(
-        "Starts now and closes the game being played, as the menu's «New game»; until its first card, a long UNDO "
+        "Starts now and closes the game being played, as the menu's “New game”; until its first card, a long UNDO "
         "at the table brings the closed game back."
     ),
     "missing": N_("{game} is not offered: {why}"),
     "start": N_("Start"),
-    "start_sure": N_("Tap again: this game ends"),  # «Start» tapped once: as the menu's «New game?»
+    "start_sure": N_("Tap again: this game ends"),  # “Start” tapped once: as the menu's “New game?”
     "seats": N_("Seat names"),
-    "seats_note": N_("In the order you sit; the table asks who laid the 6 of oros."),
+    "seats_note": N_("In the order you sit; the table asks who laid the 6 of coins."),
     "seats_unnamed": N_("This game does not name seats."),
+    "voice": N_("Voice"),  # how much the table says aloud, as the menu's line
+    "voice_note": N_("What the table says aloud: nothing, its rulings (refusals and results), or everything."),
     "save": N_("Save"),
     "done": N_("Done."),
     "not_paired": N_(
-        "This phone is not paired: at the table, hold OK, pick «Pair a phone» in the menu and type here the code "
+        "This phone is not paired: at the table, hold OK, pick “Pair a phone” in the menu and type here the code "
         "its screen shows."
     ),
-    "no_code": N_("The table's screen shows no code: hold OK and pick «Pair a phone» in the menu."),
+    "no_code": N_("The table's screen shows no code: hold OK and pick “Pair a phone” in the menu."),
     "wrong_code": N_("Wrong code: type the one the screen shows ({left} more tries)."),
     "too_many": N_("Wrong code five times from this phone: ask at the table for a new code in the menu."),
     "void": N_("Too many wrong codes: the code is void now. Ask for another in the table's menu."),
@@ -185,6 +188,7 @@ class PhoneSettings:
         app.router.add_post("/api/pair", self._pair)
         app.router.add_post("/api/seats", self._seats)
         app.router.add_post("/api/game", self._game)
+        app.router.add_post("/api/speech", self._speech)
         app.router.add_post("/api/enroll", self._enroll)
         app.router.add_post("/api/enroll/stop", self._stop_enrolling)
 
@@ -250,6 +254,14 @@ class PhoneSettings:
                 "named": referee.game_kind.names_first_seat,
                 "players": referee.game_config.players,
                 "names": list(referee.game_config.seat_names),
+            },
+            "speech": None  # how much the table says aloud, when it has a voice, and the levels offered
+            if now.speech is None
+            else {
+                "level": now.speech,
+                "levels": [
+                    {"name": level, "label": label("speech", level, now.game, language)} for level in SPEECH_LEVELS
+                ],
             },
             "enrollment": None if self._enrollment is None else self._enrollment.state(self._enrolling()),
             "texts": {key: translate(text, language) for key, text in SETTINGS_STRINGS.items()},
@@ -322,6 +334,17 @@ class PhoneSettings:
             raise _bad(str(exc)) from None
         self.table.status(SeatNames(names), asyncio.get_running_loop().time())
         return web.json_response({"names": list(referee.game_config.seat_names)})
+
+    async def _speech(self, request: web.Request) -> web.Response:
+        body = await self._changing(request)
+        referee = self.table.referee
+        if referee.speech_level is None:
+            raise _bad("this table has no voice: give it a sound card and a [speech] level in its config")
+        level = body.get("level")
+        if level not in SPEECH_LEVELS:
+            raise _bad(f"level {level!r}: choose {', '.join(SPEECH_LEVELS)}")
+        self.table.status(SpeechLevel(str(level)), asyncio.get_running_loop().time())
+        return web.json_response({"level": referee.speech_level})
 
     async def _game(self, request: web.Request) -> web.Response:
         body = await self._changing(request)

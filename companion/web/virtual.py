@@ -14,7 +14,8 @@ Routes (POST bodies are JSON; a refusal is a 4xx whose text says what to do):
   it lay), after the card lying there, if any, is put aside (into its row once played, else back in the hand);
 - ``POST /api/virtual/lift`` ``{"card": "6O"}``;
 - ``POST /api/virtual/press`` ``{"button": "confirm"}``, ``{"button": "undo", "long": true}`` (held past the long
-  press: takes back the last play).
+  press: takes back the last play), ``{"button": "confirm", "long": true}`` (the table's menu: pair a phone, the
+  next game).
 
 Only a table whose readers are simulated and whose pins are gpiozero's mock ones is virtual (the demo,
 ``companion run`` with ``backend = "sim"``); a real table's page only shows, and these POSTs are refused with 403.
@@ -52,7 +53,7 @@ WORDS: dict[str, str] = {
     "zone": N_("No zone {zone}: the zones are {zones}."),
     "card": N_("{card} is neither in your hand nor on a zone: pick a card from your hand."),
     "not_lying": N_("{card} lies on no zone."),
-    "button": N_("No button {button}: the buttons are confirm, pass and undo; long only with undo."),
+    "button": N_("No button {button}: the buttons are confirm, pass and undo; long only with confirm and undo."),
     "held": N_("{button} is already held down: let it go first."),
 }
 
@@ -169,7 +170,7 @@ def routes(virtual: VirtualTable | None, language: Callable[[], str], limits: Li
                 virtual.lift(str(body["card"]))
             else:
                 name, long = str(body["button"]), body.get("long") is True
-                if name not in set(Button) or (long and name != Button.UNDO):
+                if name not in set(Button) or (long and name == Button.PASS):
                     raise web.HTTPBadRequest(text=virtual.say("button", button=name))
                 virtual.press(Button(name), long)
         except (ValueError, KeyError):

@@ -11,7 +11,13 @@ The checks are written from Home Assistant's documentation, not from our code:
 * a device needs at least one of ``identifiers`` and ``connections`` (Home Assistant's MQTT schema refuses it
   otherwise: homeassistant/components/mqtt/schemas.py, ``validate_device_has_at_least_one_identifier``);
 * a template renders ``None`` for a null value, which a sensor shows as unknown (``PAYLOAD_NONE = "None"``,
-  homeassistant/components/mqtt/const.py): so a key may hold null, but it must be there.
+  homeassistant/components/mqtt/const.py): so a key may hold null, but it must be there;
+* a device trigger: "MQTT Device trigger" (https://www.home-assistant.io/integrations/device_trigger.mqtt/): its
+  discovery topic under ``device_automation``, one trigger a topic, ``automation_type`` ``trigger``, ``topic``,
+  ``type`` and ``subtype`` required (their pair unique on a device), ``payload``, ``qos``, ``value_template``
+  optional, the device required (homeassistant/components/mqtt/device_trigger.py, ``TRIGGER_DISCOVERY_SCHEMA``);
+* a device's ``configuration_url`` is an ``http://``, ``https://`` or ``homeassistant://`` address ("MQTT Sensor",
+  device, configuration_url).
 
 Jinja2 is not installed here, so a template is checked by the keys it reads: every ``value_json`` path in it must
 be a key (or index) of the JSON its topic carries.
@@ -22,6 +28,7 @@ from __future__ import annotations
 import asyncio
 import json
 import re
+import socket
 from collections.abc import Awaitable, Callable, Mapping
 from contextlib import AbstractAsyncContextManager
 from pathlib import Path
@@ -29,20 +36,25 @@ from typing import TYPE_CHECKING, Any
 
 import aiomqtt
 import pytest
+from brokers import sample_broker
 from gpiozero.pins.mock import MockFactory
+from test_referee import lay, lift, press, seises, tap
 
-from companion.club.homeassistant import discovery, topics
+from companion.club.homeassistant import TRIGGERS, discovery, fired, page_url, topics, trigger_topic, triggers
 from companion.club.publisher import Publisher
 from companion.config import parse_config, read_mqtt
 from companion.daemon import Daemon
 from companion.games import ending
+from companion.games.seises import END_OF_HAND, RENEGE
 from companion.games.seises.rules import Seises
+from companion.games.sexto_set import END_OF_SET
 from companion.games.sexto_set.rules import SextoSet
 from companion.journal import Journal
 from companion.nfc.backends import SimBackend
+from companion.rules.transcript import state as game_state
 from companion.sim.oled import FakeI2CBus
 from companion.ui.display import make_device
-from companion.view import Message, MessageKind, TableView
+from companion.view import Message, MessageKind, StatusLight, TableView
 
 if TYPE_CHECKING:
     from brokers import Broker
@@ -157,6 +169,49 @@ def sensor_config(topic: str, payload: str) -> dict[str, Any]:
     return config
 
 
+# "MQTT Discovery", "Supported abbreviations": those of a device trigger's keys
+TRIGGER_ABBREVIATIONS = {
+    "atype": "automation_type",
+    "dev": "device",
+    "o": "origin",
+    "pl": "payload",
+    "stype": "subtype",
+    "t": "topic",
+    "val_tpl": "value_template",
+}
+TRIGGER_KEYS = {*TRIGGER_ABBREVIATIONS.values(), "type", "qos", "platform", "encoding"}
+
+
+def trigger_config(topic: str, payload: str) -> dict[str, Any]:
+    """A device trigger's config as Home Assistant reads ``payload`` on ``topic``; AssertionError for what its
+    documentation does not allow."""
+    match = DISCOVERY_TOPIC.fullmatch(topic)
+    assert match is not None, f"{topic}: not <discovery_prefix>/device_automation/[<node_id>/]<object_id>/config"
+    assert (match["prefix"], match["component"]) == ("homeassistant", "device_automation")
+    raw = json.loads(payload)
+    assert isinstance(raw, dict), "the payload must be a serialized JSON dictionary"
+    config = expand(raw, TRIGGER_ABBREVIATIONS)
+    assert set(config) <= TRIGGER_KEYS, f"{topic}: keys a trigger does not have: {set(config) - TRIGGER_KEYS}"
+    assert config.get("automation_type") == "trigger", f"{topic}: automation_type must be 'trigger'"
+    for key in ("topic", "type", "subtype"):
+        assert isinstance(config.get(key), str) and config[key], f"{topic}: {key} is required"
+    assert "+" not in config["topic"] and "#" not in config["topic"], f"{topic}: its topic has a wildcard"
+    assert config.get("qos", 0) in (0, 1, 2)
+    assert "unique_id" not in config, "a trigger is no entity"
+    assert isinstance(config.get("device"), dict), f"{topic}: the device is required"
+    device = expand(config["device"], DEVICE_ABBREVIATIONS)
+    assert set(device) <= DEVICE_KEYS and (device.get("identifiers") or device.get("connections"))
+    config["device"] = device
+    return config
+
+
+def check_device(device: Mapping[str, Any]) -> None:
+    """A device's link to its page: http(s) or Home Assistant's own."""
+    if "configuration_url" in device:
+        url = device["configuration_url"]
+        assert re.fullmatch(r"(https?://[^/\s]+/\S*|homeassistant://\S+)", url), f"{url}: no address a browser opens"
+
+
 def read_keys(template: str, data: Any) -> list[str]:
     """The ``value_json`` paths ``template`` reads, each checked to be in ``data`` (AssertionError if not)."""
     paths = [match[1] for match in PATH.finditer(template)]
@@ -242,9 +297,13 @@ async def retained(broker: Broker, *filters: str) -> dict[str, str]:
 
 
 def split(found: Mapping[str, str]) -> tuple[dict[str, str], dict[str, str]]:
-    """Home Assistant's configs, and the rest."""
+    """Home Assistant's sensors' configs (its triggers' checked and left out), and the rest."""
+    automations = {topic: payload for topic, payload in found.items() if "/device_automation/" in topic}
+    assert sorted(automations) == sorted(triggers("t1")), "the table's triggers, announced and retained"
+    for topic, payload in automations.items():
+        trigger_config(topic, payload)
     return (
-        {topic: payload for topic, payload in found.items() if topic.startswith("homeassistant/")},
+        {topic: payload for topic, payload in found.items() if topic.startswith("homeassistant/sensor/")},
         {topic: payload for topic, payload in found.items() if not topic.startswith("homeassistant/")},
     )
 
@@ -444,3 +503,259 @@ def test_a_game_of_another_kind_on_the_same_connection_announces_its_sensors_and
     objects = ("game", "score_A", "score_B", "masters_A", "masters_B", "sets_A", "sets_B", "winner", "decided_by")
     assert announced == {f"homeassistant/sensor/t1/{o}/config" for o in objects}
     assert seen[-1][0] == "companion/t1/state", "the sensors change before the state they read"
+
+
+def test_the_triggers_are_valid_one_a_topic_with_a_subtype_each_on_the_tables_device() -> None:
+    page = "http://mesa-3.local:8080/"
+    configs = triggers("mesa-3", page)
+    checked = {topic: trigger_config(topic, json.dumps(config)) for topic, config in configs.items()}
+    assert {config["subtype"] for config in checked.values()} == {"hand won", "game won", "illegal play", "renuncio"}
+    assert {config["type"] for config in checked.values()} == {"action"}
+    pairs = [(config["type"], config["subtype"]) for config in checked.values()]
+    assert len(pairs) == len(set(pairs)), "type and subtype unique on the device"
+    assert {config["topic"] for config in checked.values()} == {f"companion/mesa-3/trigger/{o}" for o in TRIGGERS}
+    sensors = discovery("mesa-3", json.loads(GAMES[0].read_text()), page)
+    devices = {json.dumps(config["device"], sort_keys=True) for config in (*configs.values(), *sensors.values())}
+    assert len(devices) == 1, "the triggers belong to the sensors' device"
+    for config in (*checked.values(), *sensors.values()):
+        check_device(config["device"])
+        assert config["device"]["configuration_url"] == page
+    assert (
+        "configuration_url"
+        not in triggers("mesa-3")["homeassistant/device_automation/mesa-3/renuncio/config"]["device"]
+    ), "no page, no link"
+
+
+def test_the_trigger_checks_refuse_what_home_assistant_would() -> None:
+    topic = "homeassistant/device_automation/t1/hand_won/config"
+    good = triggers("t1")[topic]
+    trigger_config(topic, json.dumps(good))
+    abbreviated = {
+        "atype": "trigger",
+        "t": "companion/t1/trigger/x",
+        "type": "action",
+        "stype": "x",
+        "dev": good["device"],
+    }
+    assert trigger_config(topic, json.dumps(abbreviated))["subtype"] == "x"
+    broken: list[tuple[str, dict[str, Any]]] = [
+        (topic, {k: v for k, v in good.items() if k != "subtype"}),
+        (topic, {k: v for k, v in good.items() if k != "device"}),
+        (topic, good | {"automation_type": "action"}),
+        (topic, good | {"topic": "companion/t1/trigger/#"}),
+        (topic, good | {"unique_id": "companion_t1_hand_won"}),
+        (topic, good | {"subtpye": "hand won"}),
+        ("homeassistant/sensor/t1/hand_won/config", good),
+    ]
+    for where, config in broken:
+        with pytest.raises(AssertionError):
+            trigger_config(where, json.dumps(config))
+    with pytest.raises(AssertionError):
+        check_device({"identifiers": ["x"], "configuration_url": "mesa-3.local:8080"})
+
+
+@pytest.mark.parametrize(
+    ("listen", "url"),
+    [
+        (("0.0.0.0", 8080), "http://mesa-3.local:8080/"),  # every address: the Pi's mDNS name (avahi)
+        (("::", 80), "http://mesa-3.local:80/"),
+        (("192.168.1.20", 8080), "http://192.168.1.20:8080/"),
+        (("fe80::1", 8080), "http://[fe80::1]:8080/"),
+        (("127.0.0.1", 8080), None),  # this machine only (a proxy in front): nothing another machine opens
+        (("0.0.0.0", 0), None),  # any free port: unknown until it listens
+        (None, None),  # no page
+    ],
+)
+def test_the_device_links_to_the_page_another_machine_can_open(listen: tuple[str, int] | None, url: str | None) -> None:
+    assert page_url(listen, "mesa-3") == url
+    if url is not None:
+        check_device({"identifiers": ["x"], "configuration_url": url})
+
+
+def test_a_view_fires_the_triggers_of_what_the_table_has_just_said() -> None:
+    hand = Message(END_OF_HAND, "Asiento 2 gana la mano", "Mano 2: sale Asiento 3")
+    assert fired(TableView(message=hand), None) == ["hand_won"]
+    assert fired(TableView(message=hand), hand) == [], "the same message after a later event: nothing new"
+    same_words = Message(MessageKind.ILLEGAL, "Jugada ilegal", "Retira la carta")
+    again = Message(MessageKind.ILLEGAL, "Jugada ilegal", "Retira la carta")
+    assert fired(TableView(message=again), same_words) == ["illegal_play"], "the same card refused twice"
+    assert fired(TableView(message=Message(END_OF_SET, "Set para A")), None) == ["hand_won"]
+    game = Message(MessageKind.END_OF_GAME, "Asiento 2 gana con 51")
+    assert fired(TableView(message=game, status=StatusLight.RENEGE), None) == ["renuncio", "game_won"]
+    renege = Message(RENEGE, "Renuncio: Asiento 2")
+    assert fired(TableView(message=renege, status=StatusLight.RENEGE), None) == ["renuncio"]
+    assert fired(TableView(message=Message(MessageKind.INFO, "Bolsa vacía")), None) == []
+    penalty = Message(RENEGE, "Renuncio: Asiento 2")  # a ruling, but no refusal: only the renuncio look fires
+    assert fired(TableView(message=penalty), None) == []
+    assert fired(TableView(), hand) == []
+
+
+@pytest.mark.parametrize("logins", [False, True], ids=["open", "the-sample-acl"])
+def test_a_hand_won_on_a_table_reaches_home_assistant_through_mosquitto(
+    tmp_path: Path, broker: Broker, logins: bool
+) -> None:
+    """A Seises table whose referee plays a hand to its end (seat 2's last card, which also proves its renuncio)
+    and has a card refused: mosquitto carries each trigger to a subscriber of the triggers' topics, after the state
+    they changed, not retained; the view the table started on fires none. On the sample broker (logins and
+    systemd/mosquitto-companion.acl) the table may publish its triggers and Home Assistant read them."""
+    settings: dict[str, Any] = {"url": broker.url, "table": "t1", "homeassistant": True}
+    house: dict[str, Any] = {}
+    if logins:
+        accounts = {"t1": "t1-secret", "homeassistant": "house-secret"}
+        broker = sample_broker(tmp_path / "sample", accounts)
+        broker.start()
+        settings |= {"url": broker.url, "username": "t1", "password": accounts["t1"]}
+        house = {"username": "homeassistant", "password": accounts["homeassistant"]}
+    mqtt = read_mqtt(settings, "t")
+    assert mqtt is not None
+    referee = seises(confirm_turns=False)
+    publisher = Publisher(mqtt, Journal(tmp_path / "journal.db"), lambda: game_state(referee.current_game))
+    heard: list[tuple[str, dict[str, Any], bool]] = []
+
+    async def watch(subscribed: asyncio.Event) -> None:
+        async with aiomqtt.Client("127.0.0.1", broker.port, identifier="house", **house) as client:
+            await client.subscribe("companion/t1/trigger/+", qos=1)
+            await client.subscribe("companion/t1/state", qos=1)
+            subscribed.set()
+            async for message in client.messages:
+                assert isinstance(message.payload, bytes)
+                if message.topic.value == "companion/t1/state":
+                    heard.append(("state", json.loads(message.payload), message.retain))
+                    continue
+                heard.append((message.topic.value, json.loads(message.payload), message.retain))
+                if message.topic.value.endswith("/hand_won"):
+                    return
+
+    async def play() -> None:
+        subscribed = asyncio.Event()
+        watching = asyncio.create_task(watch(subscribed))
+        await subscribed.wait()
+        publisher.show(referee.view(), 0.0)  # where the table starts
+        task = asyncio.create_task(publisher.run())
+        try:
+            while not publisher.connected:
+                await asyncio.sleep(0.01)
+            lay(referee, "1C")  # refused: the game opens with the 6 of oros
+            publisher.show(referee.view(), 0.0)
+            lift(referee, "1C")
+            publisher.show(referee.view(), 0.0)
+            tap(referee, "6O")
+            publisher.show(referee.view(), 0.0)
+            for _ in range(3):  # seats 2, 3 and 4 pay while the 7 of oros is legal
+                press(referee, "pass"), press(referee, "confirm")
+                publisher.show(referee.view(), 0.0)
+            tap(referee, "5O")
+            publisher.show(referee.view(), 0.0)
+            game = referee.game
+            referee.game = Seises.from_snapshot({**game.snapshot(), "hand_sizes": [9, 1, 10, 10]})
+            tap(referee, "7O")  # seat 2's last card: the hand is won, and its renuncio proven
+            publisher.show(referee.view(), 0.0)
+            publisher.show(referee.view(), 0.0)  # shown again after another event: fires nothing more
+            await asyncio.wait_for(watching, 10)
+        finally:
+            task.cancel()
+            await asyncio.gather(task, return_exceptions=True)
+
+    try:
+        asyncio.run(play())
+    finally:
+        if logins:
+            broker.stop()
+    assert "Denied PUBLISH" not in broker.log()
+    triggered = [(topic, said) for topic, said, _retain in heard if topic != "state"]
+    assert [topic for topic, _said in triggered] == [
+        trigger_topic("t1", "illegal_play"),
+        trigger_topic("t1", "renuncio"),
+        trigger_topic("t1", "hand_won"),
+    ]
+    assert triggered[-1][1] == {"kind": "end_of_hand", "title": "Renuncio: Asiento 2", "todo": triggered[-1][1]["todo"]}
+    assert not any(retain for topic, _said, retain in heard if topic != "state"), "a trigger is never retained"
+    last_state = max(index for index, (topic, _said, _retain) in enumerate(heard) if topic == "state")
+    assert heard[last_state][1]["hand"] == 2 and last_state < len(heard) - 2, "the state before its triggers"
+
+
+@pytest.mark.parametrize("listen", [("0.0.0.0", 8080), None])
+def test_the_table_gives_its_publisher_the_pages_address(
+    tmp_path: Path, mock_factory: MockFactory, listen: tuple[str, int] | None
+) -> None:
+    """The assembly hands the publisher the page's address from ``[web] listen`` and the Pi's own name."""
+    from companion.assembly import Devices, assemble
+    from companion.config import Config, GameConfig
+    from companion.hardware import load_pinmap
+    from companion.nfc.registry import Registry
+    from companion.ui.display import Screen
+
+    mqtt = read_mqtt({"url": "mqtt://127.0.0.1:1883", "table": "t1", "homeassistant": True}, "t")
+    config = Config(game=GameConfig(), zones={"z1": "table"}, backend="sim", web=listen, mqtt=mqtt)
+    registry = Registry.load(tmp_path / "registry.toml", deck="spanish-40")
+    readers = SimBackend(["z1"], registry)
+    journal = Journal(tmp_path / "journal.db")
+    screen = Screen(make_device([], bus=FakeI2CBus()))
+    devices = Devices(journal, registry, readers, load_pinmap(), mock_factory, lambda: 0.0, lambda call: call(), screen)
+    assembly = assemble(config, devices)
+    assert assembly.publisher is not None
+    name = socket.gethostname()
+    assert assembly.publisher.page == (
+        None if listen is None else f"http://{name}{'' if '.' in name else '.local'}:8080/"
+    )
+    assembly.close()
+    journal.close()
+
+
+def test_the_view_the_table_starts_on_and_what_happens_while_the_broker_is_away_fire_nothing(
+    tmp_path: Path, broker: Broker
+) -> None:
+    """A trigger is of the moment: the first view (a game resumed on its end) and a refusal while the broker is
+    down are never sent; the hand won once it is back is."""
+    mqtt = read_mqtt({"url": broker.url, "table": "t1", "homeassistant": True}, "t")
+    assert mqtt is not None
+    state = json.loads(GAMES[0].read_text())
+    publisher = Publisher(mqtt, Journal(tmp_path / "journal.db"), lambda: state)
+    heard: list[str] = []
+
+    def hand(title: str) -> TableView:
+        return TableView(message=Message(END_OF_HAND, title))
+
+    async def until(condition: Callable[[], bool]) -> None:
+        for _ in range(500):
+            if condition():
+                return
+            await asyncio.sleep(0.02)
+        raise AssertionError("timed out")
+
+    async def watch(subscribed: asyncio.Event) -> None:
+        async with aiomqtt.Client("127.0.0.1", broker.port, identifier="house", clean_session=False) as client:
+            await client.subscribe("companion/t1/trigger/+", qos=1)
+            subscribed.set()
+            async for message in client.messages:
+                heard.append(message.topic.value.rsplit("/", 1)[1])
+
+    async def play() -> None:
+        task = asyncio.create_task(publisher.run())
+        subscribed = asyncio.Event()
+        watching = asyncio.create_task(watch(subscribed))
+        try:
+            await subscribed.wait()
+            await until(lambda: publisher.connected)
+            publisher.show(TableView(message=Message(MessageKind.END_OF_GAME, "Asiento 2 gana con 50")), 0.0)
+            publisher.show(hand("first"), 0.0)
+            await until(lambda: heard == ["hand_won"])
+            watching.cancel()
+            broker.kill()
+            await until(lambda: not publisher.connected)
+            publisher.show(TableView(message=Message(MessageKind.ILLEGAL, "Jugada ilegal")), 0.0)
+            broker.start()
+            subscribed = asyncio.Event()
+            watching = asyncio.create_task(watch(subscribed))
+            await subscribed.wait()
+            await until(lambda: publisher.connected)
+            publisher.show(hand("second"), 0.0)
+            await until(lambda: len(heard) == 2)
+            await asyncio.sleep(0.2)  # anything else would have come by now
+        finally:
+            task.cancel()
+            watching.cancel()
+            await asyncio.gather(task, watching, return_exceptions=True)
+
+    asyncio.run(play())
+    assert heard == ["hand_won", "hand_won"]

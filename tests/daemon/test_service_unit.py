@@ -155,7 +155,21 @@ def test_the_unit_runs_as_its_own_user_with_the_device_groups_it_needs() -> None
     text = UNIT.read_text()
     assert "User=companion" in text and "Restart=always" in text and "StateDirectory=companion" in text
     groups = re.search(r"SupplementaryGroups=(.*)", text)
-    assert groups and set(groups.group(1).split()) == {"gpio", "spi", "i2c", "dialout"}
+    assert groups and set(groups.group(1).split()) == {"gpio", "spi", "i2c", "dialout", "audio"}
+
+
+def test_the_installer_makes_every_group_the_unit_names_and_puts_the_user_in_them() -> None:
+    """systemd refuses to start a unit whose SupplementaryGroups= names a group that does not exist (status
+    216/GROUP): the installer makes each one (a Pi OS Lite without a desktop may lack one) and adds the user, so that
+    doctor, run as companion, opens the same nodes the service does."""
+    unit = set(unit_settings(UNIT.read_text())["SupplementaryGroups"][-1].split())
+    script = (ROOT / "systemd" / "install.sh").read_text()
+    loop = re.search(r"for group in ([a-z0-9 ]+); do[^\n]*\n(.*?)\n    done", script, re.S)
+    assert loop, "the installer's loop over the groups"
+    assert set(loop.group(1).split()) == unit
+    assert 'groupadd --system "$group"' in loop.group(2) and 'usermod --append --groups "$group" companion' in (
+        loop.group(2)
+    )
 
 
 def test_the_installer_is_safe_to_run_twice_and_keeps_an_edited_config(tmp_path: Path) -> None:
@@ -244,9 +258,18 @@ PROC_DEVICES = {
     "gpiochip": 'drivers/gpio/gpiolib.h: GPIOCHIP_NAME "gpiochip"; gpiolib.c: alloc_chrdev_region(.., GPIOCHIP_NAME)',
     "ttyACM": 'drivers/usb/class/cdc-acm.c: acm_tty_driver->name = "ttyACM"; drivers/tty/tty_io.c: '
     "tty_register_driver registers the region under driver->name",
+    "alsa": 'sound/core/sound.c: alsa_sound_init: register_chrdev(major, "alsa", &snd_fops) (every /dev/snd/ node: '
+    "controlC0, pcmC0D0p, timer, seq)",
 }
 # The device nodes the daemon opens, and the /proc/devices name of the driver behind each.
-NODE_DRIVERS = {"/dev/spidev0.0": "spi", "/dev/i2c-1": "i2c", "/dev/gpiochip0": "gpiochip", "/dev/ttyACM0": "ttyACM"}
+NODE_DRIVERS = {
+    "/dev/spidev0.0": "spi",
+    "/dev/i2c-1": "i2c",
+    "/dev/gpiochip0": "gpiochip",
+    "/dev/ttyACM0": "ttyACM",
+    "/dev/snd/pcmC0D0p": "alsa",  # the voice: espeak-ng's samples played by aplay (alsa-lib opens the card's
+    "/dev/snd/controlC0": "alsa",  # control node too, for its mixer and its card's name)
+}
 # Device nodes a unit may name by path: RPi.GPIO's register window (the mfrc522 back-end's package uses it).
 NODE_PATHS = {"/dev/gpiomem"}
 

@@ -176,7 +176,7 @@ def test_the_units_supplementary_groups_count(pi: Pi) -> None:
     unit.write_text((Path(__file__).parents[2] / "systemd/companion.service").read_text("utf-8"), "utf-8")
     assert checks(pi)["user companion"].ok
     # ... unless a group it names does not exist: systemd then refuses to start the service.
-    (pi.root / "etc/group").write_text("spi:x:999:\ni2c:x:998:\ngpio:x:997:\n", "utf-8")
+    (pi.root / "etc/group").write_text("spi:x:999:\ni2c:x:998:\ngpio:x:997:\naudio:x:29:\n", "utf-8")
     access = checks(pi)["user companion"]
     assert not access.ok and access.fix == "sudo groupadd --system dialout"
 

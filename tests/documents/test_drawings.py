@@ -19,7 +19,6 @@ from companion.documents.assembly import (
     TOP,
     assembly_drawings,
     hub_board,
-    sexto_set_turn,
     write_assembly,
 )
 from companion.documents.drawings import (
@@ -39,6 +38,7 @@ from companion.documents.drawings import (
 )
 from companion.documents.layouts import layout_pinmap
 from companion.events import Button, CardArrived, CardLeft, Press
+from companion.games.sexto_set.drawings import turn as sexto_set_turn
 from companion.hardware import DEFAULT_PINMAP, HARDWARE_DIR, LAYOUTS, PICO_PINS, load_layouts, load_pinmap, parse_pinmap
 from companion.i18n import languages, translate
 from companion.referee import Referee

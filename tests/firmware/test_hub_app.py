@@ -315,3 +315,44 @@ def test_main_stays_in_the_repl_in_maintenance_mode_and_restarts_on_a_stray_ctrl
     monkeypatch.setattr(firmware, "boot", interrupted)
     with pytest.raises(machine.Reset):
         runpy.run_path(str(FIRMWARE / "main.py"))
+
+
+def test_a_zone_whose_card_was_missed_is_scanned_again_between_the_others(firmware: Any) -> None:
+    """With a card on every zone a round is long: a zone whose card its last scans missed is scanned again every
+    ZONES // LIFT_SCANS zones, so a lift is reported within a round of the first miss, not two more; a tag at
+    the edge of range (missed by up to LIFT_SCANS - 1 scans in a row) is not lifted for it."""
+    import hub_config
+
+    port = MemoryPort()
+    hub = firmware.build(config(), port)
+    scanner = hub.scanner
+    assert scanner.start() == []
+    cards = [sim.Ntag213(bytes((0x04, zone, 0x10, 0x20, 0x30, 0x40, 0x50))) for zone in range(8)]
+    for zone, card in enumerate(cards):
+        sim.field(0, zone).add(card)
+    order: list[int] = []
+    scan_zone = scanner.scan_zone
+
+    def recorded(zone: int) -> Any:
+        order.append(zone)
+        return scan_zone(zone)
+
+    scanner.scan_zone = recorded
+    hub.scan_round()
+    assert order == list(range(8)) and scanner.zones == [(card.uid,) for card in cards]
+
+    cards[2].answer_one_in(hub_config.LIFT_SCANS)  # at the edge of range: never lifted
+    for _ in range(30):
+        hub.scan_round()
+    assert scanner.zones[2] == (cards[2].uid,)
+
+    cards[2].answer_one_in(1)
+    hub.scan_round()  # it answered, or its misses run on: either way it is still there
+    sim.field(0, 2).remove(cards[2])
+    port.out.clear()
+    order.clear()
+    hub.scan_round()
+    assert scanner.zones[2] == ()  # lifted in the round of its first miss
+    assert order == [0, 1, 2, 3, 4, 2, 5, 6, 2, 7]  # zone 2 again after zones 4 and 6: its 2nd and 3rd misses
+    reports = [m for _, m in FrameDecoder().feed(bytes(port.out)) if getattr(m, "zone", None) == 2]
+    assert [m.uids for m in reports] == [()]

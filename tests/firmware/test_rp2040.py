@@ -54,7 +54,7 @@ def hung_after_four_rounds(name: str, source: str) -> str:
     """A scan loop that hangs (a reader's driver stuck, say) after its fourth round, with a 500 ms watchdog."""
     if name == "hub_config.py":
         return source.replace("WATCHDOG_MS = 2000", "WATCHDOG_MS = 500")
-    hang = "            self.scans += 1\n"
+    hang = "            self.scan_round()\n"
     return source.replace(hang, hang + "            while self.scans > 3:\n                pass\n")
 
 

@@ -54,6 +54,12 @@ class _ChipSelect:
     def value(self, level):
         self.bus.selected = None if level else self.gpio
 
+    def on(self):
+        self.value(1)
+
+    def off(self):
+        self.value(0)
+
 
 class Replay:
     """An SPI bus that answers from a transcript of ``[gpio selected, bytes out, bytes in]``, checking each."""

@@ -62,10 +62,9 @@ def test_every_consumer_names_the_winner_the_one_function_names(name: str) -> No
     assert rows == sorted(rows, key=lambda row: (-int(row[1]), -int(row[2])))
     if end.winner is not None:
         assert rows[0][0] == end.winner
-    score, winner = kind.score(game, True)  # companion history
+    score = kind.tally(game)  # companion history's score line
     assert str(score) == f"sets A {sets['A']} B {sets['B']}, master cards A {masters['A']} B {masters['B']}"
-    said = str(kind.verdict(game, end))
-    assert (winner is None) == (end.winner is None) and (winner is None or str(winner) == said)
+    said = str(kind.verdict(game, end))  # companion history's winner, the page's, the demo's
     won, lost = (sets, "sets") if end.rule == "sets" else (masters, "master cards")
     if end.winner is not None:
         other = "B" if end.winner == "A" else "A"

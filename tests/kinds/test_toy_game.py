@@ -169,9 +169,6 @@ MAY_NAME = (
     "games/",  # the registry and each game's package
     "rules/",  # the actions and refusals every game shares, whose docs say which game uses them
     "decks/",  # the decks are data
-    # the 6º SET walkthrough's picture draws that game's turn with its kind's own words, until it moves into the
-    # game's own folder with the rest of its presentation (docs/EXTENDING.md)
-    "documents/assembly.py",
 )
 PACKAGE = Path(companion.__file__).parent
 EXTENDING = (PACKAGE.parent / "docs" / "EXTENDING.md").read_text("utf-8")

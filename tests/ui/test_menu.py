@@ -164,3 +164,24 @@ def test_new_game_asks_for_a_second_ok_and_any_other_button_leaves_it_unpicked(l
     press(menu, *["pass"] * 4, "confirm")
     assert menu.press(Press("confirm", "long", 0.0)) is None, "a long OK is not the second press"
     assert press(menu, "confirm", "confirm") == [None, Choice("new_game")]
+
+
+@pytest.mark.parametrize("language", languages())
+def test_a_table_with_a_voice_offers_how_much_it_says_and_every_screen_of_it_fits(language: Language) -> None:
+    menu = Menu(Settings(language=language, speech="rulings"), pairing=True)
+    view = menu.view()
+    assert view.items[4] == f"{tr('speech', language)}: {tr('rulings', language)}"
+    assert len(view.items) == 8, "game, players, deck, language, voice, new game, pair, close"
+    draw_menu(ImageDraw.Draw(Image.new("1", (WIDTH, HEIGHT))), replace(view, selected=4))
+    press(menu, *["pass"] * 4, "confirm")
+    assert menu.view().items == tuple(tr(level, language) for level in ("off", "rulings", "all"))
+    for selected in range(3):
+        draw_menu(ImageDraw.Draw(Image.new("1", (WIDTH, HEIGHT))), replace(menu.view(), selected=selected))
+    assert press(menu, "pass", "confirm") == [None, Choice("speech", "all")]
+    assert menu.settings.speech == "all" and menu.view().selected == 4
+    assert Menu(Settings(language=language)).view().items[4] == tr("new_game", language), "no voice: no line"
+
+
+def test_a_speech_level_the_menu_does_not_know_is_refused_with_the_choices() -> None:
+    with pytest.raises(ValueError, match="speech 'loud': choose off, rulings, all"):
+        Settings(speech="loud")

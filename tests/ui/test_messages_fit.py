@@ -13,6 +13,7 @@ from PIL import Image, ImageDraw
 
 from companion.decks import SUITS, load_deck
 from companion.games import kinds
+from companion.games.seises import END_OF_HAND
 from companion.games.seises.rules import Seises, fitting
 from companion.games.sexto_set.rules import SextoSet
 from companion.i18n import languages, say, translate
@@ -140,7 +141,7 @@ def test_every_message_the_referee_puts_together_fits_the_screen(
     todo_text = filled(todo, lang)
     if title == "game_won":  # a renuncio on the game's last card comes before what to do next
         todo_text = f"{todo_text}. {filled('new_game_do', lang)}"
-    fits(on_screen, Message(MessageKind.END_OF_HAND, filled(title, lang), todo_text))
+    fits(on_screen, Message(END_OF_HAND, filled(title, lang), todo_text))
 
 
 def test_a_layout_that_misjudges_the_fonts_height_fails_the_check(

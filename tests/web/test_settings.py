@@ -123,7 +123,7 @@ def test_every_change_without_a_pairing_is_refused_and_says_where_the_code_is(tm
     seats, game, pair, made_up, read = asyncio.run(try_all())
     not_paired = settings.SETTINGS_STRINGS["not_paired"]
     assert seats == game == made_up == (403, {"error": not_paired})
-    assert "hold OK, pick «Pair a phone» in the menu" in not_paired
+    assert "hold OK, pick “Pair a phone” in the menu" in not_paired  # English quotes
     assert pair == (403, {"error": settings.SETTINGS_STRINGS["no_code"]})
     assert read[0] == 200 and read[1]["paired"] is False, "reading is for everyone"
 

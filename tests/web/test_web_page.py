@@ -5,6 +5,8 @@ Cards go through the simulated readers' field, as at the table, never straight t
 
 from __future__ import annotations
 
+import asyncio
+import re
 import subprocess
 import time
 from pathlib import Path
@@ -15,14 +17,17 @@ from playwright.async_api import expect
 from test_web_server import GAMES, journal_with, serving, until
 
 import companion.sim as sim
-from companion.decks import Card, load_deck
+from companion.decks import SUITS, Card, load_deck
 from companion.documents.browser import Browser
 from companion.games import ending
+from companion.hardware import load_pinmap
 from companion.i18n import translate
 from companion.journal import Entry
 from companion.referee import Referee
 from companion.rules.transcript import parse_line, state
+from companion.view import STRINGS
 from companion.web.page import PAGE_STRINGS
+from companion.web.settings import SETTINGS_STRINGS
 
 PAGE_WEIGHT_GOAL = 150_000  # bytes, the issue's goal for the page and everything it loads
 
@@ -94,25 +99,38 @@ def test_the_page_links_to_the_settings_page_in_the_table_s_language(tmp_path: P
 
 @pytest.mark.parametrize(
     ("recorded", "language"),
-    [("seises-2-players", "es"), ("sexto-set-pass", "en"), ("sexto-set-equal-sets-decided-by-masters", "es")],
+    [
+        ("seises-2-players", "es"),
+        ("seises-2-players", "en"),
+        ("sexto-set-pass", "en"),
+        ("sexto-set-equal-sets-decided-by-masters", "es"),
+    ],
 )
 def test_the_page_draws_a_recorded_games_whole_state(
     tmp_path: Path, browser: Browser, recorded: str, language: str
 ) -> None:
     journal_with(tmp_path, GAMES / f"{recorded}.txt", language)  # the daemon resumes it, in its language
 
-    async def look() -> tuple[dict[str, Any], dict[str, Any]]:
+    async def look() -> tuple[dict[str, Any], dict[str, Any], list[str], str]:
         async with serving(tmp_path) as (daemon, url):
             assert daemon.table is not None
             async with browser.page(f"{url}/") as page:
                 await expect(page.locator("#game table")).to_be_attached()
+                await expect(page.locator("#oled")).to_be_visible()  # the mirror's first frame
                 shown = await page.evaluate(DRAWN)
-                return shown, drawing(daemon.table.referee)
+                rows = await page.locator("[data-row] > span").all_text_contents()
+                text = await page.locator("body").inner_text()
+                await page.locator("#settings-link").click()
+                await expect(page.locator("body")).to_have_attribute("data-ready", "yes")
+                return shown, drawing(daemon.table.referee), rows, text + "\n" + await page.locator("body").inner_text()
 
-    shown, expected = browser.run(look())
+    shown, expected, rows, text = browser.run(look())
     assert shown["lang"] == language
     assert shown["messagesHead"] == tr_page("messages", language)
     assert drawn(shown) == expected
+    if rows:  # Seises: each row named by its suit, in the table's words
+        assert rows == [translate(SUITS[suit], language).capitalize() for suit in "OCEB"]
+    assert not other_language(text, language), "the table's page and its settings page speak one language"
 
 
 @pytest.mark.parametrize(
@@ -136,6 +154,8 @@ def test_the_page_draws_the_state_after_each_action_of_a_recorded_game(
     journal_with(tmp_path, header, language)  # the game at its start, with the recorded game's settings
     played = [line for line in lines if parse_line(line) is not None][:actions]
 
+    headers: set[str] = set()
+
     async def follow() -> tuple[int, str]:
         async with serving(tmp_path) as (daemon, url):
             table = daemon.table
@@ -148,6 +168,7 @@ def test_the_page_draws_the_state_after_each_action_of_a_recorded_game(
                     table.referee.replay([Entry("action", line, 1.0)])
                     table.show(1.0)
                     expected = drawing(table.referee)
+                    headers.add(expected["header"])
                     end = time.monotonic() + 10
                     while True:
                         renders, shown = await page.evaluate(f"{NEXT_RENDER}({renders})")
@@ -160,6 +181,46 @@ def test_the_page_draws_the_state_after_each_action_of_a_recorded_game(
     done, wrong = browser.run(follow())
     assert not wrong, f"action {done} of {len(played)}: {wrong}"
     assert done == len(played) >= 100
+    if recorded.startswith("sexto-set"):  # between sets whose turn it is, never "Over"; then the match's winner
+        over = [header for header in headers if header.startswith(tr_page("over", language))]
+        assert not over and any(header.startswith(f"{tr_page('winner', language)}: ") for header in headers)
+
+
+def test_after_a_set_that_does_not_end_the_match_the_header_says_the_game_goes_on(
+    tmp_path: Path, browser: Browser
+) -> None:
+    """6º SET resumed one action before its first set ends (pair B passes: pair B cannot link and loses it); PASS
+    and OK pressed on the buttons' mock pins end it: the header says the set's result and that the game goes on,
+    never "Over", and whose turn it is."""
+    lines = (GAMES / "sexto-set-match-of-three.txt").read_text("utf-8").splitlines()
+    played = [line for line in lines if parse_line(line) is not None]
+    assert played[32] == "pass"
+    transcript = tmp_path / "first-set.txt"
+    transcript.write_text("\n".join([lines[0], *played[:32]]), "utf-8")
+    journal_with(tmp_path, transcript, "en")
+
+    async def press(daemon: Any, button: str) -> None:
+        pin = daemon.pin_factory.pin(load_pinmap().buttons[button])
+        pin.drive_low()
+        await asyncio.sleep(0.1)
+        pin.drive_high()
+        await asyncio.sleep(0.1)
+
+    async def end_the_set() -> tuple[str, str, str]:
+        async with serving(tmp_path) as (daemon, url), browser.page(f"{url}/") as page:
+            referee = daemon.table.referee
+            await expect(page.locator("#game table")).to_be_attached()
+            await press(daemon, "pass")
+            await until(lambda: referee.pending is not None)
+            await press(daemon, "confirm")
+            await until(lambda: len(referee.game.actions) == 33)
+            message = referee.view().message
+            assert message is not None and message.kind.milestone
+            await expect(page.locator("#turn")).to_contain_text(tr_page("goes_on", "en"))
+            return await page.locator("#turn").inner_text(), message.title, headline(referee)
+
+    shown, title, expected = browser.run(end_the_set())
+    assert shown == expected == f"{title}, the game goes on. Turn: Pair B", shown
 
 
 # The page counts its renders (each a batch of changes to its DOM), and NEXT_RENDER(n) waits for one after the
@@ -180,9 +241,7 @@ NEXT_RENDER = """(async (seen) => {
 def drawing(referee: Referee) -> dict[str, Any]:
     """What the page must draw of the referee's game, from its state (``companion play --json``'s object)."""
     game = state(referee.game)
-    end = ending(referee.game)
-    turn = None if end is not None else referee.kind.whose_turn(referee.game, referee)
-    result = None if end is None else referee.kind.verdict(referee.game, end, referee).text(referee.language)
+    header = headline(referee)
     if "rows" in game:  # Seises: every card between each row's ends, the pot, the reserve, a line a seat
         cards = load_deck(game["deck"])
         return {
@@ -199,8 +258,7 @@ def drawing(referee: Referee) -> dict[str, Any]:
             ],
             "now": game["turn"] or -1,  # the seat's line (1-based, after the heads)
             "mano": game["mano"],  # the seat that leads the hand (1-based), marked beside its name
-            "turn": turn,
-            "result": result,
+            "header": header,
         }
     # 6º SET: the 8 lines with their master card first, then the cards placed, in order, who leads each and each
     # pair's count; the draw pile; a line a pair
@@ -218,17 +276,27 @@ def drawing(referee: Referee) -> dict[str, Any]:
             for match in [game["match"]]
         ],
         "now": " AB".find(game["turn"]) if game["turn"] else -1,
-        "turn": turn,
-        "result": result,
+        "header": header,
     }
+
+
+def headline(referee: Referee) -> str:
+    """The page's header: whose turn; once over, the winner (or, drawn, "Over") and the rule; after a set or a hand
+    that did not end the game, its result and that the game goes on (never "Over")."""
+    language = referee.language
+    end = ending(referee.game)
+    if end is not None:
+        result = referee.kind.verdict(referee.game, end, referee).text(language)
+        return f"{tr_page('over' if end.winner is None else 'winner', language)}: {result}"
+    turn = f"{tr_page('turn', language)}: {referee.kind.whose_turn(referee.game, referee)}"
+    message = referee.view().message
+    if message is not None and message.kind.milestone:
+        return f"{message.title}, {tr_page('goes_on', language)}. {turn}"
+    return turn
 
 
 def drawn(shown: dict[str, Any]) -> dict[str, Any]:
     """What the page drew, read back from its DOM (DRAWN), in :func:`drawing`'s shape."""
-    # "Turn: NAME", or "Over", or once a game is over "Over: its result"
-    head, said, rest = shown["turn"].partition(": ")
-    over = head == tr_page("over", shown["lang"])
-    turn, result = (None, rest or None) if over else (rest if said else None, None)
     if shown["lines"]:
         return {
             "lines": shown["lines"],
@@ -237,8 +305,7 @@ def drawn(shown: dict[str, Any]) -> dict[str, Any]:
             "drawPile": shown["drawPile"],
             "seats": [row[1:] for row in shown["table"][1:]],
             "now": shown["now"],
-            "turn": turn,
-            "result": result,
+            "header": shown["turn"],
         }
     mark = f" ({tr_page('mano', shown['lang'])})"  # beside the mano's name
     return {
@@ -248,8 +315,7 @@ def drawn(shown: dict[str, Any]) -> dict[str, Any]:
         "seats": [row[1:] for row in shown["table"][1:]],
         "now": shown["now"],
         "mano": next((n for n, row in enumerate(shown["table"][1:], start=1) if row[0].endswith(mark)), None),
-        "turn": turn,
-        "result": result,
+        "header": shown["turn"],
     }
 
 
@@ -275,9 +341,25 @@ DRAWN = """(() => {
 NEXT_RENDER = NEXT_RENDER.replace("DRAWN", DRAWN)
 
 
+def other_language(text: str, language: str) -> list[str]:
+    """The texts of the page's catalogue entries (its labels, the screen's, the settings page's, the suits, the
+    virtual table's refusals) that ``text`` says in the other language: a word or sentence whose translation
+    differs, found whole (not inside another word)."""
+    other = "en" if language == "es" else "es"
+    found = []
+    for msgid in {*STRINGS.values(), *PAGE_STRINGS.values(), *SETTINGS_STRINGS.values(), *SUITS.values()}:
+        mine, theirs = translate(msgid, language), translate(msgid, other)
+        if "{" in msgid or theirs.lower() == mine.lower():
+            continue
+        for said in {theirs, theirs.capitalize()}:
+            if re.search(rf"(?<!\w){re.escape(said)}(?!\w)", text):
+                found.append(said)
+    return found
+
+
 def by_rank(card: Card) -> int:
     return card.rank or 0
 
 
 def tr_page(key: str, language: str) -> str:
-    return translate(PAGE_STRINGS[key], language)
+    return translate((STRINGS | PAGE_STRINGS)[key], language)

@@ -5,6 +5,7 @@ never holds the table up. The readers are the simulated back-end, the pins gpioz
 from __future__ import annotations
 
 import asyncio
+import base64
 import json
 import socket
 import subprocess
@@ -17,16 +18,23 @@ from pathlib import Path
 import aiohttp
 import pytest
 from gpiozero.pins.mock import MockFactory, MockPWMPin
+from PIL import Image
 
 import companion.sim as sim
 import companion.web.server as server
 from companion.config import ConfigError, GameConfig, load_config, parse_config
 from companion.daemon import Daemon
+from companion.i18n import translate
 from companion.journal import Entry, Journal
 from companion.referee.history import standing
+from companion.referee.texts import TEXT
 from companion.rules.transcript import UNDO, parse_line
 from companion.sim.oled import FakeI2CBus
 from companion.ui.display import make_device
+from companion.ui.reading import words
+from companion.view import Message, MessageKind
+from companion.web.page import PAGE_STRINGS, PAGE_TODO, message_json
+from companion.web.settings import SETTINGS_STRINGS
 
 GAMES = Path(__file__).parent.parent / "games"
 SAMPLE_CONFIG = Path(__file__).parent.parent.parent / "systemd" / "config.toml"
@@ -157,6 +165,22 @@ def test_api_history_lists_the_journals_games_as_companion_history_does(tmp_path
     assert history[0].startswith("   1  ") and f"{game['entries']:5d} entradas" in history[0]
     assert game["winner"] is not None and history[0].endswith(f"{game['score']}  gana {game['winner']}")
     assert game["score"].startswith("puntos ") and game["winner"].startswith("asiento ")  # the table's language
+    assert game["title"] == "Seises" and game["title"] in history[0], "the game as players write it, for people"
+
+
+@pytest.mark.parametrize("language", ["es", "en"])
+def test_the_page_says_what_a_person_at_it_does_never_a_command_to_type(language: str) -> None:
+    """The referee's "what to do" that names a command (``companion enroll``, ``companion doctor``) is for the
+    table's terminal; the page says what its reader does instead, in the table's language."""
+    for key, instead in PAGE_TODO.items():
+        todo = translate(TEXT[key], language)
+        assert "companion " in todo, "the referee's words name a command"
+        shown = message_json(Message(MessageKind.INFO, "title", todo), language)
+        assert shown["todo"] == translate(instead, language) and "companion" not in shown["todo"]
+    kept = message_json(Message(MessageKind.ILLEGAL, "title", translate(TEXT["two_cards_do"], language)), language)
+    assert kept["todo"] == translate(TEXT["two_cards_do"], language), "other messages are shown as said"
+    texts = [translate(text, language) for text in (*PAGE_STRINGS.values(), *SETTINGS_STRINGS.values())]
+    assert not [text for text in texts if "companion " in text]
 
 
 def test_api_history_never_holds_the_loop_up(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -209,13 +233,47 @@ def test_every_change_is_pushed_to_the_connected_pages(tmp_path: Path) -> None:
     assert second["messages"] == [], "a legal play is no message"
 
 
-async def next_event(events: aiohttp.ClientResponse) -> dict[str, object]:
-    data = b""
+def test_each_frame_the_oled_was_sent_is_pushed_to_the_pages_as_its_bits(tmp_path: Path) -> None:
+    """The page's mirror is the very frame the ssd1306 driver sent (decoded from its I2C bytes by the fake bus):
+    on connecting, the last one; then each new one, from the screen's own thread."""
+    bus = FakeI2CBus()
+
+    async def frame(events: aiohttp.ClientResponse) -> bytes:
+        sent = await next_event(events, "oled")
+        assert (sent["width"], sent["height"]) == (128, 64)
+        return base64.b64decode(str(sent["bits"]))
+
+    async def watch() -> tuple[bytes, bytes, bytes, bytes]:
+        async with (
+            serving(tmp_path, '[game]\nconfirm_turns = false\nlanguage = "en"\n', bus) as (daemon, url),
+            aiohttp.ClientSession() as session,
+            session.get(f"{url}/api/events") as events,
+        ):
+            await until(lambda: daemon.screen is not None and daemon.screen.idle and bus.frames > 0)
+            first, panel = await frame(events), bus.last_image().convert("1").tobytes()
+            daemon._readers.put("6O", "z1")  # type: ignore[union-attr]
+            await until(lambda: daemon.table is not None and len(daemon.table.referee.game.actions) == 1)
+            await until(lambda: daemon.screen is not None and daemon.screen.idle)
+            second = await frame(events)
+            while second != bus.last_image().convert("1").tobytes():  # the panel may have had one more since
+                second = await frame(events)
+            return first, panel, second, bus.last_image().convert("1").tobytes()
+
+    first, panel, second, panel_after = asyncio.run(watch())
+    assert first == panel and second == panel_after and first != second
+    assert "Turn: Seat 2" in words(Image.frombytes("1", (128, 64), second)), "the 6 of coins played"
+
+
+async def next_event(events: aiohttp.ClientResponse, name: str = "") -> dict[str, object]:
+    """The next event ``name`` (the state: the stream's plain messages; "oled": the OLED's frame), skipping others."""
     async with asyncio.timeout(5):
-        while not data.endswith(b"\n\n"):
-            data += await events.content.readline()
-    assert data.startswith(b"data: ")
-    return dict(json.loads(data.removeprefix(b"data: ")))
+        while True:
+            data = b""
+            while not data.endswith(b"\n\n"):
+                data += await events.content.readline()
+            event = data.removeprefix(b"event: ").partition(b"\n")[0].decode() if data.startswith(b"event: ") else ""
+            if event == name:
+                return dict(json.loads(data.rpartition(b"data: ")[2]))
 
 
 def test_the_page_is_built_after_the_table_is_done_never_while_it_shows(tmp_path: Path, monkeypatch) -> None:  # type: ignore[no-untyped-def]

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from companion.decks import SUITS, Deck
-from companion.games.kind import Ending, GameKind, Result, Sensor, Voice, ending
+from companion.games.kind import Ending, GameKind, Result, Voice, ending
 from companion.games.seises.news import ChipOwed, GameWon, HandWon, News, Reneged, SomebodyReneged
 from companion.games.seises.robots import SeisesRobots
 from companion.games.seises.rules import DECKS, OPTIONS, RECOMMENDED_PLAYERS, Pay, Seises, player_counts
@@ -23,7 +23,7 @@ from companion.i18n import N_, Plural, Said, translate, translate_n
 from companion.rules.base import Action, Play, either
 from companion.view import Message, MessageKind, Scoreboard
 
-__all__ = ["KIND", "Seat", "SeisesKind", "SeisesView", "news"]
+__all__ = ["END_OF_HAND", "KIND", "RENEGE", "Seat", "SeisesKind", "SeisesView", "news"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -59,6 +59,11 @@ class SeisesView(Scoreboard):
     target: int = 50
     winner: int | None = None
 
+
+# Seises's own messages: a hand won (the pot taken, the next hand begins) covers the scoreboard; a renuncio proven
+# is a ruling on the footer, with the status LED's renuncio look
+END_OF_HAND = MessageKind("end_of_hand", milestone=True)
+RENEGE = MessageKind("renege", covers=False, ruling=True)
 
 # The referee's words for Seises: key -> its text (an English msgid), filled with str.format.
 TEXTS: dict[str, str] = {
@@ -210,15 +215,15 @@ class SeisesKind(GameKind[Seises, SeisesView]):
                     penalty = voice.text("penalty", points=renege.points) if renege.points else ""
                     card = voice.card_name(renege.card)
                     todo = voice.text("renege_hand", chips=item.chips, card=card, penalty=penalty)
-                    return Message(MessageKind.END_OF_HAND, voice.text("renege", seat=seat), todo)
+                    return Message(END_OF_HAND, voice.text("renege", seat=seat), todo)
                 title = voice.text("hand_won", seat=seat, chips=item.chips)
-                return Message(MessageKind.END_OF_HAND, title, voice.text("next_hand", hand=item.next_hand, seat=seat))
+                return Message(END_OF_HAND, title, voice.text("next_hand", hand=item.next_hand, seat=seat))
         for item in found:
             if isinstance(item, Reneged):
                 title = voice.text("renege", seat=voice.seat_name(item.seat - 1))
-                return Message(MessageKind.RENEGE, title, _renege_todo(item, voice))
+                return Message(RENEGE, title, _renege_todo(item, voice))
             if isinstance(item, SomebodyReneged):
-                return Message(MessageKind.RENEGE, voice.text("somebody_reneged"), voice.text("somebody_reneged_do"))
+                return Message(RENEGE, voice.text("somebody_reneged"), voice.text("somebody_reneged_do"))
             if isinstance(item, ChipOwed):
                 return Message(MessageKind.INFO, voice.text("reserve_empty"))
         return None
@@ -295,11 +300,6 @@ class SeisesKind(GameKind[Seises, SeisesView]):
 
     def robots(self, game: Seises, rng: random.Random, renege: float = 0.02) -> SeisesRobots:
         return SeisesRobots(game, rng, renege=renege)
-
-    def sensors(self, state: Mapping[str, Any]) -> list[Sensor]:
-        seats = [Sensor(f"score_{n}", f"Seat {n} score", ("scores", n - 1)) for n in range(1, len(state["scores"]) + 1)]
-        winner = Sensor("winner", "Winner", ("winner",), icon="mdi:trophy", measurement=False)  # the seat at 50
-        return [Sensor("pot", "Pot", ("pot",), icon="mdi:poker-chip"), *seats, winner]
 
 
 def _renege_todo(renege: Reneged, voice: Voice) -> str:

@@ -6,7 +6,7 @@ from __future__ import annotations
 from companion.config import GameConfig
 from companion.decks import load_deck
 from companion.events import Button, CardLeft, UnknownTag, UnknownTagLeft
-from companion.games.seises import KIND, SeisesView
+from companion.games.seises import END_OF_HAND, KIND, RENEGE, SeisesView
 from companion.games.seises.rules import DECKS, FIRST_CARD
 from companion.referee.health import HubStatus, JournalStatus, ReaderStatus
 from companion.ui.examples import NAMES, ExampleTable, message_is
@@ -49,11 +49,11 @@ def examples(language: Language) -> dict[str, TableView]:
         at.event(trouble)
         views[name] = at.view()
         at.event(mended)
-    views["message-end-of-hand"] = at.until(message_is(MessageKind.END_OF_HAND))
+    views["message-end-of-hand"] = at.until(message_is(END_OF_HAND))
     # A table that pays half the time it could play: the renuncios, the reserve run dry and a 50-point pot
     # come in the first hand.
     at = table(5, renege=0.5)
-    views["seises-renege"] = at.until(message_is(MessageKind.RENEGE))
+    views["seises-renege"] = at.until(message_is(RENEGE))
     views["seises-owed"] = at.until(lambda view: message_is(MessageKind.INFO)(view) and _scoreboard(view).owed > 0)
     views["message-end-of-game"] = at.until(message_is(MessageKind.END_OF_GAME))
     at.press(Button.UNDO)  # the message read, the scoreboard shows the winner

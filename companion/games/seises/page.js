@@ -1,5 +1,6 @@
-// Seises on the table's page: the four rows of cards as pictures, the pot, the reserve, and each seat's cards
-// left and score, with the mano and whose turn. Cards are drawn from the deck's data (suit and rank).
+// Seises on the table's page: the four rows of cards as pictures, each named by its suit in the table's words
+// (data.suits), the pot, the reserve, and each seat's cards left and score, with the mano and whose turn. Cards
+// are drawn from the deck's data (suit and rank).
 "use strict";
 (() => {
   const { el, svg } = window.companion;
@@ -22,14 +23,14 @@
     );
   }
 
-  function row(suit, span, cards) {
+  function row(suit, name, span, cards) {
     const laid = span
       ? Object.values(cards)
           .filter((c) => c.suit === suit && c.rank >= span[0] && c.rank <= span[1])
           .sort((a, b) => a.rank - b.rank)
           .map(picture)
       : [];
-    return el("div", { class: "row", "data-row": suit }, el("span", {}, suit), el("div", { class: "cards" }, ...laid));
+    return el("div", { class: "row", "data-row": suit }, el("span", {}, name), el("div", { class: "cards" }, ...laid));
   }
 
   function draw(main, data, t) {
@@ -52,7 +53,7 @@
         el("span", {}, `${t("reserve")} `, el("b", { id: "reserve" }, String(s.reserve))),
         el("span", {}, `${t("hand")} `, el("b", {}, String(s.hand))),
       ),
-      ...Object.entries(s.rows).map(([suit, span]) => row(suit, span, data.cards)),
+      ...Object.entries(s.rows).map(([suit, span]) => row(suit, data.suits[suit] ?? suit, span, data.cards)),
       el(
         "table",
         { id: "seats" },

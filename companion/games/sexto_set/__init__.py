@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from typing import Any, Literal
 
 from companion.decks import Deck, Kind, load_deck
-from companion.games.kind import Ending, GameKind, Result, Sensor, Voice, ending
+from companion.games.kind import Ending, GameKind, Result, Voice, ending
 from companion.games.sexto_set.news import News, SetEnded, SetStarted
 from companion.games.sexto_set.robots import SextoSetRobots
 from companion.games.sexto_set.rules import DECK, OPTIONS, PAIRS, SextoSet
@@ -24,7 +24,7 @@ from companion.i18n import N_, Plural, Said, translate
 from companion.rules.base import Action, Pass, Play
 from companion.view import Message, MessageKind, Scoreboard
 
-__all__ = ["KIND", "Line", "Pair", "SextoSetKind", "SextoSetView", "news"]
+__all__ = ["END_OF_SET", "KIND", "Line", "Pair", "SextoSetKind", "SextoSetView", "news"]
 
 Pair = Literal["A", "B"]
 LINES = 8  # one zone per master card
@@ -65,6 +65,9 @@ class SextoSetView(Scoreboard):
     match_result: Pair | Literal["draw"] | None = None
     decided_by: str = ""
 
+
+# 6º SET's own message: a set won (its master cards counted, the cards gathered for the next) covers the scoreboard
+END_OF_SET = MessageKind("end_of_set", milestone=True)
 
 # The referee's words for 6º SET: key -> its text (an English msgid), filled with str.format.
 TEXTS: dict[str, str] = {
@@ -185,7 +188,7 @@ class SextoSetKind(GameKind[SextoSet, SextoSetView]):
         for item in news(before, after):
             if isinstance(item, SetEnded):
                 title = voice.text("set_drawn") if item.winner is None else voice.text("set_won", pair=item.winner)
-                return Message(MessageKind.END_OF_SET, title, voice.text("next_set", leads=item.leads_next)), False
+                return Message(END_OF_SET, title, voice.text("next_set", leads=item.leads_next)), False
         return None, False
 
     def notes(self, before: Mapping[str, Any], after: Mapping[str, Any], lang: str) -> Iterable[str]:
@@ -264,24 +267,6 @@ class SextoSetKind(GameKind[SextoSet, SextoSetView]):
 
     def robots(self, game: SextoSet, rng: random.Random) -> SextoSetRobots:
         return SextoSetRobots(game, rng)
-
-    def sensors(self, state: Mapping[str, Any]) -> list[Sensor]:
-        # the score is the match's master cards (the sheet's objective); the master cards of the set beside it;
-        # each pair's sets; once the match is over, its winner and the rule that named it
-        counts = [
-            sensor
-            for pair in PAIRS
-            for sensor in (
-                Sensor(f"score_{pair}", f"Pair {pair} score", ("match", "master_cards", pair)),
-                Sensor(f"masters_{pair}", f"Pair {pair} master cards", ("masters_won", pair), icon="mdi:crown"),
-                Sensor(f"sets_{pair}", f"Pair {pair} sets", ("match", "sets", pair), icon="mdi:trophy-variant"),
-            )
-        ]
-        return [
-            *counts,
-            Sensor("winner", "Winner", ("match", "winner"), icon="mdi:trophy", measurement=False),
-            Sensor("decided_by", "Decided by", ("match", "decided_by"), icon="mdi:scale-balance", measurement=False),
-        ]
 
 
 def _each(problems: list[Said]) -> Said | None:

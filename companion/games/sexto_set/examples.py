@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from companion.config import GameConfig
 from companion.events import Button
-from companion.games.sexto_set import KIND, SextoSetView
+from companion.games.sexto_set import END_OF_SET, KIND, SextoSetView
 from companion.ui.examples import ExampleTable, message_is
 from companion.view import Language, MessageKind, TableView
 
@@ -15,7 +15,7 @@ def examples(language: Language) -> dict[str, TableView]:
     """A set under way after one has ended, a set's end, and its result; the match's end, and its result."""
     table = ExampleTable(GameConfig(KIND.name, language=language))
     views = {"sexto-set": table.until(_second_set)}
-    views["message-end-of-set"] = table.until(message_is(MessageKind.END_OF_SET))
+    views["message-end-of-set"] = table.until(message_is(END_OF_SET))
     table.press(Button.UNDO)
     views["sexto-set-result"] = table.view()
     views["message-end-of-match"] = table.until(message_is(MessageKind.END_OF_GAME))

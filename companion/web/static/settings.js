@@ -109,6 +109,10 @@ async function load(refill) {
     options($("language"), settings.languages.map((l) => ({ value: l.name, label: l.label })), settings.game.language);
     fillSeats();
   }
+  $("voice").hidden = !settings.speech; // a table with no voice offers none
+  if (settings.speech) {
+    options($("speech"), settings.speech.levels.map((l) => ({ value: l.name, label: l.label })), settings.speech.level);
+  }
   fillMissing();
   fillEnrollment();
   document.body.dataset.ready = "yes";
@@ -137,6 +141,7 @@ $("seats-form").onsubmit = (event) => {
   event.preventDefault();
   post("/api/seats", { names: [...$("seats-form").querySelectorAll("input")].map((input) => input.value) });
 };
+$("speech").onchange = () => post("/api/speech", { level: $("speech").value });
 $("enroll").onclick = () => post("/api/enroll", {});
 $("stop-enrolling").onclick = () => post("/api/enroll/stop", {});
 

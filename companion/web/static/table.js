@@ -2,6 +2,7 @@
 // (/games/NAME.js, supplied by its kind), which registers itself in companion.games[NAME] = {draw, picture}.
 // At a virtual table (/api/virtual says so) the page is also a hand: it lays cards from the hand on a zone, lifts
 // them and presses the buttons, through POSTs that reach the simulated readers and mock pins, never the referee.
+// The OLED is mirrored: each frame its driver was sent comes as an "oled" event, its bits drawn on a canvas.
 "use strict";
 window.companion = { games: {}, svg, el };
 
@@ -36,11 +37,12 @@ function render(data) {
   const t = (key) => data.texts[key] ?? key;
   document.documentElement.lang = data.language;
   document.getElementById("title").textContent = data.title;
-  const over = data.result ? `${t("over")}: ${data.result}` : t("over"); // the winner and the rule that named it
-  document.getElementById("turn").textContent = data.turn ? `${t("turn")}: ${data.turn}` : over;
+  document.getElementById("turn").textContent = headline(data, t);
   document.getElementById("pending").textContent = data.pending ? `${t("pending")}: ${data.pending.said}` : "";
   document.getElementById("settings-link").textContent = t("settings");
   document.getElementById("messages-head").textContent = t("messages");
+  drawAlert(data);
+  document.getElementById("oled").setAttribute("aria-label", t("oled"));
   const list = document.getElementById("messages");
   list.replaceChildren(
     ...data.messages
@@ -58,19 +60,63 @@ function render(data) {
   drawVirtual();
 }
 
+// Whose turn; once over, the winner and the rule that named them (a draw: "Over"); after a part of the game that
+// did not end it (a 6º SET set, a Seises hand: a milestone), its result and that the game goes on.
+function headline(data, t) {
+  if (!data.turn) {
+    if (!data.result) return t("over");
+    return `${t(data.winner === null ? "over" : "winner")}: ${data.result}`;
+  }
+  const turn = `${t("turn")}: ${data.turn}`;
+  return data.message?.milestone ? `${data.message.title}, ${t("goes_on")}. ${turn}` : turn;
+}
+
+// A refusal (a red or amber zone) said at the top, where a phone shows it; at a virtual table it is beside the
+// zone itself.
+const REFUSED = ["illegal", "unknown"];
+function refusal(data) {
+  const m = data.message;
+  const lit = Object.values(data.lights).some((light) => REFUSED.includes(light));
+  return m && lit ? [m.title, m.todo ? el("span", { class: "todo" }, m.todo) : null] : null;
+}
+
+function drawAlert(data) {
+  const said = virtual ? null : refusal(data);
+  document.getElementById("alert").replaceChildren(...(said ?? []));
+}
+
+// The OLED's frame: its bits, a row after another, 8 pixels a byte, the leftmost the highest bit.
+function drawOled(frame) {
+  const canvas = document.getElementById("oled");
+  canvas.width = frame.width;
+  canvas.height = frame.height;
+  const bits = Uint8Array.from(atob(frame.bits), (c) => c.charCodeAt(0));
+  const image = new ImageData(frame.width, frame.height);
+  const stride = Math.ceil(frame.width / 8);
+  for (let y = 0; y < frame.height; y++) {
+    for (let x = 0; x < frame.width; x++) {
+      const lit = (bits[y * stride + (x >> 3)] >> (7 - (x & 7))) & 1;
+      const at = (y * frame.width + x) * 4;
+      image.data.set(lit ? [255, 255, 255, 255] : [0, 0, 0, 255], at);
+    }
+  }
+  canvas.getContext("2d").putImageData(image, 0, 0);
+  canvas.hidden = false;
+}
+
 // A card's picture, as its game draws it.
 function picture(id) {
   return window.companion.games[latest.game].picture(latest.cards[id]);
 }
 
-// The game's history: its last plays, newest first, numbered from the first.
+// The game's history: its last plays, newest first, numbered from the first, each with who made it.
 function drawPlays(data, t) {
   document.getElementById("plays-head").textContent = `${t("plays")} (${data.play_count})`;
   const first = data.play_count - data.plays.length + 1;
   const items = data.plays.map((play, i) => {
     const words = play.split(" ");
     const what = words[0] === "play" ? picture(words[words.length - 1]) : el("span", {}, t(words[0]));
-    return el("li", { value: first + i, "data-play": play }, what);
+    return el("li", { value: first + i, "data-play": play }, el("span", { class: "who" }, data.players[i]), what);
   });
   document.getElementById("plays").replaceChildren(...items.reverse());
 }
@@ -101,7 +147,7 @@ function drawVirtual() {
   const t = (key) => latest.texts[key] ?? key;
   const zones = Object.keys(virtual.zones);
   if (!zones.includes(chosen)) chosen = zones[0];
-  const now = JSON.stringify([virtual, chosen, latest.lights, latest.language]);
+  const now = JSON.stringify([virtual, chosen, latest.lights, latest.message, latest.language]);
   if (now === drawn) return;
   drawn = now;
   document.getElementById("seat").textContent = virtual.wait ?? t("your_turn");
@@ -114,14 +160,17 @@ function drawVirtual() {
     });
     return card;
   };
+  const why = refusal(latest); // beside the zone that turned red
   document.getElementById("zones").replaceChildren(
     ...zones.map((zone) => {
-      const head = virtual.heads[zone];
+      const head = latest.cards[virtual.heads[zone]] ? virtual.heads[zone] : null; // a card heads it, not a role
+      const light = latest.lights[zone] ?? "off";
       const pad = el(
         "div",
-        { class: zone === chosen ? "zone chosen" : "zone", "data-zone": zone, "data-light": latest.lights[zone] ?? "off" },
+        { class: zone === chosen ? "zone chosen" : "zone", "data-zone": zone, "data-light": light },
         el("span", {}, zone, head ? el("br") : null, head ? picture(head) : null),
         el("div", { class: "cards" }, ...virtual.zones[zone].map(lift)),
+        why && REFUSED.includes(light) ? el("p", { class: "why" }, ...why) : null,
       );
       pad.addEventListener("click", () => {
         chosen = zone;
@@ -139,7 +188,7 @@ function drawVirtual() {
     }),
   );
   for (const button of document.querySelectorAll("#buttons button")) {
-    button.textContent = t(button.dataset.long ? "btn_undo_long" : `btn_${button.dataset.button}`);
+    button.textContent = t(`btn_${button.dataset.button}${button.dataset.long ? "_long" : ""}`);
     button.onclick = () => act("press", { button: button.dataset.button, long: !!button.dataset.long });
   }
   document.getElementById("how").textContent = t("how");
@@ -150,6 +199,7 @@ function connect() {
   const events = new EventSource("/api/events");
   events.onopen = () => (link.textContent = "");
   events.onmessage = (event) => render(JSON.parse(event.data));
+  events.addEventListener("oled", (event) => drawOled(JSON.parse(event.data)));
   events.onerror = () => (link.textContent = latest ? latest.texts.offline : "…");
 }
 

@@ -23,9 +23,13 @@ MISO = 16
 SPI_BAUDRATE = 1_000_000
 
 READER_RESET = 8  # NRSTPD of every reader, wired together
-READER_TIMEOUT_MS = 1.0  # how long an empty zone is listened to; 8 empty zones then scan in about 40 ms on a Pico
+# How long an empty zone is listened to after a frame. A tag answers 91 us after it (ISO/IEC 14443-3, 6.2.1.1)
+# and the reader's timer stops at its answer's 5th bit, so 0.3 ms is three times what a tag needs; the chip's timer
+# then fires as a WUPA's answer would be complete, and an empty zone is looked at once (companion/nfc/rc522.py).
+READER_TIMEOUT_MS = 0.3
 LIFT_SCANS = 3  # scans of a zone in a row without a card before it counts as lifted (a tag at the edge of range
-# misses some); 3 rounds of 8 zones take about 120 ms on a Pico (python -m bench hub --emulator, calibrated)
+# misses some). The hub scans a zone whose card was missed again every ZONES // LIFT_SCANS zones: a lift takes
+# 30 to 70 ms on a Pico at the median, alone or among 7 other cards (python -m bench hub --emulator, calibrated)
 LED_DATA = 9  # WS2812B chain, zone 0 first
 MAINTENANCE_PIN = 22  # held to GND at power-up: maintenance mode (the REPL, no scanning, no watchdog)
 
