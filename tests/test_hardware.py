@@ -9,6 +9,7 @@ import runpy
 from collections.abc import Iterator
 from pathlib import Path
 
+import polib
 import pytest
 from gpiozero import MCP3008, Device, DigitalInputDevice, DigitalOutputDevice, GPIOPinInUse
 from gpiozero.pins.mock import MockFactory
@@ -26,9 +27,11 @@ from companion.hardware import (
     pinmap_path,
 )
 from companion.hub.simulated import FIRMWARE
+from companion.i18n import LOCALE, translate
 from companion.ui.buttons import Buttons
 from companion.ui.display import display_words, parse_options
 from companion.ui.lights import StatusLed, ZoneLights
+from companion.web.page import PAGE_STRINGS
 
 BOARDS = {"Raspberry Pi 4 B": "c03111", "Raspberry Pi 5 B": "c04170"}
 TEXT = DEFAULT_PINMAP.read_text("utf-8")
@@ -262,3 +265,21 @@ def test_every_spi_overlay_the_project_names_exists() -> None:
     for name, where in named.items():
         for overlay in {name.replace("{count}", str(count)) for count in (1, 2, 3)}:  # spi1-{count}cs: 1 to 3
             assert overlay in SPI_OVERLAYS, f"{where} names dtoverlay={overlay}, which Raspberry Pi does not ship"
+
+
+def test_each_button_has_one_name_wherever_a_person_reads_it() -> None:
+    """The screens and the table's page name the buttons (OK, PASS, UNDO; in Spanish OK, PASO, DESHACER): so do the
+    catalogues' texts in each language, the README, hardware/README.md (its bill of materials) and the drawings,
+    never by the pin map's key (CONFIRM) nor in the other language."""
+    keys = ("btn_confirm", "btn_pass", "btn_undo")
+    names = {lang: {translate(PAGE_STRINGS[key], lang) for key in keys} for lang in ("en", "es")}
+    assert names == {"en": {"OK", "PASS", "UNDO"}, "es": {"OK", "PASO", "DESHACER"}}
+    wrong = {lang: {"CONFIRM", "CONFIRMAR"} | (names["en"] | names["es"]) - names[lang] for lang in names}
+    shouting = re.compile(r"\b[A-Z]{2,}\b")
+    catalogue = polib.pofile(str(LOCALE / "es/LC_MESSAGES/companion.po"))
+    said = [("en", entry.msgid) for entry in catalogue] + [("es", entry.msgstr) for entry in catalogue]
+    root = Path(__file__).resolve().parents[1]
+    documents = [root / "README.md", root / "hardware/README.md", *sorted((root / "hardware").glob("*.svg"))]
+    said += [("en", path.read_text("utf-8")) for path in documents]
+    named = [(lang, text) for lang, text in said if set(shouting.findall(text)) & wrong[lang]]
+    assert not named, named
