@@ -5,11 +5,8 @@ The list is the README's own (:func:`readme_commands`): a command is run here, o
 (``WALKED``, which runs it as printed on both machines too), or named in ``NOT_HERE`` with the reason; a command the
 README gains or loses that this module does not name fails it, so the README and the tests cannot drift apart.
 
-A machine is its locale, as the environment gives it to every program: ``LANG=es_ES.UTF-8`` (the locale itself
-compiled with Debian's ``localedef`` into a folder of the session, ``LOCPATH``, when the machine has not generated
-it: so ``ls``, ``make`` and ``sh`` speak Spanish too, as on a Spanish machine) or ``LC_ALL=C``; ``LANGUAGE`` and the
-other ``LC_*`` unset. companion reads the first of ``LANGUAGE``, ``LC_ALL``, ``LC_MESSAGES`` and ``LANG``
-(:func:`companion.i18n.choose_language`): Spanish, or English in the C locale.
+A machine is its locale, as the environment gives it to every program (tests/machines.py): ``LANG=es_ES.UTF-8``,
+the locale itself there (so ``make`` and the shell speak Spanish too), or ``LC_ALL=C``.
 
 Each command runs from a folder of its own that stands for the checkout (its files linked in: ``.venv``, the
 sources, the Makefile), so what a command writes beside it is seen, and must be what the README says it writes.
@@ -28,6 +25,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from machines import MACHINES, SPOKEN, machine, spanish_locale
 from one_language import foreign_lines
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -53,7 +51,6 @@ WRITES = {".venv/bin/companion run --config systemd/sim.toml": {"companion-sim"}
 SERVES = {".venv/bin/companion run --config systemd/sim.toml": "web: the table's page is on http://127.0.0.1:"}
 # The service's log is English on every machine (docs/DAEMON.md): the journal's reader is whoever reads the log.
 ENGLISH_LOG = {".venv/bin/companion run --config systemd/sim.toml"}
-MACHINES = {"es": {"LANG": "es_ES.UTF-8"}, "C": {"LC_ALL": "C"}}
 
 
 def readme_commands(readme: str) -> list[tuple[tuple[str, int], str]]:
@@ -89,25 +86,9 @@ def test_every_readme_command_is_run_or_said_why_not() -> None:
     assert any(command.startswith("make firmware-flash") for _, command in commands)
 
 
-@pytest.fixture(scope="session")
-def spanish_locale(tmp_path_factory: pytest.TempPathFactory) -> dict[str, str]:
-    """What the environment needs for es_ES.UTF-8 to be a real locale: nothing where the machine has generated it,
-    else a ``LOCPATH`` with it compiled by localedef from Debian's ``locales`` (the Makefile's debian target)."""
-    listed = subprocess.run(["locale", "-a"], capture_output=True, text=True, check=True).stdout.split()
-    if "es_ES.utf8" in listed:
-        return {}
-    assert shutil.which("localedef") and Path("/usr/share/i18n/locales/es_ES").is_file(), (
-        "no es_ES locale to compile: sudo apt-get install locales (make debian)"
-    )
-    folder = tmp_path_factory.mktemp("locales")
-    subprocess.run(["localedef", "-i", "es_ES", "-f", "UTF-8", str(folder / "es_ES.UTF-8")], check=True)
-    return {"LOCPATH": str(folder)}
-
-
-def machine(name: str, spanish_locale: dict[str, str]) -> dict[str, str]:
-    """The environment of a machine whose locale is ``name``'s."""
-    env = {key: value for key, value in os.environ.items() if key not in ("LANG", "LANGUAGE") and key[:3] != "LC_"}
-    return {**env, **MACHINES[name], **(spanish_locale if name == "es" else {})}
+@pytest.fixture(scope="module")
+def locale(tmp_path_factory: pytest.TempPathFactory) -> dict[str, str]:
+    return spanish_locale(tmp_path_factory.mktemp("locales"))
 
 
 @pytest.fixture
@@ -176,10 +157,10 @@ def said(out: str) -> str:
 @pytest.mark.slow
 @pytest.mark.parametrize("name", list(MACHINES))
 def test_the_readme_s_commands_run_as_printed_in_the_machine_s_language(
-    name: str, spanish_locale: dict[str, str], checkout: Path
+    name: str, locale: dict[str, str], checkout: Path
 ) -> None:
-    env = machine(name, spanish_locale)
-    spoken = "es" if name == "es" else "en"
+    env = machine(name, locale)
+    spoken = SPOKEN[name]
     before = set(os.listdir(checkout))
     screens = Path("/tmp/screens")  # the README's --out: a folder of this machine's, kept as it was
     kept = screens.exists()
