@@ -222,8 +222,9 @@ def run(args: argparse.Namespace) -> int:
                 print(_("simulated readers: lay each card's tag with companion.sim, or add --auto to watch it"))
         enrollment.run()
     except ERRORS as exc:
-        said = exc.text(language()) if isinstance(exc, SaidError) else exc  # a pin map's, a deck's: in --lang's
-        print(f"companion enroll: {said}", file=sys.stderr)
+        said = exc.text(language()) if isinstance(exc, SaidError) else str(exc)  # a pin map's, a deck's: in --lang's
+        for line in said.splitlines():  # a pin map's every mistake, each a line of its own
+            print(f"companion enroll: {line}", file=sys.stderr)
         if isinstance(exc, OSError) and station is not None:
             print(_("the cards enrolled so far are saved: run the same command to go on"), file=sys.stderr)
         return 2
