@@ -200,6 +200,14 @@ ERRORS = (
 )
 
 
+def refused(command: str, exc: BaseException) -> None:
+    """Say on stderr why ``companion COMMAND`` cannot go on: a pin map's or a deck's error in the command line's
+    language, each line (a pin map's every mistake) with the command's name."""
+    said = exc.text(language()) if isinstance(exc, SaidError) else str(exc)
+    for line in said.splitlines():
+        print(f"companion {command}: {line}", file=sys.stderr)
+
+
 def run(args: argparse.Namespace) -> int:
     station: Station | None = None
     try:
@@ -222,9 +230,7 @@ def run(args: argparse.Namespace) -> int:
                 print(_("simulated readers: lay each card's tag with companion.sim, or add --auto to watch it"))
         enrollment.run()
     except ERRORS as exc:
-        said = exc.text(language()) if isinstance(exc, SaidError) else str(exc)  # a pin map's, a deck's: in --lang's
-        for line in said.splitlines():  # a pin map's every mistake, each a line of its own
-            print(f"companion enroll: {line}", file=sys.stderr)
+        refused("enroll", exc)
         if isinstance(exc, OSError) and station is not None:
             print(_("the cards enrolled so far are saved: run the same command to go on"), file=sys.stderr)
         return 2

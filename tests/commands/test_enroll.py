@@ -42,3 +42,20 @@ def test_every_mistake_of_the_pin_map_is_a_line_of_its_own(tmp_path: Path, capsy
     err = capsys.readouterr().err.splitlines()
     assert [line.split(": ", 3)[2] for line in err] == ["buttons.undo = 2", "status_led.pin = 5"], err
     assert all(line.startswith(f"companion enroll: {pinmap}: ") for line in err)
+
+
+@pytest.mark.parametrize("command", ["enroll", "cards"])
+def test_a_pin_map_s_mistakes_are_said_in_the_command_line_s_language(
+    command: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """enroll and cards, which share the readers' options, say a broken pin map in ``--lang``'s words (cards said
+    it in English whatever the language)."""
+    pinmap = tmp_path / "pinmap.toml"
+    pinmap.write_text(DEFAULT_PINMAP.read_text("utf-8").replace("undo = 13", "undo = 2"), "utf-8")
+    config = tmp_path / "config.toml"
+    config.write_text(f'[pins]\nmap = "{pinmap}"\n', "utf-8")
+    args = [command, "--config", str(config), "--lang", "es"]
+    assert main([*args, "--identify"] if command == "cards" else args) == 2
+    (line,) = capsys.readouterr().err.splitlines()
+    assert line.startswith(f"companion {command}: {pinmap}: buttons.undo = 2: GPIO2 es SDA de I2C1"), line
+    assert not foreign_lines(line, "es"), line
