@@ -25,9 +25,10 @@ test: lint firmware-check debian
 
 # The Debian packages the tests run, installed when missing (quiet when there): mosquitto, the club's broker;
 # chromium, the browser of the page's tests; strace, which watches the journal's syncs (tests/daemon/test_power_cut.py);
-# espeak-ng, the table's voice (tests/speech/), and alsa-utils, its aplay
+# espeak-ng, the table's voice (tests/speech/), and alsa-utils, its aplay; locales, whose es_ES the README's journeys
+# compile to run its commands on a Spanish machine (tests/machines.py)
 debian:
-	@.ci/debian mosquitto chromium strace espeak-ng alsa-utils
+	@.ci/debian mosquitto chromium strace espeak-ng alsa-utils locales
 
 bench: $(BIN)/.installed
 	$(BIN)/python -m bench

@@ -86,7 +86,7 @@ KEYS: tuple[Key[Any], ...] = (
         N_("The table's language (the screen, the page, the command line): one its catalogues speak"),
         languages,
     ),
-    flag("game.confirm_turns", True, N_("false: a legal card counts as played at once, with no CONFIRM")),
+    flag("game.confirm_turns", True, N_("false: a legal card counts as played at once, with no press of OK")),
     texts(
         "game.seat_names",
         N_(

@@ -15,13 +15,13 @@ The wiring diagrams and play mats of ``hardware/`` are drawn by the document too
 from __future__ import annotations
 
 import tomllib
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
 from companion.events import Button
 from companion.files import read_bytes
-from companion.i18n import N_, Said, SaidError, os_reason
+from companion.i18n import DEFAULT_LANGUAGE, N_, SOURCE_LANGUAGE, Said, SaidError, os_reason
 from companion.pins import PIN_NAMES, board_revision, gpio_number
 
 __all__ = [
@@ -118,7 +118,7 @@ class SpiBus:
 
 # The SPI ports a reader can be wired to (BCM2711/BCM2712 peripherals: SPI0 and, with the spi1-Ncs overlay, SPI1).
 SPI_BUSES = {0: SpiBus(sclk=11, mosi=10, miso=9, chip_selects=(8, 7)), 1: SpiBus(21, 20, 19, (18, 17, 16))}
-# GPIOs that belong to a bus the table uses, and why: SPI1's too when a reader is wired to it (_check_pins).
+# GPIOs that belong to a bus the table uses, and why: SPI1's too when a reader is wired to it (_pin_problems).
 RESERVED: dict[int, Said] = {
     0: Said(N_("ID_SD, the HAT EEPROM's I2C bus")),
     1: Said(N_("ID_SC, the HAT EEPROM's I2C bus")),
@@ -146,11 +146,27 @@ PICO_GROUNDS = (3, 8, 13, 18, 23, 28, 33, 38)
 
 class PinMapError(SaidError):
     """A pin map that cannot be wired: the message names the file, the key and what to do; ``str()`` says it in
-    English (the service's log), :meth:`text` in a language (``run --check``, ``doctor``)."""
+    English (the service's log), :meth:`text` in a language (``run --check``, ``doctor``). ``problems`` are every
+    mistake the file was found to have, each said so (:meth:`every`), one a line in ``str()`` and :meth:`text`."""
 
     def __init__(self, source: str, key: str, problem: Said) -> None:
         where = Said(N_("{source}: {key}: {problem}"), source=source, key=key, problem=problem)
         super().__init__(where if key else Said(N_("{source}: {problem}"), source=source, problem=problem))
+        self.problems: tuple[Said, ...] = (self.said,)
+
+    @classmethod
+    def every(cls, found: Sequence[PinMapError]) -> PinMapError:
+        """One error that names every problem of ``found`` (at least one), in their order."""
+        error = found[0]
+        error.problems = tuple(said for each in found for said in each.problems)
+        error.args = (str(error),)
+        return error
+
+    def text(self, lang: str = DEFAULT_LANGUAGE) -> str:
+        return "\n".join(said.text(lang) for said in self.problems)
+
+    def __str__(self) -> str:
+        return self.text(SOURCE_LANGUAGE)
 
 
 @dataclass(frozen=True, slots=True)
@@ -244,61 +260,79 @@ def load_pinmap(path: str | Path | None = None, revision: int | None = None) -> 
 
 
 def parse_pinmap(text: str, source: str, revision: int | None = None) -> PinMap:
-    """Check and build a pin map from TOML text; ``source`` names it in error messages."""
+    """Check and build a pin map from TOML text; ``source`` names it in error messages, which name every mistake
+    of the file (each key that is wrong, and each pin given twice or to a bus), not the first alone."""
     try:
         data = tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:
         raise PinMapError(source, "", Said(N_("not valid TOML ({reason})"), reason=str(exc))) from None
     keys = _Keys(data, source, board_revision() if revision is None else revision)
-    oled = keys.table("oled")
+    oled_table = keys.table("oled")
+    oled = None if oled_table is None else keys.options(oled_table, "oled")
     buttons = keys.table("buttons")
-    button_pins = {button: keys.gpio(buttons, f"buttons.{button}") for button in Button}
-    extra = sorted(set(buttons) - set(Button))
-    if extra:
-        problem = Said(N_("the buttons are {buttons}; remove this key"), buttons=", ".join(Button))
-        raise PinMapError(source, f"buttons.{extra[0]}", problem)
-    status = keys.gpio(keys.table("status_led"), "status_led.pin")
-    zones = {name: keys.zone(name) for name in keys.table("zones")}
-    if not zones:
-        raise PinMapError(source, "zones", Said(N_("no zone; add a [zones.z1] table with its red and green pins")))
-    pinmap = PinMap(
+    button_pins: dict[Button, int] = {}
+    if buttons is not None:
+        for button in Button:
+            if (pin := keys.gpio(buttons, f"buttons.{button}")) is not None:
+                button_pins[button] = pin
+        for extra in sorted(set(buttons) - set(Button)):
+            keys.fail(
+                f"buttons.{extra}", Said(N_("the buttons are {buttons}; remove this key"), buttons=", ".join(Button))
+            )
+    status_table = keys.table("status_led")
+    status = None if status_table is None else keys.gpio(status_table, "status_led.pin")
+    zone_tables = keys.table("zones")
+    zones: dict[str, ZonePins] = {}
+    for name in zone_tables or {}:
+        if (zone := keys.zone(name)) is not None:
+            zones[name] = zone
+    if zone_tables == {}:
+        keys.fail("zones", Said(N_("no zone; add a [zones.z1] table with its red and green pins")))
+    hub = keys.hub() if "hub" in data else None
+    keys.found += _pin_problems(source, keys.gpios, keys.readers)
+    if keys.found:
+        raise PinMapError.every(keys.found)
+    assert oled is not None and status is not None  # every key was found, or a problem said which was not
+    return PinMap(
         source=source,
-        oled=keys.options(oled, "oled"),
+        oled=oled,
         buttons=button_pins,
         status_led=status,
         zones=zones,
-        hub=keys.hub() if "hub" in data else None,
+        hub=hub,
     )
-    _check_pins(pinmap)
-    return pinmap
 
 
-def _check_pins(pinmap: PinMap) -> None:
+def _pin_problems(
+    source: str, gpios: Sequence[tuple[str, int]], readers: Mapping[str, tuple[int, int]]
+) -> list[PinMapError]:
+    """Every pin of ``gpios`` (each key read, with its GPIO) that is off the header, on a bus the table uses or
+    given twice, and every chip select of ``readers`` (zone: SPI port and device) given to two readers."""
     reserved = dict(RESERVED)
-    if any(zone.reader and zone.reader.spi_port == 1 for zone in pinmap.zones.values()):
+    if any(port == 1 for port, _ in readers.values()):
         reserved |= SPI_BUSES[1].lines(1)  # SPI1 is reserved only when a reader uses it
+    taken = {pin for _, pin in gpios} | set(reserved)
+    found = []
     used: dict[int, str] = {}
-    for key, pin in pinmap.gpios():
+    for key, pin in gpios:
         if pin not in HEADER_GPIOS:
             problem = Said(N_("the Pi's header has GPIO0 to GPIO27 only; pick a GPIO in that range"))
-            raise PinMapError(pinmap.source, f"{key} = {pin}", problem)
-        if pin in reserved:
+            found.append(PinMapError(source, f"{key} = {pin}", problem))
+        elif pin in reserved:
             problem = Said(
                 N_("GPIO{pin} is {line}; pick a free GPIO (free now: {free})"),
                 pin=pin,
                 line=reserved[pin],
-                free=", ".join(map(str, _free(pinmap, reserved))),
+                free=", ".join(str(free) for free in HEADER_GPIOS if free not in taken),
             )
-            raise PinMapError(pinmap.source, f"{key} = {pin}", problem)
-        if pin in used:
+            found.append(PinMapError(source, f"{key} = {pin}", problem))
+        elif pin in used:
             problem = Said(N_("GPIO{pin} is already {key}; give each part its own GPIO"), pin=pin, key=used[pin])
-            raise PinMapError(pinmap.source, f"{key} = {pin}", problem)
-        used[pin] = key
+            found.append(PinMapError(source, f"{key} = {pin}", problem))
+        else:
+            used[pin] = key
     chip_selects: dict[tuple[int, int], str] = {}
-    for name, zone in pinmap.zones.items():
-        if zone.reader is None:
-            continue
-        where = (zone.reader.spi_port, zone.reader.spi_device)
+    for name, where in readers.items():
         if where in chip_selects:
             problem = Said(
                 N_("SPI{port} CE{device} already serves zones.{zone}; give each reader its own spi_device"),
@@ -306,118 +340,138 @@ def _check_pins(pinmap: PinMap) -> None:
                 device=where[1],
                 zone=chip_selects[where],
             )
-            raise PinMapError(pinmap.source, f"zones.{name}.reader", problem)
-        chip_selects[where] = name
-
-
-def _free(pinmap: PinMap, reserved: Mapping[int, Said]) -> list[int]:
-    taken = {pin for _, pin in pinmap.gpios()} | set(reserved)
-    return [pin for pin in HEADER_GPIOS if pin not in taken]
+            found.append(PinMapError(source, f"zones.{name}.reader", problem))
+        else:
+            chip_selects[where] = name
+    return found
 
 
 class _Keys:
-    """Typed access to the TOML data; every error names the file and the key."""
+    """Typed access to the TOML data; each mistake is kept in ``found``, naming the file and the key, and the
+    value read is then None, so that reading goes on and every mistake is named."""
 
     def __init__(self, data: Mapping[str, object], source: str, revision: int) -> None:
         self.data, self.source, self.revision = data, source, revision
+        self.found: list[PinMapError] = []
+        self.gpios: list[tuple[str, int]] = []  # every Pi GPIO read, with its key, in the file's order
+        self.readers: dict[str, tuple[int, int]] = {}  # each zone's reader that names a real chip select
 
-    def fail(self, key: str, problem: Said) -> PinMapError:
-        return PinMapError(self.source, key, problem)
+    def fail(self, key: str, problem: Said) -> None:
+        self.found.append(PinMapError(self.source, key, problem))
 
-    def table(self, key: str, parent: Mapping[str, object] | None = None) -> Mapping[str, object]:
+    def table(self, key: str, parent: Mapping[str, object] | None = None) -> Mapping[str, object] | None:
         value = (self.data if parent is None else parent).get(key.rsplit(".", 1)[-1])
         if not isinstance(value, dict):
-            raise self.fail(key, Said(N_("missing or not a table; see hardware/pinmap.toml for the layout")))
+            self.fail(key, Said(N_("missing or not a table; see hardware/pinmap.toml for the layout")))
+            return None
         return value
 
-    def whole(self, table: Mapping[str, object], key: str, value: object = None) -> int:
+    def whole(self, table: Mapping[str, object], key: str, value: object = None) -> int | None:
         """The whole number at ``key`` of ``table`` (or ``value`` itself, for a list item)."""
         if value is None:
             value = table.get(key.rsplit(".", 1)[-1])
         if isinstance(value, bool) or not isinstance(value, int):
-            raise self.fail(key, Said(N_("must be a whole number, not {value}"), value=repr(value)))
+            self.fail(key, Said(N_("must be a whole number, not {value}"), value=repr(value)))
+            return None
         return value
 
-    def gpio(self, table: Mapping[str, object], key: str) -> int:
+    def gpio(self, table: Mapping[str, object], key: str) -> int | None:
         """The Pi GPIO at ``key`` of ``table``, written as gpiozero takes a pin, as a BCM number."""
         value = table.get(key.rsplit(".", 1)[-1])
         if value is None:
-            raise self.fail(key, Said(N_("missing; give the GPIO it is wired to, as {names}"), names=Said(PIN_NAMES)))
+            self.fail(key, Said(N_("missing; give the GPIO it is wired to, as {names}"), names=Said(PIN_NAMES)))
+            return None
         try:
-            return gpio_number(value, self.revision)
+            gpio = gpio_number(value, self.revision)
         except SaidError as exc:
-            raise self.fail(key, exc.said) from None
+            self.fail(key, exc.said)
+            return None
+        self.gpios.append((key, gpio))
+        return gpio
 
     def options(self, table: Mapping[str, object], key: str) -> dict[str, str | int]:
         """A table of luma options: each a text or a whole number."""
         options: dict[str, str | int] = {}
         for name, value in table.items():
             if isinstance(value, bool) or not isinstance(value, str | int):
-                raise self.fail(
+                self.fail(
                     f"{key}.{name}", Said(N_("a display option is a text or a number, not {value}"), value=repr(value))
                 )
-            options[name] = value
+            else:
+                options[name] = value
         return options
 
-    def zone(self, name: str) -> ZonePins:
-        zone = self.table(f"zones.{name}", self.table("zones"))
+    def zone(self, name: str) -> ZonePins | None:
+        zones = self.table("zones")
+        zone = None if zones is None else self.table(f"zones.{name}", zones)
+        if zone is None:
+            return None
+        red, green = self.gpio(zone, f"zones.{name}.red"), self.gpio(zone, f"zones.{name}.green")
         blue = self.gpio(zone, f"zones.{name}.blue") if "blue" in zone else None
-        reader = None
-        if "reader" in zone:
-            spec = self.table(f"zones.{name}.reader", zone)
-            port = self.whole(spec, f"zones.{name}.reader.spi_port")
-            device = self.whole(spec, f"zones.{name}.reader.spi_device")
-            if port not in SPI_BUSES or not 0 <= device < len(SPI_BUSES[port].chip_selects):
-                raise self.fail(
-                    f"zones.{name}.reader",
-                    Said(
-                        N_("SPI{port} CE{device} does not exist; use spi_port 0 (spi_device 0 or 1) or 1 (0 to 2)"),
-                        port=port,
-                        device=device,
-                    ),
-                )
-            reader = ReaderPins(port, device, self.gpio(spec, f"zones.{name}.reader.reset"))
-        label = zone.get("label", name)
-        return ZonePins(
-            label=str(label),
-            red=self.gpio(zone, f"zones.{name}.red"),
-            green=self.gpio(zone, f"zones.{name}.green"),
-            blue=blue,
-            reader=reader,
-        )
+        reader = self.reader(name, zone) if "reader" in zone else None
+        if red is None or green is None or ("blue" in zone and blue is None) or ("reader" in zone and not reader):
+            return None  # its mistakes are said, and the pins it has are checked against the rest all the same
+        return ZonePins(label=str(zone.get("label", name)), red=red, green=green, blue=blue, reader=reader)
 
-    def hub(self) -> HubPins:
+    def reader(self, name: str, zone: Mapping[str, object]) -> ReaderPins | None:
+        spec = self.table(f"zones.{name}.reader", zone)
+        if spec is None:
+            return None
+        port = self.whole(spec, f"zones.{name}.reader.spi_port")
+        device = self.whole(spec, f"zones.{name}.reader.spi_device")
+        reset = self.gpio(spec, f"zones.{name}.reader.reset")
+        if port is None or device is None:
+            return None
+        if port not in SPI_BUSES or not 0 <= device < len(SPI_BUSES[port].chip_selects):
+            problem = N_("SPI{port} CE{device} does not exist; use spi_port 0 (spi_device 0 or 1) or 1 (0 to 2)")
+            self.fail(f"zones.{name}.reader", Said(problem, port=port, device=device))
+            return None
+        self.readers[name] = (port, device)
+        return None if reset is None else ReaderPins(port, device, reset)
+
+    def hub(self) -> HubPins | None:
         hub = self.table("hub")
+        if hub is None:
+            return None
         zones = hub.get("zones")
         if not isinstance(zones, list) or not zones or not all(isinstance(zone, str) for zone in zones):
-            raise self.fail("hub.zones", Said(N_('must list the hub\'s zone names, e.g. ["z1", "z2"]')))
+            self.fail("hub.zones", Said(N_('must list the hub\'s zone names, e.g. ["z1", "z2"]')))
+            return None
         spi = self.table("hub.spi", hub)
         selects = hub.get("chip_selects")
         if not isinstance(selects, list) or len(selects) != len(zones):
-            raise self.fail(
-                "hub.chip_selects", Said(N_("must give one Pico GP pin per zone ({count})"), count=len(zones))
-            )
-        pins = HubPins(
-            serial=str(hub.get("serial", "/dev/companion-hub")),
-            zones=tuple(zones),
-            sck=self.whole(spi, "hub.spi.sck"),
-            mosi=self.whole(spi, "hub.spi.mosi"),
-            miso=self.whole(spi, "hub.spi.miso"),
-            chip_selects=tuple(self.whole(hub, f"hub.chip_selects[{i}]", cs) for i, cs in enumerate(selects)),
-            reset=self.whole(hub, "hub.reset"),
-            led_data=self.whole(hub, "hub.led_data"),
-            maintenance=self.whole(hub, "hub.maintenance") if "maintenance" in hub else HUB_MAINTENANCE,
-        )
+            self.fail("hub.chip_selects", Said(N_("must give one Pico GP pin per zone ({count})"), count=len(zones)))
+            selects = None
+        before = len(self.found)
+        pins = {
+            "sck": None if spi is None else self.whole(spi, "hub.spi.sck"),
+            "mosi": None if spi is None else self.whole(spi, "hub.spi.mosi"),
+            "miso": None if spi is None else self.whole(spi, "hub.spi.miso"),
+            "reset": self.whole(hub, "hub.reset"),
+            "led_data": self.whole(hub, "hub.led_data"),
+            "maintenance": self.whole(hub, "hub.maintenance") if "maintenance" in hub else HUB_MAINTENANCE,
+        }
+        chip_selects = [self.whole(hub, f"hub.chip_selects[{i}]", cs) for i, cs in enumerate(selects or [])]
         seen: dict[int, str] = {}
-        for key, gp in hub_pins(pins):
+        given = [(f"hub.spi.{line}", pins[line]) for line in ("sck", "mosi", "miso")]
+        given += [(f"hub.chip_selects[{index}]", gp) for index, gp in enumerate(chip_selects)]
+        given += [(f"hub.{line}", pins[line]) for line in ("reset", "led_data", "maintenance")]
+        for key, gp in given:
+            if gp is None:
+                continue
             if gp not in PICO_GPS:
-                raise self.fail(key, Said(N_("GP{gp} is not a free Pico pin; use GP0-GP22 or GP26-GP28"), gp=gp))
-            if gp in seen:
-                raise self.fail(
+                self.fail(key, Said(N_("GP{gp} is not a free Pico pin; use GP0-GP22 or GP26-GP28"), gp=gp))
+            elif gp in seen:
+                self.fail(
                     key, Said(N_("GP{gp} is already {key}; give each line its own Pico pin"), gp=gp, key=seen[gp])
                 )
-            seen[gp] = key
-        return pins
+            else:
+                seen[gp] = key
+        if len(self.found) > before or selects is None or spi is None:
+            return None
+        read = {line: pin for line, pin in pins.items() if pin is not None}  # all of them: no problem was found
+        serial, chips = str(hub.get("serial", "/dev/companion-hub")), tuple(gp for gp in chip_selects if gp is not None)
+        return HubPins(serial=serial, zones=tuple(zones), chip_selects=chips, **read)
 
 
 def pico_ground_beside(gp: int) -> int:

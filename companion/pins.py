@@ -8,8 +8,8 @@ off a Pi with real readers it is lgpio again, which fails with a message that sa
 setting ``GPIOZERO_PIN_FACTORY=mock`` gives mock pins whatever the readers (a PC with the simulated reader hub)::
 
     >>> from companion.readers import kind
-    >>> choose(kind("hub"), root=Path("/nonexistent"), environ={"GPIOZERO_PIN_FACTORY": "mock"}).reason
-    "GPIOZERO_PIN_FACTORY=mock (gpiozero's own setting): mock pins"
+    >>> print(choose(kind("hub"), root=Path("/nonexistent"), environ={"GPIOZERO_PIN_FACTORY": "mock"}).reason)
+    GPIOZERO_PIN_FACTORY=mock (gpiozero's own setting): mock pins
 
 The daemon, ``companion enroll`` and ``companion doctor`` all choose through :func:`choose`, and doctor says the
 choice and its reason::
@@ -37,7 +37,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Protocol
 
-from companion.i18n import N_, Said, SaidError, _
+from companion.i18n import N_, Said, SaidError
 
 __all__ = [
     "MODEL",
@@ -70,7 +70,7 @@ class PinFactoryError(RuntimeError):
 @dataclass(frozen=True)
 class PinChoice:
     name: str  # "lgpio" or "mock"
-    reason: str
+    reason: Said  # in English in the service's log, in the command line's language in doctor
     chip: int | None = None  # lgpio's gpiochip; None lets gpiozero pick the Pi's (0, or 4 on an early Pi 5 kernel)
 
 
@@ -135,21 +135,19 @@ def choose(readers: ReaderChoice, root: Path = Path("/"), environ: Mapping[str, 
     """The pin factory for ``readers`` on the machine whose ``/`` is ``root``, unless ``environ`` asks gpiozero
     for mock pins."""
     if environ.get("GPIOZERO_PIN_FACTORY") == "mock":
-        return PinChoice("mock", _("GPIOZERO_PIN_FACTORY=mock (gpiozero's own setting): mock pins"))
+        return PinChoice("mock", Said(N_("GPIOZERO_PIN_FACTORY=mock (gpiozero's own setting): mock pins")))
     model = board_model(root)
     if model is not None:
-        return PinChoice(
-            "lgpio",
-            _(
-                "{model} ({file}): lgpio on /dev/gpiochip*, as on every Pi (RPi.GPIO fails edge detection on "
-                "kernel 6.6+ and does not run on a Pi 5)"
-            ).format(model=model, file=MODEL),
+        said = N_(
+            "{model} ({file}): lgpio on /dev/gpiochip*, as on every Pi (RPi.GPIO fails edge detection on "
+            "kernel 6.6+ and does not run on a Pi 5)"
         )
+        return PinChoice("lgpio", Said(said, model=model, file=MODEL))
     if readers.simulated:
-        said = _("not a Raspberry Pi (no {file}) and the readers are simulated: mock pins")
-        return PinChoice("mock", said.format(file=MODEL))
-    said = _("not a Raspberry Pi (no {file}), but the readers are real ({readers}): lgpio on gpiochip0")
-    return PinChoice("lgpio", said.format(file=MODEL, readers=readers.name), chip=0)
+        said = N_("not a Raspberry Pi (no {file}) and the readers are simulated: mock pins")
+        return PinChoice("mock", Said(said, file=MODEL))
+    said = N_("not a Raspberry Pi (no {file}), but the readers are real ({readers}): lgpio on gpiochip0")
+    return PinChoice("lgpio", Said(said, file=MODEL, readers=readers.name), chip=0)
 
 
 def make_factory(choice: PinChoice) -> Any:

@@ -9,9 +9,12 @@ import runpy
 from collections.abc import Iterator
 from pathlib import Path
 
+import polib
 import pytest
 from gpiozero import MCP3008, Device, DigitalInputDevice, DigitalOutputDevice, GPIOPinInUse
 from gpiozero.pins.mock import MockFactory
+from hypothesis import given
+from hypothesis import strategies as st
 
 from companion.hardware import (
     DEFAULT_PINMAP,
@@ -24,9 +27,11 @@ from companion.hardware import (
     pinmap_path,
 )
 from companion.hub.simulated import FIRMWARE
+from companion.i18n import LOCALE, translate
 from companion.ui.buttons import Buttons
 from companion.ui.display import display_words, parse_options
 from companion.ui.lights import StatusLed, ZoneLights
+from companion.web.page import PAGE_STRINGS
 
 BOARDS = {"Raspberry Pi 4 B": "c03111", "Raspberry Pi 5 B": "c04170"}
 TEXT = DEFAULT_PINMAP.read_text("utf-8")
@@ -114,6 +119,44 @@ def edited(old: str, new: str) -> str:
 def test_a_wrong_pin_map_is_refused_with_the_key(old: str, new: str, message: str) -> None:
     with pytest.raises(PinMapError, match=message):
         parse_pinmap(edited(old, new), "pinmap.toml")
+
+
+# Mistakes on lines of their own, each named by the message that follows it whatever the others.
+MISTAKES = [
+    ("i2c_port = 1", "i2c_port = true", "oled.i2c_port: a display option is a text or a number, not True"),
+    ("undo = 13", "undo = 28", "buttons.undo: 28 is not a GPIO of the Raspberry Pi 4B's header"),
+    ("pin = 26", "pin = 3", "status_led.pin = 3: GPIO3 is SCL of I2C1, the OLED's bus; pick a free GPIO"),
+    ("green = 27", "green = 5", "zones.z1.green = 5: GPIO5 is already buttons.confirm"),
+    ("red = 22", "red = 10", "zones.z2.red = 10: GPIO10 is MOSI of SPI0, the readers' bus"),
+    ("spi_device = 1", "spi_device = 2", "zones.z2.reader: SPI0 CE2 does not exist"),
+    ("led_data = 9", "led_data = 7", "hub.led_data: GP7 is already hub.chip_selects[7]"),
+    ("maintenance = 22", "maintenance = 23", "hub.maintenance: GP23 is not a free Pico pin"),
+]
+
+
+@given(st.lists(st.sampled_from(MISTAKES), min_size=1, unique=True))
+def test_every_mistake_of_a_pin_map_is_named_at_once(mistakes: list[tuple[str, str, str]]) -> None:
+    """`run --check` names every mistake of the pin map, each on its own line: those of a key's own value, then the
+    pins given to a bus or twice."""
+    text = TEXT
+    for old, new, _ in mistakes:
+        text = text.replace(old, new, 1)
+    with pytest.raises(PinMapError) as refused:
+        parse_pinmap(text, "pinmap.toml")
+    lines = str(refused.value).splitlines()
+    assert len(lines) == len(refused.value.problems) == len(mistakes), lines
+    for _, _, said in mistakes:
+        assert sum(line.startswith(f"pinmap.toml: {said}") for line in lines) == 1, (said, lines)
+
+
+def test_every_mistake_is_said_in_each_language() -> None:
+    text = TEXT.replace("undo = 13", "undo = 2").replace("red = 22", "red = 10")
+    with pytest.raises(PinMapError) as refused:
+        parse_pinmap(text, "pinmap.toml")
+    assert [line.split(": GPIO", 1)[1].split(";")[0] for line in refused.value.text("es").splitlines()] == [
+        "2 es SDA de I2C1, el bus de la OLED",
+        "10 es MOSI de SPI0, el bus de los lectores",
+    ]
 
 
 def test_the_hub_maintenance_pin_is_read_and_defaults_to_the_firmwares() -> None:
@@ -222,3 +265,21 @@ def test_every_spi_overlay_the_project_names_exists() -> None:
     for name, where in named.items():
         for overlay in {name.replace("{count}", str(count)) for count in (1, 2, 3)}:  # spi1-{count}cs: 1 to 3
             assert overlay in SPI_OVERLAYS, f"{where} names dtoverlay={overlay}, which Raspberry Pi does not ship"
+
+
+def test_each_button_has_one_name_wherever_a_person_reads_it() -> None:
+    """The screens and the table's page name the buttons (OK, PASS, UNDO; in Spanish OK, PASO, DESHACER): so do the
+    catalogues' texts in each language, the README, hardware/README.md (its bill of materials) and the drawings,
+    never by the pin map's key (CONFIRM) nor in the other language."""
+    keys = ("btn_confirm", "btn_pass", "btn_undo")
+    names = {lang: {translate(PAGE_STRINGS[key], lang) for key in keys} for lang in ("en", "es")}
+    assert names == {"en": {"OK", "PASS", "UNDO"}, "es": {"OK", "PASO", "DESHACER"}}
+    wrong = {lang: {"CONFIRM", "CONFIRMAR"} | (names["en"] | names["es"]) - names[lang] for lang in names}
+    shouting = re.compile(r"\b[A-Z]{2,}\b")
+    catalogue = polib.pofile(str(LOCALE / "es/LC_MESSAGES/companion.po"))
+    said = [("en", entry.msgid) for entry in catalogue] + [("es", entry.msgstr) for entry in catalogue]
+    root = Path(__file__).resolve().parents[1]
+    documents = [root / "README.md", root / "hardware/README.md", *sorted((root / "hardware").glob("*.svg"))]
+    said += [("en", path.read_text("utf-8")) for path in documents]
+    named = [(lang, text) for lang, text in said if set(shouting.findall(text)) & wrong[lang]]
+    assert not named, named

@@ -12,7 +12,8 @@ from pathlib import Path
 
 import pytest
 
-from companion.pins import PinChoice, board_model, choose
+from companion.i18n import language, set_language
+from companion.pins import board_model, choose
 from companion.readers import kind
 
 MODELS = {"Pi 4": b"Raspberry Pi 4 Model B Rev 1.5\0", "Pi 5": b"Raspberry Pi 5 Model B Rev 1.0\0"}
@@ -29,27 +30,41 @@ def pi_root(tmp_path: Path, model: bytes) -> Path:
 def test_a_pi_always_gets_lgpio(tmp_path: Path, model: str, backend: str) -> None:
     choice = choose(kind(backend), pi_root(tmp_path, MODELS[model]))
     assert choice.name == "lgpio" and choice.chip is None  # gpiozero picks the Pi's chip
-    assert choice.reason.startswith(MODELS[model].decode().strip("\0") + " (/proc/device-tree/model): lgpio")
-    assert "RPi.GPIO fails edge detection on kernel 6.6+" in choice.reason
+    assert str(choice.reason).startswith(MODELS[model].decode().strip("\0") + " (/proc/device-tree/model): lgpio")
+    assert "RPi.GPIO fails edge detection on kernel 6.6+" in str(choice.reason)
 
 
 def test_off_a_pi_simulated_readers_get_mock_pins_and_real_ones_lgpio(tmp_path: Path) -> None:
     assert choose(kind("sim"), tmp_path).name == "mock"
     reason = "not a Raspberry Pi (no /proc/device-tree/model), but the readers are real (spi): lgpio on gpiochip0"
-    assert choose(kind("spi"), tmp_path) == PinChoice("lgpio", reason, chip=0)
+    real = choose(kind("spi"), tmp_path)
+    assert (real.name, str(real.reason), real.chip) == ("lgpio", reason, 0)
     (tmp_path / "proc/device-tree").mkdir(parents=True)
     (tmp_path / "proc/device-tree/model").write_bytes(b"Generic ARM board\0")
     assert board_model(tmp_path) is None and choose(kind("sim"), tmp_path).name == "mock"
 
 
+def test_the_reason_is_english_in_the_service_s_log_and_the_command_line_s_language_in_doctor(
+    tmp_path: Path,
+) -> None:
+    """The service logs the choice in English whatever the machine's language (a Spanish line in an English log
+    was what a Spanish machine's service said); doctor says it in its own."""
+    before = language()
+    set_language("es")  # the command line of a Spanish machine
+    try:
+        reason = choose(kind("sim"), tmp_path).reason
+        assert str(reason) == "not a Raspberry Pi (no /proc/device-tree/model) and the readers are simulated: mock pins"
+        assert reason.text("es").startswith("no es una Raspberry Pi")
+    finally:
+        set_language(before)
+
+
 def test_gpiozeros_own_setting_gives_mock_pins_whatever_the_readers_and_the_board(tmp_path: Path) -> None:
-    mock = PinChoice("mock", "GPIOZERO_PIN_FACTORY=mock (gpiozero's own setting): mock pins")
+    mock = ("mock", "GPIOZERO_PIN_FACTORY=mock (gpiozero's own setting): mock pins")
     for backend in ("spi", "mfrc522", "hub", "sim"):
-        assert choose(kind(backend), tmp_path, environ={"GPIOZERO_PIN_FACTORY": "mock"}) == mock
-        assert (
-            choose(kind(backend), pi_root(tmp_path / backend, MODELS["Pi 5"]), environ={"GPIOZERO_PIN_FACTORY": "mock"})
-            == mock
-        )
+        for root in (tmp_path, pi_root(tmp_path / backend, MODELS["Pi 5"])):
+            choice = choose(kind(backend), root, environ={"GPIOZERO_PIN_FACTORY": "mock"})
+            assert (choice.name, str(choice.reason)) == mock
     assert choose(kind("hub"), tmp_path, environ={}).name == "lgpio"
 
 
@@ -115,9 +130,10 @@ def test_lgpio_in_a_read_only_working_directory_is_said(tmp_path: Path) -> None:
     said = run(
         """
         import json
+        from companion.i18n import Said
         from companion.pins import PinChoice, PinFactoryError, make_factory
         try:
-            make_factory(PinChoice("lgpio", "test", chip=0))
+            make_factory(PinChoice("lgpio", Said("test"), chip=0))
             print(json.dumps({"error": ""}))
         except PinFactoryError as exc:
             print(json.dumps({"error": str(exc)}))

@@ -6,7 +6,15 @@ import argparse
 import sys
 from pathlib import Path
 
-from companion.commands.enroll import ERRORS, add_station_arguments, auto_backend, load, open_station, settings
+from companion.commands.enroll import (
+    ERRORS,
+    add_station_arguments,
+    auto_backend,
+    load,
+    open_station,
+    refused,
+    settings,
+)
 from companion.decks import Deck
 from companion.i18n import N_, _
 from companion.nfc.enrollment import Identify
@@ -42,7 +50,7 @@ def run(args: argparse.Namespace) -> int:
     except BrokenPipeError:
         raise  # `cards --identify | head`: the command line ends quietly, status 141
     except ERRORS as exc:
-        print(f"companion cards: {exc}", file=sys.stderr)
+        refused("cards", exc)
         return 2
     except KeyboardInterrupt:
         return 130

@@ -13,12 +13,12 @@ import time
 from pathlib import Path
 from typing import Any
 
-from companion.club.broker import BrokerError, LocalBroker
+from companion.club.broker import BrokerError, LocalBroker, listening
 from companion.club.room import Room
 from companion.club.service import Club, stop
 from companion.club.standings import League
 from companion.config import ConfigError, MqttConfig, parse_listen, read_mqtt
-from companion.i18n import _
+from companion.i18n import _, language
 from companion.systemd import Notifier, log_to
 
 LOOPBACK = ("127.0.0.1", "localhost", "::1")
@@ -86,12 +86,24 @@ def run(args: argparse.Namespace) -> int:
         return 2
     log_to(sys.stderr)
     broker = LocalBroker(mqtt.port, args.db.absolute().parent / "club-broker") if args.broker else None
+    if broker is not None and (found := listening(mqtt.port)) is not None:
+        if found != "mqtt":
+            said = _(
+                "127.0.0.1:{port} is taken by a program that is no MQTT broker: give --mqtt another port, and the "
+                "tables the same"
+            )
+            print(f"companion club: --broker: {said.format(port=mqtt.port)}", file=sys.stderr)
+            return 1
+        # the system's mosquitto, which apt install mosquitto starts on 1883: the tables publish there already
+        said = _("a broker already answers on 127.0.0.1:{port} (the system's mosquitto?): the club reads it")
+        print(f"companion club: --broker: {said.format(port=mqtt.port)}", flush=True)
+        broker = None
     try:
         if broker is not None:
             broker.start()
         return asyncio.run(_serve(mqtt, args.db, listen, args.lang, broker is not None))
     except BrokerError as exc:
-        print(f"companion club: --broker: {exc}", file=sys.stderr)
+        print(f"companion club: --broker: {exc.said.text(language())}", file=sys.stderr)
         return 1
     except (sqlite3.Error, OSError) as exc:
         said = _("cannot open it ({error}); give a file you may write").format(error=exc)

@@ -57,6 +57,13 @@ def run(args: argparse.Namespace, system: System | None = None, out: TextIO | No
 
 
 def render(check: Check) -> str:
-    """``✓ name: detail``, or ``✗ name: detail`` with ``fix: ...`` on the next line."""
-    line = f"{'✓' if check.ok else '✗'} {check.name}: {check.detail}"
+    """``✓ name: detail``, or ``✗ name: detail`` with ``fix: ...`` on the next line; a detail of several lines (a
+    pin map's every mistake) goes on indented under its check, so that each line starts with a mark or a space.
+
+    >>> print(render(Check("readers", True, "z1: MFRC522 v2.0\\nz2: MFRC522 v2.0", "")))
+    ✓ readers: z1: MFRC522 v2.0
+      z2: MFRC522 v2.0
+    """
+    first, *more = check.detail.splitlines() or [""]
+    line = "\n".join([f"{'✓' if check.ok else '✗'} {check.name}: {first}", *(f"  {each.lstrip()}" for each in more)])
     return line if check.ok else f"{line}\n    {_('fix:')} {check.fix}"

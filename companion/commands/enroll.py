@@ -7,6 +7,7 @@ on the Pi, the zones of the reader hub, or simulated ones (``--backend sim``, to
 from __future__ import annotations
 
 import argparse
+import errno
 import sys
 from contextlib import suppress
 from pathlib import Path
@@ -16,7 +17,7 @@ from companion.config import DEFAULT_PATH as CONFIG_PATH
 from companion.config import DEFAULT_REGISTRY, ConfigError, load_config
 from companion.decks import Deck, DeckError, load_deck
 from companion.hardware import PinMap, PinMapError
-from companion.i18n import N_, SaidError, _, language
+from companion.i18n import N_, Said, SaidError, _, language, os_reason
 from companion.nfc.enrollment import Enrollment, Station
 from companion.nfc.errors import NfcError
 from companion.nfc.registry import Registry, RegistryError
@@ -130,8 +131,33 @@ def _screen(pinmap: PinMap, out: Any) -> Any:
     try:
         return Screen(make_device(pinmap.oled), dim_after_s=3600)
     except (OSError, ValueError, ImportError, luma.core.error.Error) as exc:
-        out(_("(no OLED: {error}; the terminal says it all)").format(error=exc))
+        out(_("(no OLED: {error}; the terminal says it all)").format(error=oled_trouble(exc, pinmap)))
         return None
+
+
+def oled_trouble(exc: BaseException, pinmap: PinMap) -> str:
+    """Why the OLED cannot be used, in the command line's language: luma says it in English, from the system's
+    error (its ``__context__``), which names the bus's device node or, when nothing answers, the I2C address.
+
+    >>> import errno
+    >>> from companion.hardware import load_pinmap
+    >>> missing = OSError(errno.ENOENT, "No such file or directory", "/dev/i2c-1")
+    >>> oled_trouble(missing, load_pinmap())
+    '/dev/i2c-1: no such file'
+    >>> oled_trouble(OSError(errno.EREMOTEIO, "Remote I/O error"), load_pinmap())
+    'nothing answers at the I2C address 0x3C'
+    """
+    import luma.core.error
+
+    cause = exc.__context__ if isinstance(exc, luma.core.error.Error) else exc
+    if isinstance(cause, OSError) and cause.errno in (errno.EREMOTEIO, errno.EIO):
+        said = _("nothing answers at the I2C address {address}")
+        return said.format(address=pinmap.oled.get("i2c_address", "0x3C"))
+    if isinstance(cause, OSError):
+        reason = os_reason(cause)
+        text = reason.text(language()) if isinstance(reason, Said) else reason
+        return f"{cause.filename}: {text}" if cause.filename else text
+    return str(exc)
 
 
 def open_station(options: argparse.Namespace, registry: Registry, out: Any = print) -> Station:
@@ -174,6 +200,14 @@ ERRORS = (
 )
 
 
+def refused(command: str, exc: BaseException) -> None:
+    """Say on stderr why ``companion COMMAND`` cannot go on: a pin map's or a deck's error in the command line's
+    language, each line (a pin map's every mistake) with the command's name."""
+    said = exc.text(language()) if isinstance(exc, SaidError) else str(exc)
+    for line in said.splitlines():
+        print(f"companion {command}: {line}", file=sys.stderr)
+
+
 def run(args: argparse.Namespace) -> int:
     station: Station | None = None
     try:
@@ -196,8 +230,7 @@ def run(args: argparse.Namespace) -> int:
                 print(_("simulated readers: lay each card's tag with companion.sim, or add --auto to watch it"))
         enrollment.run()
     except ERRORS as exc:
-        said = exc.text(language()) if isinstance(exc, SaidError) else exc  # a pin map's, a deck's: in --lang's
-        print(f"companion enroll: {said}", file=sys.stderr)
+        refused("enroll", exc)
         if isinstance(exc, OSError) and station is not None:
             print(_("the cards enrolled so far are saved: run the same command to go on"), file=sys.stderr)
         return 2

@@ -144,8 +144,8 @@ def problems_beyond_the_file(config: Config) -> list[str]:
     problems = []
     try:
         pinmap = load_pinmap(pinmap_path(config.pinmap))
-    except PinMapError as exc:
-        problems.append(f"{config.source}: pins.map: {exc.text(language())}")
+    except PinMapError as exc:  # every mistake of the file, each on its own line
+        problems += [f"{config.source}: pins.map: {line}" for line in exc.text(language()).splitlines()]
     else:
         problems += [f"{config.source}: {problem}" for problem in readers.zone_problems(pinmap, list(config.zones))]
     if config.display:

@@ -12,7 +12,7 @@ from pathlib import Path
 from companion.doctor.accounts import AccountFileError, account, group_names
 from companion.doctor.checks import Check, System
 from companion.doctor.sandbox import PROC_OPTIONS, hidden_in_sandbox
-from companion.i18n import N_, _
+from companion.i18n import N_, _, language
 from companion.pins import PinFactoryError, ReaderChoice, choose, make_factory
 
 __all__ = [
@@ -130,7 +130,7 @@ def check_pins(system: System, readers: ReaderChoice) -> Check:
     """The pin factory the daemon will use (:mod:`companion.pins`) and why; on this Pi (root ``/``) it is started,
     and the installed unit must give lgpio a writable working directory."""
     choice = choose(readers, system.root)
-    detail = f"{choice.name}: {choice.reason}"
+    detail = f"{choice.name}: {choice.reason.text(language())}"
     if choice.name != "lgpio":
         return Check(_(PINS), True, detail)
     unit = _unit_settings(system)

@@ -12,6 +12,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from companion.documents.drawings import (
+    BUTTON_LABELS,
     COLOURS,
     LED_HOLE,
     LED_OFFSET,
@@ -131,8 +132,7 @@ def control_panel() -> Drawing:
     shapes.append(Label(ox, oy + 29 * mm, "OLED: window 24 x 13 mm; 4 x M2 on"))
     shapes.append(Label(ox, oy + 29 * mm + 12, "its board's holes (about 23 mm apart)"))
     # the buttons, a row, and the status LED
-    names = ("CONFIRM", "PASS", "UNDO")
-    for index, name in enumerate(names):
+    for index, name in enumerate(BUTTON_LABELS.values()):
         bx = x0 + (60 + index * 28) * mm
         shapes.append(circle(bx, y0 + 25 * mm, 6.5 * mm, COLOURS["ink"]))
         shapes.append(Label(bx, y0 + 34 * mm, name, centred=True))

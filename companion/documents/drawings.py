@@ -236,6 +236,10 @@ def _wiring(title: str, board: str, pins: list[tuple[str, str]], parts: list[_Pa
     return Drawing(width=width, height=max(y, top + board_height) + 20, shapes=shapes)
 
 
+# Each button by the name the screens and the table's page give it (companion/web/page.py), not its pin map key.
+BUTTON_LABELS = {"confirm": "OK", "pass": "PASS", "undo": "UNDO"}
+
+
 def _gpio(pin: int) -> str:
     return f"GPIO{pin} (pin {HEADER_PINS[pin]})"
 
@@ -261,10 +265,11 @@ def _pi_side(pinmap: PinMap, zones: bool) -> tuple[list[tuple[str, str]], list[_
         _Net("scl", oled.name, "SCL", "i2c"),
     ]
     parts = [oled]
-    buttons = _Part("Buttons", [*(name.upper() for name in pinmap.buttons), "other legs"], ["no resistor: pull-ups"])
+    labels = [BUTTON_LABELS[name] for name in pinmap.buttons]
+    buttons = _Part("Buttons", [*labels, "other legs"], ["no resistor: pull-ups"])
     for button, pin in pinmap.buttons.items():
         pins.append((f"button-{button}", _gpio(pin)))
-        nets.append(_Net(f"button-{button}", buttons.name, button.upper(), "button"))
+        nets.append(_Net(f"button-{button}", buttons.name, BUTTON_LABELS[button], "button"))
     nets.append(_Net("gnd", buttons.name, "other legs", "ground"))
     parts.append(buttons)
     status = _Part("Status LED", ["anode", "cathode"])

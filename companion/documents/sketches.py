@@ -10,7 +10,7 @@ from companion.documents.drawings import COLOURS, Label, Rect, Wire
 __all__ = ["GREEN_LIGHT", "RED_LIGHT", "Shape", "arrow", "card", "screen"]
 
 Shape = Rect | Wire | Label
-GREEN_LIGHT = "#3cb043"  # a zone's LED: a legal play waits for CONFIRM
+GREEN_LIGHT = "#3cb043"  # a zone's LED: a legal play waits for OK
 RED_LIGHT = "#d62728"  # a zone's LED: the card there is refused
 
 

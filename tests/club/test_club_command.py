@@ -21,6 +21,7 @@ import pytest
 from nights import a_night, expected
 
 from companion.cli import main
+from companion.club.broker import listening
 from companion.club.publisher import publish_journal
 from companion.club.standings import League
 from companion.config import read_mqtt
@@ -138,3 +139,59 @@ def test_a_busy_board_address_is_said_and_the_club_stops(tmp_path: Path, broker:
         _, stderr = process.communicate(timeout=20)
     assert process.returncode == 1
     assert f"--web: cannot listen on 127.0.0.1:{port}" in stderr
+
+
+def test_with_broker_a_broker_already_on_the_port_is_used_and_left_running(tmp_path: Path, broker: Broker) -> None:
+    """A stock Debian's ``apt install mosquitto`` already runs a broker on the README's port: ``--broker`` reads
+    that one (here the ``broker`` fixture's mosquitto, on the port the command is given) and starts none of its own,
+    and stopping the club leaves the system's broker running."""
+    night = a_night(tmp_path)
+    process = club("--broker", "--mqtt", broker.url, "--web", "127.0.0.1:0", "--lang", "es", cwd=tmp_path)
+    try:
+        assert process.stdout is not None
+        said = process.stdout.readline()
+        assert said == (
+            f"companion club: --broker: ya responde un bróker en 127.0.0.1:{broker.port} (¿el mosquitto del "
+            "sistema?): el club lo lee\n"
+        ), said + (process.stderr.read() if process.stderr else "")
+        found = re.search(r"el tablero de la sala en (http://\S+/)", process.stdout.readline())
+        assert found
+        assert process.stdout.readline() == f"companion club: las mesas desde {broker.url}\n"  # not "its own"
+
+        async def go() -> int:
+            config = read_mqtt({"url": broker.url, "table": "t1"}, "test")
+            assert config is not None
+            await publish_journal(config, night.journals["t1"])
+            played = sum(row.played for row in expected({"t1": night.journals["t1"]}))
+            async with aiohttp.ClientSession() as session:
+                end = time.monotonic() + 30
+                while True:
+                    async with session.get(found.group(1) + "standings.csv") as response:
+                        rows = list(csv.DictReader(io.StringIO(await response.text())))
+                    if sum(int(row["played"]) for row in rows) == played or time.monotonic() > end:
+                        return sum(int(row["played"]) for row in rows)
+                    await asyncio.sleep(0.1)
+
+        assert asyncio.run(go()) > 0, "the club reads the tables from the broker that was there"
+    finally:
+        process.send_signal(signal.SIGTERM)
+        _, stderr = process.communicate(timeout=20)
+    assert process.returncode == 0, stderr
+    assert listening(broker.port) == "mqtt", "the system's broker is left running"
+    assert not (tmp_path / "club-broker").exists(), "no broker of its own"
+
+
+def test_with_broker_a_port_taken_by_another_program_is_said(tmp_path: Path) -> None:
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        port = taken.getsockname()[1]
+        address = f"mqtt://127.0.0.1:{port}"
+        process = club("--broker", "--mqtt", address, "--web", "127.0.0.1:0", "--lang", "en", cwd=tmp_path)
+        _, stderr = process.communicate(timeout=20)
+    assert process.returncode == 1
+    assert stderr == (
+        f"companion club: --broker: 127.0.0.1:{port} is taken by a program that is no MQTT broker: give --mqtt "
+        "another port, and the tables the same\n"
+    )
+    assert listening(port) is None

@@ -32,7 +32,8 @@ def test_the_readme_config_checks_clean_and_nothing_starts(tmp_path: Path) -> No
 
 def test_every_problem_is_named_at_once(tmp_path: Path) -> None:
     pinmap = tmp_path / "pinmap.toml"
-    pinmap.write_text(DEFAULT_PINMAP.read_text("utf-8").replace("undo = 13", 'undo = "GPIO40"'))
+    shipped = DEFAULT_PINMAP.read_text("utf-8")
+    pinmap.write_text(shipped.replace("undo = 13", 'undo = "GPIO40"').replace("green = 23", "green = 17"))
     config = tmp_path / "config.toml"
     config.write_text(
         '[game]\nplayers = 6\nconfim_turns = false\n[zones]\nz1 = "table"\nz3 = "O"\n'
@@ -50,7 +51,9 @@ def test_every_problem_is_named_at_once(tmp_path: Path) -> None:
         f"{config}: jounral: unknown table; did you mean journal?",
         f"{config}: pins.map: {pinmap}: buttons.undo: 'GPIO40' is not a GPIO of the Raspberry Pi 4B's header; "
         'write 17, "GPIO17", "BCM17" or the header pin "BOARD11"',
-        f"{config}: 6 problems; nothing was started",
+        f"{config}: pins.map: {pinmap}: zones.z2.green = 17: GPIO17 is already zones.z1.red; "
+        "give each part its own GPIO",  # every mistake of the pin map, not its first alone
+        f"{config}: 7 problems; nothing was started",
     ]
     assert sorted(path.name for path in tmp_path.iterdir()) == ["config.toml", "pinmap.toml"]
 

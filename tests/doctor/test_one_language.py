@@ -3,10 +3,7 @@
 ``--help``) and every OLED screen (read back from the frames the real driver sent), each under ``--lang es`` and
 ``--lang en``, say no sentence of the other language.
 
-A word gives a line away when the other catalogue uses it and this one never does: "the", "pick" or "write" in
-Spanish output (English msgids use them, no Spanish msgstr does), "problema" or "conector" in English output.
-Names, keys, paths and numbers are no words of either language (``game.players``, ``/dev/spidev0.0``, ``z1``);
-a word neither catalogue knows (a seat's name, a library's own message) says nothing either way.
+A word of the other catalogue that this one never uses gives a line away (tests/one_language.py).
 """
 
 from __future__ import annotations
@@ -22,6 +19,7 @@ from pathlib import Path
 import polib
 import pytest
 from fake_pi import Pi
+from one_language import FOREIGN, foreign_lines
 
 import companion.sim as sim
 from companion.cli import build_parser, main
@@ -38,62 +36,6 @@ from companion.ui.reading import words as read_words
 from companion.ui.screens import PAGE_S, pages
 
 ROOT = Path(__file__).resolve().parents[2]
-FIELD = re.compile(r"\{[^{}]*\}")
-WORD = re.compile(r"[^\W\d_]+")
-PUNCTUATION = ".,;:()[]¿?¡!«»\"'—-–…✓✗*"
-
-
-def words(text: str) -> set[str]:
-    """The words of ``text``: its tokens made of letters alone (a key, a path, a number or a name with digits is
-    not a word), lower-cased, without the ``{fields}`` of a msgid."""
-    found = set()
-    for token in FIELD.sub(" ", text).split():
-        token = token.strip(PUNCTUATION)
-        if WORD.fullmatch(token):
-            found.add(token.lower())
-    return found
-
-
-def said_words(line: str) -> set[str]:
-    """The words of a line a command wrote, but for a command line's names: an option (``--keep``), a value's name
-    in capitals (``SEED``), the command after ``companion``."""
-    tokens = line.split()
-    names = {
-        token
-        for before, token in zip(["", *tokens], tokens, strict=False)
-        if token.lstrip("[(").startswith("-") or before == "companion" or _capitals(token.strip(PUNCTUATION))
-    }
-    return words(" ".join(token for token in tokens if token not in names))
-
-
-def _capitals(token: str) -> bool:
-    return len(token) > 1 and token.isupper()
-
-
-def vocabularies() -> dict[str, set[str]]:
-    """Each language's words: English's the msgids', another language's its translations'."""
-    catalogue = polib.pofile(str(LOCALE / "es/LC_MESSAGES/companion.po"))
-    spanish: set[str] = set()
-    english: set[str] = set()
-    for entry in catalogue:
-        english |= words(entry.msgid) | words(entry.msgid_plural or "")
-        for text in [entry.msgstr, *entry.msgstr_plural.values()]:
-            spanish |= words(text)
-    return {"es": spanish, "en": english}
-
-
-VOCABULARIES = vocabularies()
-FOREIGN = {"es": VOCABULARIES["en"] - VOCABULARIES["es"], "en": VOCABULARIES["es"] - VOCABULARIES["en"]}
-
-
-def foreign_lines(output: str, lang: str) -> list[tuple[str, list[str]]]:
-    """The lines of ``output`` that say a word of the other language, each with those words."""
-    found = []
-    for line in output.splitlines():
-        said = sorted(said_words(line) & FOREIGN[lang])
-        if said:
-            found.append((line, said))
-    return found
 
 
 def test_the_check_tells_the_languages_apart() -> None:

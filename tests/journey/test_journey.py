@@ -45,6 +45,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from machines import machine, spanish_locale
+from one_language import foreign_lines
 from seises_pads import seises_pad
 from spi_table import SpiTable
 from systemd_units import unit_settings
@@ -144,9 +146,10 @@ class Journey:
     """The temporary root with the hub plugged in, and the service when it runs. :meth:`run` carries out one
     command of the README as it is meant on the Pi; what each printed is kept in ``printed``."""
 
-    def __init__(self, root: Path, layout: Layout) -> None:
+    def __init__(self, root: Path, layout: Layout, env: dict[str, str] | None = None) -> None:
         self.root = root
         self.layout = layout
+        self.env = dict(os.environ) if env is None else env  # the machine's (tests/machines.py)
         self.keys = layout_keys(layout.name)
         self.hub = SimulatedHub(self.inside("/dev/companion-hub"))  # plugged in when flashed
         self.table: SpiTable | None = None  # the Pi alone's readers, wired as the layout's pin map says
@@ -207,7 +210,7 @@ class Journey:
         done = subprocess.run(
             ["make", "install"],
             cwd=ROOT,
-            env={**os.environ, "DESTDIR": str(self.root)},
+            env={**self.env, "DESTDIR": str(self.root)},
             capture_output=True,
             text=True,
             check=False,
@@ -252,7 +255,9 @@ class Journey:
         if args[0] == "enroll":
             self.printed[name] = self.enroll(argv)
             return
-        done = subprocess.run(argv, cwd=self.root, capture_output=True, text=True, check=False, timeout=60)
+        done = subprocess.run(
+            argv, cwd=self.root, env=self.env, capture_output=True, text=True, check=False, timeout=60
+        )
         assert done.returncode == 0, f"companion {' '.join(args)}:\n{done.stdout}{done.stderr}"
         self.printed[name] = done.stdout
 
@@ -261,7 +266,7 @@ class Journey:
         zone, and the card before taken off."""
         names = {card.name("es"): card.id for card in self.deck}
         master, terminal = pty.openpty()
-        env = {**os.environ, **self.sim_environment()}
+        env = {**self.env, **self.sim_environment()}
         process = subprocess.Popen(argv, stdin=terminal, stdout=terminal, stderr=terminal, cwd=self.root, env=env)
         os.close(terminal)
         seen: list[str] = []
@@ -296,7 +301,7 @@ class Journey:
             [self.rooted(word) for word in shlex.split(exec_start)],
             cwd=self.rooted(unit["WorkingDirectory"][0]),
             env={
-                **os.environ,
+                **self.env,
                 **environment,
                 "NOTIFY_SOCKET": str(self.root / "notify"),
                 "GPIOZERO_PIN_FACTORY": "mock",  # the simulation's drop-in: no GPIO chip here
@@ -425,10 +430,19 @@ SEISES_LAYOUTS = [name for name, layout in LAYOUTS.items() if layout.game == "se
 OTHER_HUB_LAYOUTS = [name for name, layout in LAYOUTS.items() if layout.game != "seises" and layout.on_hub]
 
 
+# The README's layout walked on a machine whose locale is Spanish and on one whose locale is C (tests/machines.py),
+# the others on the C one: the table speaks its config's language (game.language) on both.
+WALKS = [(README_LAYOUT, "es"), *((name, "C") for name in SEISES_LAYOUTS)]
+
+
 @pytest.fixture
 def journey(tmp_path: Path, request: pytest.FixtureRequest) -> Iterator[Journey]:
     (tmp_path / "root").mkdir()
-    walk = Journey(tmp_path / "root", LAYOUTS[getattr(request, "param", README_LAYOUT)])
+    param = getattr(request, "param", README_LAYOUT)
+    name, on = param if isinstance(param, tuple) else (param, "C")
+    (tmp_path / "locales").mkdir()
+    env = machine(on, spanish_locale(tmp_path / "locales") if on == "es" else {})
+    walk = Journey(tmp_path / "root", LAYOUTS[name], env)
     try:
         yield walk
     finally:
@@ -454,7 +468,7 @@ def test_the_readme_walks_a_layout_of_its_own_files() -> None:
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("journey", SEISES_LAYOUTS, indirect=True)
+@pytest.mark.parametrize("journey", WALKS, indirect=True, ids=[f"{name}-{on}" for name, on in WALKS])
 def test_the_readme_journey_from_install_to_history(journey: Journey) -> None:
     for command in commands_for(journey.layout.name):
         journey.run(command)
@@ -482,6 +496,11 @@ def test_the_readme_journey_from_install_to_history(journey: Journey) -> None:
     assert any("stopped: " in line for line in journey.log)
     (line,) = printed["history"].splitlines()
     assert re.fullmatch(rf"\s+1  \S+ \S+  Seises\s+39 entradas  puntos {points}  en juego", line), line
+    # one language each, on either machine: the table's commands its config's, the installer's and the log English
+    said = {command: ("en" if command == "make install" else "es") for command in printed}
+    wrong = [(command, foreign_lines(printed[command], lang)) for command, lang in said.items()]
+    wrong += [("journalctl -u companion", foreign_lines("".join(journey.log), "en"))]
+    assert not any(lines for _, lines in wrong), [found for found in wrong if found[1]]
 
 
 @pytest.mark.slow

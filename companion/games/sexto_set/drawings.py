@@ -19,7 +19,7 @@ __all__ = ["DRAWINGS", "turn"]
 
 def turn(lang: str = "en") -> Drawing:
     """One line of 6º SET beside its pad, in four steps: the master card at the line's head and the pad empty;
-    the card laid on the pad (green: CONFIRM); the card lifted to the line's end; a card laid on one left there
+    the card laid on the pad (green: OK); the card lifted to the line's end; a card laid on one left there
     (red: the referee names the card to lift). The words are the referee's own, in ``lang``."""
 
     deck = load_deck(DECK)
@@ -30,7 +30,7 @@ def turn(lang: str = "en") -> Drawing:
 
     steps = [
         ("1. Before the set", "the master card heads its line beside", "the pad; the pad is empty", None, [], None),
-        ("2. A turn: lay the card", "on its line's pad; green: CONFIRM", "(nothing else lies on the reader)", "N01",
+        ("2. A turn: lay the card", "on its line's pad; green: OK", "(nothing else lies on the reader)", "N01",
          [], GREEN_LIGHT),
         ("3. Lift it to the line", "the card goes after the line's last", "card, off the pad: the pad is empty", None,
          ["N01"], None),
