@@ -22,7 +22,7 @@ from typing import Any, cast
 
 from companion.config import SPEECH_LEVELS
 from companion.games import AnyKind, Voice, game_module
-from companion.i18n import N_, Said, translate
+from companion.i18n import N_, Said, say, translate
 from companion.referee.news import Acted, Misplaced, News, Noticed, Refused, Undone
 from companion.rules import Reason
 from companion.rules.base import Play
@@ -133,7 +133,7 @@ def refusal_sentence(refusal: Any, speech: ModuleType | None, lang: str) -> str:
     if sentence is None:
         return cast(str, refusal.sentence(lang))
     fields = {key: value.text(lang) if isinstance(value, Said) else value for key, value in refusal.details.items()}
-    return capital(translate(sentence, lang).format(**fields))
+    return capital(say(sentence, lang, **fields))
 
 
 def _results(speech: ModuleType | None, acted: Acted, voice: Voice) -> list[str]:

@@ -11,7 +11,7 @@ from companion.games.kind import Voice
 from companion.games.sexto_set import news
 from companion.games.sexto_set.news import SetEnded
 from companion.games.sexto_set.rules import SextoSetReason
-from companion.i18n import N_, translate
+from companion.i18n import N_, Plural, translate
 from companion.speech.sentences import Weight
 
 __all__ = ["NOTICES", "REFUSALS", "results", "turn"]
@@ -21,7 +21,11 @@ REFUSALS: dict[StrEnum, str] = {
     SextoSetReason.UNKNOWN_LINE: N_("There is no such line. Use one of the eight."),
     SextoSetReason.MASTER_CARD: N_("The {name} heads its line and is not played. Take it back."),
     SextoSetReason.CENTRAL_CARD: N_("The central card is not played. Take it back."),
-    SextoSetReason.NO_EMPTY_LEFT: N_("{allowed} empty cards are played already. Take it back."),
+    SextoSetReason.NO_EMPTY_LEFT: Plural(
+        "{allowed} empty card is played already. Take it back.",
+        "{allowed} empty cards are played already. Take it back.",
+        "allowed",
+    ),
     SextoSetReason.NO_LINK: N_("The {name} does not link on that line. Try another card or line."),
     SextoSetReason.FIRST_ON_MASTER: N_("In your first turn, lay the {name} on a line with no cards."),
     SextoSetReason.HOLDS_A_LINKING_CARD: N_("You cannot pass: you hold a card that links."),
