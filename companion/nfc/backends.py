@@ -20,11 +20,12 @@ import hashlib
 import logging
 import threading
 import time
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import Any, Protocol, runtime_checkable
 
 from companion.events import ZoneScan
+from companion.i18n import DEFAULT_LANGUAGE, N_, Said, SaidError
 from companion.nfc.errors import NfcError, NfcProtocolError, ReaderNotResponding
 from companion.nfc.ndef import (
     CARD_PAGE,
@@ -56,6 +57,31 @@ log = logging.getLogger(__name__)
 
 SPI_HZ = 4_000_000  # the readers' SPI clock: well inside the MFRC522's 10 Mbit/s (datasheet 8.1.2)
 _TYPE_2_SAK = 0x00  # NTAG21x and other type 2 tags
+
+
+class ReadersDown(ReaderNotResponding, SaidError):
+    """Readers that did not answer when they were set up, by zone: ``str()`` is the drivers' English (the log),
+    :meth:`text` a line a zone in the command line's language, saying what to check::
+
+        >>> down = ReadersDown({"z1": "no MFRC522 answers on this chip select (VersionReg reads 0x00)"})
+        >>> down.text("es").startswith("zona z1: su lector no responde")
+        True
+    """
+
+    def __init__(self, failed: Mapping[str, str]) -> None:
+        said = Said(_READER_DOWN, zone=", ".join(failed))
+        SaidError.__init__(self, said)
+        self.args = ("; ".join(f"zone {zone}: {why}" for zone, why in failed.items()),)
+        self.zones = tuple(failed)
+
+    def text(self, lang: str = DEFAULT_LANGUAGE) -> str:
+        return "\n".join(Said(_READER_DOWN, zone=zone).text(lang) for zone in self.zones)
+
+    def __str__(self) -> str:
+        return str(self.args[0])
+
+
+_READER_DOWN = N_("zone {zone}: its reader does not answer: check its wiring, its power and its chip select")
 
 
 @dataclass(frozen=True)
@@ -141,15 +167,15 @@ class ReaderBackend:
     def init(self) -> None:
         """Set every reader up. Readers that do not answer are named by their zones, after all the others are
         set up; polling sets them up as soon as they answer."""
-        failed = []
+        failed: dict[str, str] = {}
         for zone, reader in self.readers:
             try:
                 reader.init()
             except ReaderNotResponding as exc:
                 self._down.add(zone)
-                failed.append(f"zone {zone}: {exc}")
+                failed[zone] = str(exc)
         if failed:
-            raise ReaderNotResponding("; ".join(failed))
+            raise ReadersDown(failed)
 
     def _read_card_id(self, zone: str, reader: ZoneReader, uid: bytes, sak: int) -> None:
         ids = self._tag_ids.setdefault(zone, {})

@@ -174,7 +174,8 @@ def run_play(lang: str, capsys: pytest.CaptureFixture[str]) -> Iterator[str]:
 
 def run_others(tmp_path: Path, lang: str, capsys: pytest.CaptureFixture[str]) -> Iterator[str]:
     """Every command's ``--help``, and the commands that need no table: ``screens``, ``cards`` of a deck, ``enroll``
-    of a whole deck on simulated readers, ``demo`` of every game, ``club --csv`` of an empty league."""
+    of a whole deck on simulated readers (and with a reader that does not answer), ``demo`` of every game,
+    ``club --csv`` of an empty league."""
     subcommands = next(a for a in build_parser()._actions if isinstance(a, argparse._SubParsersAction))
     for command in subcommands.choices:
         yield run_quietly(lang, capsys, command, "--help")
@@ -185,6 +186,9 @@ def run_others(tmp_path: Path, lang: str, capsys: pytest.CaptureFixture[str]) ->
     yield run_quietly(lang, capsys, "cards", "--deck", "spanish-40", "--registry", registry)
     yield run_quietly(lang, capsys, "demo", "--game", "all")
     yield run_quietly(lang, capsys, "club", "--csv", "-", "--db", str(tmp_path / "club.db"))
+    sim.unplug(0, 0)  # the first zone's reader does not answer: enroll says which zone, and what to check
+    yield run_quietly(lang, capsys, "enroll", "--auto", "--deck", "spanish-40", "--registry", registry)
+    sim.WORLD.reader(0, 0).unplugged = False
 
 
 def screens_read(lang: str) -> str:
