@@ -27,7 +27,7 @@ from aiohttp import web
 
 from companion.config import SPEECH_LEVELS
 from companion.events import ZoneScan
-from companion.i18n import N_, Said, languages, translate
+from companion.i18n import N_, Plural, Said, languages, say, translate
 from companion.menu import Settings, decks_for, games_for, label, players_for, unfit_games
 from companion.nfc.enrollment import Enrollment
 from companion.nfc.registry import Registry, RegistryError
@@ -91,7 +91,11 @@ SETTINGS_STRINGS: dict[str, str] = {
         "its screen shows."
     ),
     "no_code": N_("The table's screen shows no code: hold OK and pick “Pair a phone” in the menu."),
-    "wrong_code": N_("Wrong code: type the one the screen shows ({left} more tries)."),
+    "wrong_code": Plural(
+        "Wrong code: type the one the screen shows ({left} more try).",
+        "Wrong code: type the one the screen shows ({left} more tries).",
+        "left",
+    ),
     "too_many": N_("Wrong code five times from this phone: ask at the table for a new code in the menu."),
     "void": N_("Too many wrong codes: the code is void now. Ask for another in the table's menu."),
     "too_fast": N_("Wait a moment before typing another code."),
@@ -392,7 +396,7 @@ class PhoneSettings:
     def _refused(
         self, key: str, status: type[web.HTTPException] = web.HTTPForbidden, **fields: object
     ) -> web.HTTPException:
-        text = translate(SETTINGS_STRINGS[key], self.table.referee.table_language).format(**fields)
+        text = say(SETTINGS_STRINGS[key], self.table.referee.table_language, **fields)
         return status(text=_json_error(text), content_type="application/json")
 
     async def _body(self, request: web.Request) -> dict[str, Any]:

@@ -239,6 +239,7 @@ def test_a_guest_guessing_codes_leaves_the_code_to_the_phone_at_the_table(
     answers, still, paired, code = asyncio.run(guess())
     assert [status for status, _ in answers] == [403, 429, 403, 403, 403, 403, 403]
     assert answers[0][1]["error"] == "Wrong code: type the one the screen shows (4 more tries)."
+    assert answers[4][1]["error"] == "Wrong code: type the one the screen shows (1 more try)."  # one, not "tries"
     assert answers[1][1]["error"] == settings.SETTINGS_STRINGS["too_fast"]
     assert answers[5][1]["error"] == answers[6][1]["error"] == settings.SETTINGS_STRINGS["too_many"]
     assert still == code, "the guest's tries did not void the code"
