@@ -5,11 +5,12 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+from collections.abc import Iterable, Mapping
 from typing import Any, Literal, TextIO, TypeVar
 
 from companion.decks import DeckError, load_deck
 from companion.files import read_text
-from companion.games import AnyKind, find_kind, kinds
+from companion.games import AnyKind, ending, find_kind, game_module, kinds
 from companion.i18n import N_, Said, SaidError, _, translate
 from companion.rules import Action, Game, IllegalPlay, SetupError
 from companion.rules.transcript import UNDO, TranscriptError, parse_line, state
@@ -118,8 +119,23 @@ def _step(kind: AnyKind, game: Game, action: Action | Literal["undo"], lang: str
     except IllegalPlay as exc:
         refused = translate("{who} {action} — refused: {why}", lang)
         return refused.format(who=who, action=describe(game, action, lang), why=exc.sentence(lang)), exc.reason
-    notes = "".join(f"; {note}" for note in kind.notes(before, game.snapshot(), lang))
-    return f"{who} {describe(game, action, lang)}{notes}", None
+    return (
+        f"{who} {describe(game, action, lang)}{''.join(f'; {note}' for note in _notes(kind, game, before, lang))}",
+        None,
+    )
+
+
+def _notes(kind: AnyKind, game: Game, before: Mapping[str, Any], lang: str) -> Iterable[str]:
+    """What the action did beyond laying its card: the game's own words of its news (its package's ``transcript``
+    module), else, for a game without them, who won when the action ended it."""
+    transcript = game_module(kind, "transcript")
+    if transcript is not None:
+        notes: Iterable[str] = transcript.notes(before, game.snapshot(), lang)
+        return notes
+    end = ending(game)
+    if end is None or end.winner is None:
+        return ()
+    return [translate("the game is over: {verdict}", lang).format(verdict=kind.verdict(game, end).text(lang))]
 
 
 def _option(text: str) -> tuple[str, str]:

@@ -92,7 +92,7 @@ class Person:
         if self.seat is None or self.server is None:  # a person plays on the page only
             return None
         referee = self.bench.referee
-        seats = len(referee.game_kind.standings(referee.current_game, referee)[1])  # a row a seat or pair
+        seats = len(referee.game_kind.results(referee.current_game, False))  # a result a seat or pair
         if not 1 <= self.seat <= seats:
             story = self.story
             raise ValueError(story.say("seats", seat=self.seat, game=referee.current_game.name, seats=seats))

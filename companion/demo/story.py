@@ -13,7 +13,7 @@ from collections.abc import Callable
 
 from companion.demo.bench import Bench
 from companion.events import CardArrived, CardLeft, Press, SameCardTwice, UnknownTag
-from companion.games import ending
+from companion.games import ending, game_module
 from companion.i18n import N_, translate
 from companion.rules import Action, Play
 from companion.sim.oled import FakeI2CBus
@@ -156,7 +156,8 @@ class Story:
         result: the winner and the rule that named it, as every part of the table says it."""
         referee = self.bench.referee
         kind, game = referee.game_kind, referee.current_game
-        head, rows = kind.standings(game, referee)
+        module = game_module(kind, "standings")  # the game's own table, when it has one
+        head, rows = ([], []) if module is None else module.standings(game, referee)
         widths = [max(len(row[i]) for row in [head, *rows]) for i in range(len(head))]
 
         def line(cells: list[str]) -> str:
@@ -166,7 +167,7 @@ class Story:
             )
 
         rule = "  " + "  ".join("-" * width for width in widths)
-        table = [self.say("standings") + ":", line(head), rule, *(line(row) for row in rows)]
+        table = [self.say("standings") + ":", line(head), rule, *(line(row) for row in rows)] if head else []
         end = ending(game)
         if end is None:
             return table

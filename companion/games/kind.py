@@ -9,7 +9,7 @@ from __future__ import annotations
 import inspect
 import random
 from abc import ABC, abstractmethod
-from collections.abc import Iterable, Mapping
+from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, ClassVar, Generic, Protocol, TypeVar
@@ -225,10 +225,6 @@ class GameKind(ABC, Generic[G, V]):
         whether it is a renuncio (the status LED shows it)."""
 
     @abstractmethod
-    def notes(self, before: Mapping[str, Any], after: Mapping[str, Any], lang: str) -> Iterable[str]:
-        """The same news as ``companion play`` writes them after an action's verdict."""
-
-    @abstractmethod
     def who(self, turn: int | str | None, lang: str) -> str:
         """Whose turn a snapshot's ``turn`` is, in words: ``asiento 2``, ``pareja A``."""
 
@@ -253,10 +249,6 @@ class GameKind(ABC, Generic[G, V]):
     def results(self, game: G, finished: bool) -> list[Result]:
         """Each side's points and renuncios, and whether it won: the side :func:`ending` names (``finished``:
         the journal closed the game, see its ``ended``)."""
-
-    @abstractmethod
-    def standings(self, game: G, voice: Voice) -> tuple[list[str], list[list[str]]]:
-        """The final standings as a table (head, rows, best first), for the demo."""
 
     @abstractmethod
     def robots(self, game: G, rng: random.Random) -> Robots:

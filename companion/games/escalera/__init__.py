@@ -11,7 +11,7 @@ make it one. Its words are English only, as a game is before a catalogue transla
 from __future__ import annotations
 
 import random
-from collections.abc import Iterable, Mapping
+from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any, ClassVar
 
@@ -71,10 +71,6 @@ class EscaleraKind(GameKind[Escalera, EscaleraView]):
         title = voice.text("climbed", seat=after["winner"])
         return Message(MessageKind.END_OF_GAME, title, voice.text("new_game_do")), False
 
-    def notes(self, before: Mapping[str, Any], after: Mapping[str, Any], lang: str) -> Iterable[str]:
-        if after["winner"] is not None and before["winner"] is None:
-            yield f"seat {after['winner']} wins" if lang == "en" else f"gana el asiento {after['winner']}"
-
     def who(self, turn: int | str | None, lang: str) -> str:
         return f"{'seat' if lang == 'en' else 'asiento'} {turn}"
 
@@ -94,9 +90,6 @@ class EscaleraKind(GameKind[Escalera, EscaleraView]):
     def results(self, game: Escalera, finished: bool) -> list[Result]:
         end = ending(game, ended=finished)
         return [Result(seat + 1, len(game.laid), 0, end is not None and end.winner == seat + 1) for seat in (0, 1)]
-
-    def standings(self, game: Escalera, voice: Voice) -> tuple[list[str], list[list[str]]]:
-        return ["Seat", "Won"], [[voice.seat_name(seat), str(int(game.winner == seat))] for seat in (0, 1)]
 
     def robots(self, game: Escalera, rng: random.Random) -> EscaleraRobots:
         return EscaleraRobots(game, rng)

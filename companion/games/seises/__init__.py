@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import random
 from collections import Counter
-from collections.abc import Iterable, Mapping
+from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -19,7 +19,7 @@ from companion.games.kind import Ending, GameKind, Result, Voice, ending
 from companion.games.seises.news import ChipOwed, GameWon, HandWon, News, Reneged, SomebodyReneged
 from companion.games.seises.robots import SeisesRobots
 from companion.games.seises.rules import DECKS, OPTIONS, RECOMMENDED_PLAYERS, Pay, Seises, player_counts
-from companion.i18n import N_, Plural, Said, translate, translate_n
+from companion.i18n import N_, Plural, Said, translate
 from companion.rules.base import Action, Play, either
 from companion.view import Message, MessageKind, Scoreboard
 
@@ -228,27 +228,6 @@ class SeisesKind(GameKind[Seises, SeisesView]):
                 return Message(MessageKind.INFO, voice.text("reserve_empty"))
         return None
 
-    def notes(self, before: Mapping[str, Any], after: Mapping[str, Any], lang: str) -> Iterable[str]:
-        for item in news(before, after):
-            if isinstance(item, Reneged):
-                penalty = translate_n(" (-{points} point)", " (-{points} points)", item.points, lang)
-                penalty = penalty.format(points=item.points) if item.points else ""
-                yield translate("renege!", lang) + penalty
-            elif isinstance(item, SomebodyReneged):
-                yield translate("renege!: every seat paid while playable cards are in hands", lang)
-            elif isinstance(item, ChipOwed):
-                yield translate("reserve empty: the chip is owed", lang)
-            elif isinstance(item, HandWon):
-                said = translate_n(
-                    "seat {seat} wins the hand and the pot ({chips} chip)",
-                    "seat {seat} wins the hand and the pot ({chips} chips)",
-                    item.chips,
-                    lang,
-                )
-                yield said.format(seat=item.seat, chips=item.chips)
-            elif isinstance(item, GameWon):
-                yield translate("seat {seat} wins the game", lang).format(seat=item.seat)
-
     def who(self, turn: int | str | None, lang: str) -> str:
         return translate("seat {seat}", lang).format(seat=turn) if turn else translate("over:", lang)
 
@@ -291,12 +270,6 @@ class SeisesKind(GameKind[Seises, SeisesView]):
             Result(seat, points, reneges[seat], end is not None and end.winner == seat)
             for seat, points in enumerate(game.scores, start=1)
         ]
-
-    def standings(self, game: Seises, voice: Voice) -> tuple[list[str], list[list[str]]]:
-        head = [voice.text("seat", n="").strip(), voice.text("points_head")]
-        rows = [[voice.seat_name(seat), str(score)] for seat, score in enumerate(game.scores)]
-        rows.sort(key=lambda row: -int(row[1]))
-        return head, rows
 
     def robots(self, game: Seises, rng: random.Random, renege: float = 0.02) -> SeisesRobots:
         return SeisesRobots(game, rng, renege=renege)

@@ -11,7 +11,7 @@ journal's game is then closed, as a Seises game's at 50.
 from __future__ import annotations
 
 import random
-from collections.abc import Iterable, Mapping
+from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any, Literal
 
@@ -24,7 +24,7 @@ from companion.i18n import N_, Plural, Said, translate
 from companion.rules.base import Action, Pass, Play
 from companion.view import Message, MessageKind, Scoreboard
 
-__all__ = ["END_OF_SET", "KIND", "Line", "Pair", "SextoSetKind", "SextoSetView", "news"]
+__all__ = ["END_OF_SET", "KIND", "Line", "Pair", "SextoSetKind", "SextoSetView", "match_verdict", "news"]
 
 Pair = Literal["A", "B"]
 LINES = 8  # one zone per master card
@@ -182,7 +182,7 @@ class SextoSetKind(GameKind[SextoSet, SextoSetView]):
         if match["over"] and not before["match"]["over"]:
             pair = match["winner"]
             title = voice.text("match_drawn") if pair is None else voice.text("match_won", pair=pair)
-            verdict = _verdict(match).text(voice.language)
+            verdict = match_verdict(match).text(voice.language)
             todo = f"{verdict[:1].upper()}{verdict[1:]}. {voice.text('new_game_do')}"
             return Message(MessageKind.END_OF_GAME, title, todo), False
         for item in news(before, after):
@@ -190,20 +190,6 @@ class SextoSetKind(GameKind[SextoSet, SextoSetView]):
                 title = voice.text("set_drawn") if item.winner is None else voice.text("set_won", pair=item.winner)
                 return Message(END_OF_SET, title, voice.text("next_set", leads=item.leads_next)), False
         return None, False
-
-    def notes(self, before: Mapping[str, Any], after: Mapping[str, Any], lang: str) -> Iterable[str]:
-        for item in news(before, after):
-            if isinstance(item, SetStarted):
-                yield translate("set {number} begins", lang).format(number=item.number)
-            elif isinstance(item, SetEnded):
-                if item.winner is None:
-                    yield translate("drawn set", lang)
-                else:
-                    yield translate("pair {pair} wins the set", lang).format(pair=item.winner)
-                if not after["match"]["over"]:
-                    yield translate("pair {pair} leads the next one", lang).format(pair=item.leads_next)
-        if after["match"]["over"] and not before["match"]["over"]:
-            yield translate("the match is over: {verdict}", lang).format(verdict=_verdict(after["match"]).text(lang))
 
     def who(self, turn: int | str | None, lang: str) -> str:
         return translate("pair {pair}", lang).format(pair=turn)
@@ -249,7 +235,7 @@ class SextoSetKind(GameKind[SextoSet, SextoSetView]):
         )
 
     def verdict(self, game: SextoSet, end: Ending, voice: Voice | None = None) -> Said:
-        return _verdict(
+        return match_verdict(
             {"sets": game.sets_won, "master_cards": game.match_masters, "winner": end.winner, "decided_by": end.rule}
         )
 
@@ -257,13 +243,6 @@ class SextoSetKind(GameKind[SextoSet, SextoSetView]):
         """Each pair's master cards over the match (the sheet's objective), and whether :func:`ending` names it."""
         end = ending(game, ended=finished)
         return [Result(pair, game.match_masters[pair], 0, end is not None and pair == end.winner) for pair in PAIRS]
-
-    def standings(self, game: SextoSet, voice: Voice) -> tuple[list[str], list[list[str]]]:
-        """Sets won, then master cards: the rule that names the match's winner, who comes first."""
-        head = [voice.text("pair_head"), voice.text("sets_head"), voice.text("masters_head")]
-        rows = [[pair, str(game.sets_won[pair]), str(game.match_masters[pair])] for pair in PAIRS]
-        rows.sort(key=lambda row: (-int(row[1]), -int(row[2])))
-        return head, rows
 
     def robots(self, game: SextoSet, rng: random.Random) -> SextoSetRobots:
         return SextoSetRobots(game, rng)
@@ -279,7 +258,7 @@ def _each(problems: list[Said]) -> Said | None:
     return said
 
 
-def _verdict(match: Mapping[str, Any]) -> Said:
+def match_verdict(match: Mapping[str, Any]) -> Said:
     """The match's end in words, from the snapshot's ``match``: the winner's figures first, by the rule that named
     it (sets; on equal sets, master cards; else a draw, with both figures)."""
     sets, masters, pair = match["sets"], match["master_cards"], match["winner"]
