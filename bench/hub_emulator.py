@@ -236,7 +236,9 @@ def model_figures(trials: int) -> tuple[dict[str, float], dict[str, list[float]]
         readers = []
         for device in range(len(cfg["CHIP_SELECTS"])):
             transfer = machine_transfer(sim.machine_spi(0, cfg["SPI_BAUDRATE"]), sim.machine_pin(0, device))
-            readers.append(RC522(transfer, timeout_ms=cfg["READER_TIMEOUT_MS"], spi_hz=cfg["SPI_BAUDRATE"]))
+            readers.append(
+                RC522(transfer, timeout_ms=cfg["READER_TIMEOUT_MS"], spi_hz=cfg["SPI_BAUDRATE"], keep_ready=True)
+            )
         scanner = Scanner(readers, cfg["LIFT_SCANS"])
         scanner.start()
         clock = sim.clock

@@ -376,7 +376,9 @@ def zone_readers(cfg: "Any") -> "list[RC522]":
     readers = []
     for pin in cfg.CHIP_SELECTS:
         transfer = machine_transfer(spi, machine.Pin(pin, machine.Pin.OUT, value=1))
-        readers.append(RC522(transfer, timeout_ms=cfg.READER_TIMEOUT_MS, spi_hz=cfg.SPI_BAUDRATE))
+        # keep_ready: a still card is confirmed by one anticollision frame a scan, not WUPA, anticollision and HLTA
+        reader = RC522(transfer, timeout_ms=cfg.READER_TIMEOUT_MS, spi_hz=cfg.SPI_BAUDRATE, keep_ready=True)
+        readers.append(reader)
     return readers
 
 

@@ -315,6 +315,7 @@ class RC522:
         timeout_ms: float = 1.0,
         gain: int = 48,
         quick_confirm: bool = True,
+        keep_ready: bool = False,
         spi_hz: int = 4_000_000,
     ) -> None:
         if gain not in GAINS_DB:
@@ -330,6 +331,7 @@ class RC522:
         self._silence = "no tag answered within %s ms" % timeout_ms
         self.gain = gain
         self.quick_confirm = quick_confirm
+        self.keep_ready = keep_ready
         self._byte_us = 8_000_000 / spi_hz  # one byte on the bus
         self._wait_ms = _RESET_WAIT_MS  # how long init() waits for the oscillator
         # The chip waits for StartSend in Transceive (a frame was received and the FIFO emptied): the next
@@ -344,6 +346,9 @@ class RC522:
         self._single: bytes | None = None
         self._confirms = 0  # scans in a row that took the lone tag for the previous one by its level-1 answer
         self._cl1: tuple[bytes | None, bytes] = (None, b"")  # the lone tag and its cascade level 1
+        # With keep_ready, the lone tag confirmed by the previous scan was left READY (not halted): the next scan
+        # sends it its level-1 anticollision alone, without HLTA and WUPA (see scan).
+        self._ready = False
         self._plans = _PLANS.setdefault((timeout_ms, spi_hz), {})  # see _plan
         # Planned now, not when the first card comes: WUPA, a level's anticollision and SELECT (both endings)
         for frame, last_bits, answer_bits in _PLANNED:
@@ -414,7 +419,7 @@ class RC522:
                 "no MFRC522 answers on this chip select (VersionReg reads 0x%02X): check wiring and chip select"
                 % version
             )
-        self._armed = self._sending = self._fifo_empty = False
+        self._armed = self._sending = self._fifo_empty = self._ready = False
         self._single = None
         self._write(_T_MODE, 0x80 | (_PRESCALER >> 8))  # TAuto: the timer starts when a frame is sent
         self._write(_T_PRESCALER, _PRESCALER & 0xFF)
@@ -740,6 +745,7 @@ class RC522:
 
     def activate(self, uid: bytes) -> int:
         """Wake the field and select ``uid`` (to read or write its memory); returns the SAK."""
+        self._unready()
         try:
             self.wupa()
         except NfcCollision:
@@ -756,9 +762,14 @@ class RC522:
 
         With ``quick_confirm``, a lone tag whose level-1 anticollision answer matches the lone tag of the
         previous scan is taken for it without being selected. Every tag is left in HALT (the next scan wakes
-        them with WUPA).
+        them with WUPA), except, with ``keep_ready``, a lone tag confirmed that way: it is left READY, and the
+        next scan confirms it by one anticollision frame (``_still``).
         """
         try:
+            if self._ready:
+                still = self._still()
+                if still is not None:
+                    return still
             try:
                 self.wupa()
             except NfcTimeout:
@@ -779,6 +790,33 @@ class RC522:
         self._single = found[0] if len(found) == 1 else None
         return found
 
+    def _still(self) -> "list[bytes] | None":
+        """The lone tag the previous scan left READY, confirmed by its cascade-level-1 answer to the one frame that
+        a READY tag answers and stays READY after: ANTICOLLISION (ISO/IEC 14443-3, 6.3.2.3 and 6.5.3.2; NTAG213
+        datasheet, 8.3, Figure 5: READY1 loops on ANTICOLLISION CL1). ``None`` when a full scan must follow: the
+        FULL_SCAN_EVERY-th scan, no answer (lifted, or this frame missed), or another answer. The tag is then
+        halted first: a READY tag takes a WUPA for a frame it does not expect and falls back to HALT or IDLE
+        silently (6.3.2.3), so the scan's WUPA would find nothing where a tag lies."""
+        self._ready = False
+        single = self._single
+        if single is not None and self._confirms < FULL_SCAN_EVERY - 1:
+            try:
+                answer, collision = self.anticollision(1)
+            except NfcTimeout:
+                answer, collision = b"", -1
+            if collision < 0 and answer[:4] == self._cl1[1]:
+                self._confirms += 1
+                self._ready = True
+                return [single]
+        self.halt()  # back to HALT (woken from it by the WUPA before: READY* in 6.3.2.3), for the scan's WUPA
+        return None
+
+    def _unready(self) -> None:
+        """Send a tag left READY back to HALT, where a WUPA finds it."""
+        if self._ready:
+            self._ready = False
+            self.halt()
+
     def forget(self) -> None:
         """Forget the lone tag of the previous scan: the next scan selects every tag in the field (and hands
         each to ``on_select``) rather than confirm that one by its level-1 answer."""
@@ -793,7 +831,10 @@ class RC522:
             cl1 = self._cl1[1]
             answer, collision = self.anticollision(1)
             if collision < 0 and answer[:4] == cl1:
-                self.halt()  # back to HALT (or IDLE) so that the next WUPA finds it
+                if self.keep_ready:
+                    self._ready = True  # the next scan sends it ANTICOLLISION alone (_still)
+                else:
+                    self.halt()  # back to HALT (or IDLE) so that the next WUPA finds it
                 return [single]
             branches: list[tuple[bytes, int]] = []
             if collision >= 0:
