@@ -186,6 +186,10 @@ _FIFO_WRITE = bytes((_FIFO_DATA << 1,))
 _CLEAR_IRQS = bytes((_COMM_IRQ << 1, 0x7F))
 _FIFO_WUPA = _FIFO_WRITE + _WUPA_FRAME
 _SEND_SHORT_FRAME = bytes((_BIT_FRAMING << 1, _START_SEND | 7))
+# The transactions of a still tag's anticollision at cascade level 1 (RC522._still), made once.
+_ANTICOLLISION_CL1 = b"\x93\x20"
+_FIFO_ANTICOLLISION_CL1 = _FIFO_WRITE + _ANTICOLLISION_CL1
+_SEND_FRAME = bytes((_BIT_FRAMING << 1, _START_SEND))
 _IDLE_COMMAND = bytes((_COMMAND << 1, _CMD_IDLE))
 _TRANSCEIVE_COMMAND = bytes((_COMMAND << 1, _CMD_TRANSCEIVE))
 _LOOK_MASK = const(0x23)  # RxIRq, ErrIRq, TimerIRq
@@ -205,6 +209,8 @@ _AGAIN_WAIT_MS = 3
 _RCV_OFF = const(0x20)
 
 _HLTA_WITH_CRC = b"\x50\x00\x57\xcd"  # HLTA and its CRC_A
+# What scan() returns for an empty field, made once (a new list each poll is garbage on the Pico): not to be changed.
+_NO_TAGS: "list[bytes]" = []
 
 
 def _hex(data: bytes) -> str:
@@ -345,7 +351,8 @@ class RC522:
         # its first level confirms it without the rest of the selection.
         self._single: bytes | None = None
         self._confirms = 0  # scans in a row that took the lone tag for the previous one by its level-1 answer
-        self._cl1: tuple[bytes | None, bytes] = (None, b"")  # the lone tag and its cascade level 1
+        # The lone tag and its level-1 anticollision answer: its cascade level 1 and BCC.
+        self._cl1: tuple[bytes | None, bytes] = (None, b"")
         # With keep_ready, the lone tag confirmed by the previous scan was left READY (not halted): the next scan
         # sends it its level-1 anticollision alone, without HLTA and WUPA (see scan).
         self._ready = False
@@ -631,6 +638,15 @@ class RC522:
 
     def wupa(self) -> bytes:
         """WUPA: wakes tags in IDLE and HALT; returns the ATQA."""
+        atqa = self._wake()
+        if atqa is None:
+            raise NfcTimeout(self._silence)
+        return atqa
+
+    def _wake(self) -> "bytes | None":
+        """``wupa``, with ``None`` for a clean time-out: most scans of a hub's zones, where an exception raised is
+        an object made each time, and the garbage of a round of empty zones (on the Pico a collection of the heap
+        costs tens of milliseconds, which then falls at any moment)."""
         if self._poll is None or not self._armed or self._sending:
             return self._short_frame(_WUPA_FRAME)
         # Most polls of a hub's zones: the transactions of transceive's, each one's bytes made once
@@ -641,13 +657,13 @@ class RC522:
         transfer(_SEND_SHORT_FRAME)
         self._armed = self._fifo_empty = False
         look, n = self._poll
-        status = transfer(look)[n:]
-        if status[0] & _LOOK_MASK == _TIMER_IRQ and not status[2] & 0x7F:  # nothing came
+        looked = transfer(look)  # read in place: a slice would be an object made every poll
+        if looked[n] & _LOOK_MASK == _TIMER_IRQ and not looked[n + 2] & 0x7F:  # nothing came
             transfer(_IDLE_COMMAND)
             transfer(_TRANSCEIVE_COMMAND)
             self._armed = True
-            raise NfcTimeout(self._silence)
-        data, bits, _ = self._answer(_WUPA_FRAME, 7, 0, False, 16, False, status)
+            return None
+        data, bits, _ = self._answer(_WUPA_FRAME, 7, 0, False, 16, False, looked[n:])
         if bits != 16:
             raise NfcProtocolError("ATQA must be 16 bits, got %d" % bits)
         return data
@@ -755,8 +771,9 @@ class RC522:
     def scan(self, on_select: "Callable[[bytes, int], None] | None" = None) -> list[bytes]:
         """The UIDs of every tag in the field.
 
-        Returns ``[]`` only when nothing answered WUPA (a clean time-out); a damaged answer raises an
-        ``NfcError``, and so does a tag that answered WUPA and then went silent: keep the cards as they were.
+        Returns ``[]`` only when nothing answered WUPA (a clean time-out; one list made once, to be read, not
+        changed); a damaged answer raises an ``NfcError``, and so does a tag that answered WUPA and then went
+        silent: keep the cards as they were.
         ``on_select(uid, sak)`` is called while each tag the scan selects is ACTIVE, before it is halted (to read
         its memory; SAK 0x00 is a type 2 tag such as NTAG213, 0x08 a MIFARE Classic 1K).
 
@@ -771,12 +788,14 @@ class RC522:
                 if still is not None:
                     return still
             try:
-                self.wupa()
+                atqa = self._wake()
             except NfcTimeout:
-                self._single = None
-                return []
+                atqa = None
             except NfcCollision:
-                pass  # different ATQAs: several tags, the inventory below sorts them out
+                atqa = b""  # different ATQAs: several tags, the inventory below sorts them out
+            if atqa is None:
+                self._single = None
+                return _NO_TAGS
             found = self._inventory(on_select)
         except NfcError:
             # Tags may be left READY or ACTIVE, where the next WUPA would silence them: send them to HALT
@@ -798,16 +817,40 @@ class RC522:
         halted first: a READY tag takes a WUPA for a frame it does not expect and falls back to HALT or IDLE
         silently (6.3.2.3), so the scan's WUPA would find nothing where a tag lies."""
         self._ready = False
-        single = self._single
-        if single is not None and self._confirms < FULL_SCAN_EVERY - 1:
+        if self._single is None or self._confirms >= FULL_SCAN_EVERY - 1:
+            self.halt()
+            return None
+        # A hub's still cards, every scan: anticollision()'s transactions, each one's bytes made once, and a clean
+        # answer settled here. On the Pico this halves the scan, as wupa() does an empty zone's poll.
+        if self._armed and not self._sending:
+            transfer = self._transfer
+            transfer(_CLEAR_IRQS)
+            transfer(_FIFO_ANTICOLLISION_CL1)
+            transfer(_SEND_FRAME)
+            self._armed = self._fifo_empty = False
+            _, _, _, (look, n) = self._plan(_ANTICOLLISION_CL1, 0, 0, 40)
+            looked = transfer(look)[n:]
+            # Received, no error, five whole bytes in the FIFO, read in the same look: the tag's level 1 and BCC
+            if looked[0] & _LOOK_MASK == _RX_IRQ and not looked[1] and looked[2] & 0x7F == 5 and not looked[3] & 7:
+                self._armed = True  # received, FIFO emptied: Transceive waits for the next StartSend
+                if looked[5:10] == self._cl1[1]:
+                    self._confirms += 1
+                    self._ready = True
+                    return [self._single]
+            else:
+                try:  # late, damaged, collided: as anticollision() would take it
+                    self._answer(_ANTICOLLISION_CL1, 0, 0, True, 40, False, looked)
+                except NfcTimeout:
+                    pass
+        else:
             try:
                 answer, collision = self.anticollision(1)
             except NfcTimeout:
                 answer, collision = b"", -1
-            if collision < 0 and answer[:4] == self._cl1[1]:
+            if collision < 0 and answer == self._cl1[1]:
                 self._confirms += 1
                 self._ready = True
-                return [single]
+                return [self._single]
         self.halt()  # back to HALT (woken from it by the WUPA before: READY* in 6.3.2.3), for the scan's WUPA
         return None
 
@@ -827,10 +870,11 @@ class RC522:
         self._confirms = self._confirms + 1 if single is not None else 0
         if single is not None:
             if self._cl1[0] is not single:  # the same tag scan after scan: its level-1 bytes worked out once
-                self._cl1 = (single, cascade_levels(single)[0])
+                level = cascade_levels(single)[0]
+                self._cl1 = (single, level + bytes((level[0] ^ level[1] ^ level[2] ^ level[3],)))
             cl1 = self._cl1[1]
             answer, collision = self.anticollision(1)
-            if collision < 0 and answer[:4] == cl1:
+            if collision < 0 and answer == cl1:
                 if self.keep_ready:
                     self._ready = True  # the next scan sends it ANTICOLLISION alone (_still)
                 else:
