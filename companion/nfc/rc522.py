@@ -322,6 +322,7 @@ class RC522:
         gain: int = 48,
         quick_confirm: bool = True,
         keep_ready: bool = False,
+        full_scan_turn: int = 0,
         spi_hz: int = 4_000_000,
     ) -> None:
         if gain not in GAINS_DB:
@@ -338,6 +339,11 @@ class RC522:
         self.gain = gain
         self.quick_confirm = quick_confirm
         self.keep_ready = keep_ready
+        # With keep_ready, the lone tag is selected in full at the scans where _turn (every scan's count, modulo
+        # FULL_SCAN_EVERY) is full_scan_turn: a hub gives its readers different turns, so that cards laid together
+        # are not all selected in full in one round (7 of them made a round of 120 ms on the Pico, once in 16).
+        self.full_scan_turn = full_scan_turn % FULL_SCAN_EVERY
+        self._turn = 0
         self._byte_us = 8_000_000 / spi_hz  # one byte on the bus
         self._wait_ms = _RESET_WAIT_MS  # how long init() waits for the oscillator
         # The chip waits for StartSend in Transceive (a frame was received and the FIFO emptied): the next
@@ -782,6 +788,7 @@ class RC522:
         them with WUPA), except, with ``keep_ready``, a lone tag confirmed that way: it is left READY, and the
         next scan confirms it by one anticollision frame (``_still``).
         """
+        self._turn = (self._turn + 1) % FULL_SCAN_EVERY
         try:
             if self._ready:
                 still = self._still()
@@ -817,7 +824,7 @@ class RC522:
         halted first: a READY tag takes a WUPA for a frame it does not expect and falls back to HALT or IDLE
         silently (6.3.2.3), so the scan's WUPA would find nothing where a tag lies."""
         self._ready = False
-        if self._single is None or self._confirms >= FULL_SCAN_EVERY - 1:
+        if self._single is None or self._turn == self.full_scan_turn:
             self.halt()
             return None
         # A hub's still cards, every scan: anticollision()'s transactions, each one's bytes made once, and a clean
@@ -866,7 +873,8 @@ class RC522:
         self._single = None
 
     def _inventory(self, on_select: "Callable[[bytes, int], None] | None") -> list[bytes]:
-        single = self._single if self.quick_confirm and self._confirms < FULL_SCAN_EVERY - 1 else None
+        due = self._turn == self.full_scan_turn if self.keep_ready else self._confirms >= FULL_SCAN_EVERY - 1
+        single = self._single if self.quick_confirm and not due else None
         self._confirms = self._confirms + 1 if single is not None else 0
         if single is not None:
             if self._cl1[0] is not single:  # the same tag scan after scan: its level-1 bytes worked out once

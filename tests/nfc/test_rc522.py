@@ -222,10 +222,32 @@ def test_the_hubs_still_card_is_never_missed_at_its_full_selection(reader: RC522
     reader.keep_ready = True
     tag = sim.Ntag213(NTAG)
     sim.field(0, 0).add(tag)
-    selections = []
-    scans = [reader.scan(lambda uid, sak: selections.append(uid)) for _ in range(3 * rc522.FULL_SCAN_EVERY)]
+    selected = []
+    scans = []
+    for n in range(1, 3 * rc522.FULL_SCAN_EVERY + 1):
+        scans.append(reader.scan(lambda uid, sak, n=n: selected.append(n)))
     assert scans == [[NTAG]] * len(scans)
-    assert len(selections) == 3  # the first scan and every FULL_SCAN_EVERY-th after it
+    # the first scan, and every scan on the reader's turn (full_scan_turn 0: the 16th, 32nd, 48th)
+    assert selected == [1, 16, 32, 48]
+
+
+def test_the_hubs_readers_select_their_still_cards_in_full_on_turns_of_their_own(
+    reader_at: Callable[..., RC522],
+) -> None:
+    """Cards laid together on a hub are not all selected in full in the same round: each reader has its turn."""
+    zones = 8
+    readers = []
+    for device in range(zones):
+        reader = reader_at(0, device, keep_ready=True, full_scan_turn=device * rc522.FULL_SCAN_EVERY // zones)
+        sim.field(0, device).add(sim.Ntag213(bytes((0x04, device, 0x5E, 0x15, 0xE5, 0x00, 0x11))))
+        readers.append(reader)
+    selections = [0] * (2 * rc522.FULL_SCAN_EVERY)
+    for round_ in range(len(selections)):
+        for reader in readers:
+            reader.scan(lambda uid, sak, r=round_: selections.__setitem__(r, selections[r] + 1))
+    assert selections[0] == zones  # every card found in the first round
+    assert max(selections[1:]) == 1  # then one full selection a round at most
+    assert sum(selections[1:]) == 2 * zones  # each card twice in 2 * FULL_SCAN_EVERY rounds
 
 
 def test_the_hubs_still_card_lifted_or_swapped_is_seen_at_the_next_scan(reader: RC522) -> None:
