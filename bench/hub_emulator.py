@@ -34,7 +34,7 @@ import serial
 import companion.sim as sim
 from companion.hub.protocol import FrameDecoder, Heartbeat, Message, ZoneReport
 from companion.hub.simulated import FIRMWARE, load_firmware, unload_firmware
-from companion.nfc.rc522 import RC522, machine_transfer
+from companion.nfc.rc522 import FULL_SCAN_EVERY, RC522, machine_transfer
 from companion.sim.world import CALL_COST_S
 
 # Published: MicroPython on a 125 MHz RP2040 runs a loop that sets a pin high then low in about 31 us (Roy
@@ -234,9 +234,19 @@ def model_figures(trials: int) -> tuple[dict[str, float], dict[str, list[float]]
         sim.reset()
         sim.clock.platform("pico")
         readers = []
-        for device in range(len(cfg["CHIP_SELECTS"])):
+        zones = len(cfg["CHIP_SELECTS"])
+        for device in range(zones):
             transfer = machine_transfer(sim.machine_spi(0, cfg["SPI_BAUDRATE"]), sim.machine_pin(0, device))
-            readers.append(RC522(transfer, timeout_ms=cfg["READER_TIMEOUT_MS"], spi_hz=cfg["SPI_BAUDRATE"]))
+            turn = device * FULL_SCAN_EVERY // zones  # as firmware/hub_app.zone_readers gives them
+            readers.append(
+                RC522(
+                    transfer,
+                    timeout_ms=cfg["READER_TIMEOUT_MS"],
+                    spi_hz=cfg["SPI_BAUDRATE"],
+                    keep_ready=True,
+                    full_scan_turn=turn,
+                )
+            )
         scanner = Scanner(readers, cfg["LIFT_SCANS"])
         scanner.start()
         clock = sim.clock

@@ -35,7 +35,7 @@ from protocol import (
     ZoneError,
     encode_frame,
 )
-from rc522 import RC522, machine_transfer
+from rc522 import FULL_SCAN_EVERY, RC522, machine_transfer
 from scanner import Scanner
 
 try:  # noqa: SIM105 (MicroPython has no contextlib; only mypy needs Any)
@@ -374,9 +374,19 @@ def zone_readers(cfg: "Any") -> "list[RC522]":
         miso=machine.Pin(cfg.MISO),
     )
     readers = []
-    for pin in cfg.CHIP_SELECTS:
+    for zone, pin in enumerate(cfg.CHIP_SELECTS):
         transfer = machine_transfer(spi, machine.Pin(pin, machine.Pin.OUT, value=1))
-        readers.append(RC522(transfer, timeout_ms=cfg.READER_TIMEOUT_MS, spi_hz=cfg.SPI_BAUDRATE))
+        readers.append(
+            RC522(
+                transfer,
+                timeout_ms=cfg.READER_TIMEOUT_MS,
+                spi_hz=cfg.SPI_BAUDRATE,
+                # A still card confirmed by one anticollision frame a scan (docs/decisions/013), its full selection
+                # on a turn of its own zone: cards laid together are not all selected in full in the same round
+                keep_ready=True,
+                full_scan_turn=zone * FULL_SCAN_EVERY // len(cfg.CHIP_SELECTS),
+            )
+        )
     return readers
 
 

@@ -186,6 +186,10 @@ _FIFO_WRITE = bytes((_FIFO_DATA << 1,))
 _CLEAR_IRQS = bytes((_COMM_IRQ << 1, 0x7F))
 _FIFO_WUPA = _FIFO_WRITE + _WUPA_FRAME
 _SEND_SHORT_FRAME = bytes((_BIT_FRAMING << 1, _START_SEND | 7))
+# The transactions of a still tag's anticollision at cascade level 1 (RC522._still), made once.
+_ANTICOLLISION_CL1 = b"\x93\x20"
+_FIFO_ANTICOLLISION_CL1 = _FIFO_WRITE + _ANTICOLLISION_CL1
+_SEND_FRAME = bytes((_BIT_FRAMING << 1, _START_SEND))
 _IDLE_COMMAND = bytes((_COMMAND << 1, _CMD_IDLE))
 _TRANSCEIVE_COMMAND = bytes((_COMMAND << 1, _CMD_TRANSCEIVE))
 _LOOK_MASK = const(0x23)  # RxIRq, ErrIRq, TimerIRq
@@ -205,6 +209,8 @@ _AGAIN_WAIT_MS = 3
 _RCV_OFF = const(0x20)
 
 _HLTA_WITH_CRC = b"\x50\x00\x57\xcd"  # HLTA and its CRC_A
+# What scan() returns for an empty field, made once (a new list each poll is garbage on the Pico): not to be changed.
+_NO_TAGS: "list[bytes]" = []
 
 
 def _hex(data: bytes) -> str:
@@ -315,6 +321,8 @@ class RC522:
         timeout_ms: float = 1.0,
         gain: int = 48,
         quick_confirm: bool = True,
+        keep_ready: bool = False,
+        full_scan_turn: int = 0,
         spi_hz: int = 4_000_000,
     ) -> None:
         if gain not in GAINS_DB:
@@ -330,6 +338,12 @@ class RC522:
         self._silence = "no tag answered within %s ms" % timeout_ms
         self.gain = gain
         self.quick_confirm = quick_confirm
+        self.keep_ready = keep_ready
+        # With keep_ready, the lone tag is selected in full at the scans where _turn (every scan's count, modulo
+        # FULL_SCAN_EVERY) is full_scan_turn: a hub gives its readers different turns, so that cards laid together
+        # are not all selected in full in one round (7 of them made a round of 120 ms on the Pico, once in 16).
+        self.full_scan_turn = full_scan_turn % FULL_SCAN_EVERY
+        self._turn = 0
         self._byte_us = 8_000_000 / spi_hz  # one byte on the bus
         self._wait_ms = _RESET_WAIT_MS  # how long init() waits for the oscillator
         # The chip waits for StartSend in Transceive (a frame was received and the FIFO emptied): the next
@@ -343,7 +357,11 @@ class RC522:
         # its first level confirms it without the rest of the selection.
         self._single: bytes | None = None
         self._confirms = 0  # scans in a row that took the lone tag for the previous one by its level-1 answer
-        self._cl1: tuple[bytes | None, bytes] = (None, b"")  # the lone tag and its cascade level 1
+        # The lone tag and its level-1 anticollision answer: its cascade level 1 and BCC.
+        self._cl1: tuple[bytes | None, bytes] = (None, b"")
+        # With keep_ready, the lone tag confirmed by the previous scan was left READY (not halted): the next scan
+        # sends it its level-1 anticollision alone, without HLTA and WUPA (see scan).
+        self._ready = False
         self._plans = _PLANS.setdefault((timeout_ms, spi_hz), {})  # see _plan
         # Planned now, not when the first card comes: WUPA, a level's anticollision and SELECT (both endings)
         for frame, last_bits, answer_bits in _PLANNED:
@@ -414,7 +432,7 @@ class RC522:
                 "no MFRC522 answers on this chip select (VersionReg reads 0x%02X): check wiring and chip select"
                 % version
             )
-        self._armed = self._sending = self._fifo_empty = False
+        self._armed = self._sending = self._fifo_empty = self._ready = False
         self._single = None
         self._write(_T_MODE, 0x80 | (_PRESCALER >> 8))  # TAuto: the timer starts when a frame is sent
         self._write(_T_PRESCALER, _PRESCALER & 0xFF)
@@ -626,6 +644,15 @@ class RC522:
 
     def wupa(self) -> bytes:
         """WUPA: wakes tags in IDLE and HALT; returns the ATQA."""
+        atqa = self._wake()
+        if atqa is None:
+            raise NfcTimeout(self._silence)
+        return atqa
+
+    def _wake(self) -> "bytes | None":
+        """``wupa``, with ``None`` for a clean time-out: most scans of a hub's zones, where an exception raised is
+        an object made each time, and the garbage of a round of empty zones (on the Pico a collection of the heap
+        costs tens of milliseconds, which then falls at any moment)."""
         if self._poll is None or not self._armed or self._sending:
             return self._short_frame(_WUPA_FRAME)
         # Most polls of a hub's zones: the transactions of transceive's, each one's bytes made once
@@ -636,13 +663,13 @@ class RC522:
         transfer(_SEND_SHORT_FRAME)
         self._armed = self._fifo_empty = False
         look, n = self._poll
-        status = transfer(look)[n:]
-        if status[0] & _LOOK_MASK == _TIMER_IRQ and not status[2] & 0x7F:  # nothing came
+        looked = transfer(look)  # read in place: a slice would be an object made every poll
+        if looked[n] & _LOOK_MASK == _TIMER_IRQ and not looked[n + 2] & 0x7F:  # nothing came
             transfer(_IDLE_COMMAND)
             transfer(_TRANSCEIVE_COMMAND)
             self._armed = True
-            raise NfcTimeout(self._silence)
-        data, bits, _ = self._answer(_WUPA_FRAME, 7, 0, False, 16, False, status)
+            return None
+        data, bits, _ = self._answer(_WUPA_FRAME, 7, 0, False, 16, False, looked[n:])
         if bits != 16:
             raise NfcProtocolError("ATQA must be 16 bits, got %d" % bits)
         return data
@@ -740,6 +767,7 @@ class RC522:
 
     def activate(self, uid: bytes) -> int:
         """Wake the field and select ``uid`` (to read or write its memory); returns the SAK."""
+        self._unready()
         try:
             self.wupa()
         except NfcCollision:
@@ -749,23 +777,32 @@ class RC522:
     def scan(self, on_select: "Callable[[bytes, int], None] | None" = None) -> list[bytes]:
         """The UIDs of every tag in the field.
 
-        Returns ``[]`` only when nothing answered WUPA (a clean time-out); a damaged answer raises an
-        ``NfcError``, and so does a tag that answered WUPA and then went silent: keep the cards as they were.
+        Returns ``[]`` only when nothing answered WUPA (a clean time-out; one list made once, to be read, not
+        changed); a damaged answer raises an ``NfcError``, and so does a tag that answered WUPA and then went
+        silent: keep the cards as they were.
         ``on_select(uid, sak)`` is called while each tag the scan selects is ACTIVE, before it is halted (to read
         its memory; SAK 0x00 is a type 2 tag such as NTAG213, 0x08 a MIFARE Classic 1K).
 
         With ``quick_confirm``, a lone tag whose level-1 anticollision answer matches the lone tag of the
         previous scan is taken for it without being selected. Every tag is left in HALT (the next scan wakes
-        them with WUPA).
+        them with WUPA), except, with ``keep_ready``, a lone tag confirmed that way: it is left READY, and the
+        next scan confirms it by one anticollision frame (``_still``).
         """
+        self._turn = (self._turn + 1) % FULL_SCAN_EVERY
         try:
+            if self._ready:
+                still = self._still()
+                if still is not None:
+                    return still
             try:
-                self.wupa()
+                atqa = self._wake()
             except NfcTimeout:
-                self._single = None
-                return []
+                atqa = None
             except NfcCollision:
-                pass  # different ATQAs: several tags, the inventory below sorts them out
+                atqa = b""  # different ATQAs: several tags, the inventory below sorts them out
+            if atqa is None:
+                self._single = None
+                return _NO_TAGS
             found = self._inventory(on_select)
         except NfcError:
             # Tags may be left READY or ACTIVE, where the next WUPA would silence them: send them to HALT
@@ -779,21 +816,77 @@ class RC522:
         self._single = found[0] if len(found) == 1 else None
         return found
 
+    def _still(self) -> "list[bytes] | None":
+        """The lone tag the previous scan left READY, confirmed by its cascade-level-1 answer to the one frame that
+        a READY tag answers and stays READY after: ANTICOLLISION (ISO/IEC 14443-3, 6.3.2.3 and 6.5.3.2; NTAG213
+        datasheet, 8.3, Figure 5: READY1 loops on ANTICOLLISION CL1). ``None`` when a full scan must follow: the
+        FULL_SCAN_EVERY-th scan, no answer (lifted, or this frame missed), or another answer. The tag is then
+        halted first: a READY tag takes a WUPA for a frame it does not expect and falls back to HALT or IDLE
+        silently (6.3.2.3), so the scan's WUPA would find nothing where a tag lies."""
+        self._ready = False
+        if self._single is None or self._turn == self.full_scan_turn:
+            self.halt()
+            return None
+        # A hub's still cards, every scan: anticollision()'s transactions, each one's bytes made once, and a clean
+        # answer settled here. On the Pico this halves the scan, as wupa() does an empty zone's poll.
+        if self._armed and not self._sending:
+            transfer = self._transfer
+            transfer(_CLEAR_IRQS)
+            transfer(_FIFO_ANTICOLLISION_CL1)
+            transfer(_SEND_FRAME)
+            self._armed = self._fifo_empty = False
+            _, _, _, (look, n) = self._plan(_ANTICOLLISION_CL1, 0, 0, 40)
+            looked = transfer(look)[n:]
+            # Received, no error, five whole bytes in the FIFO, read in the same look: the tag's level 1 and BCC
+            if looked[0] & _LOOK_MASK == _RX_IRQ and not looked[1] and looked[2] & 0x7F == 5 and not looked[3] & 7:
+                self._armed = True  # received, FIFO emptied: Transceive waits for the next StartSend
+                if looked[5:10] == self._cl1[1]:
+                    self._confirms += 1
+                    self._ready = True
+                    return [self._single]
+            else:
+                try:  # late, damaged, collided: as anticollision() would take it
+                    self._answer(_ANTICOLLISION_CL1, 0, 0, True, 40, False, looked)
+                except NfcTimeout:
+                    pass
+        else:
+            try:
+                answer, collision = self.anticollision(1)
+            except NfcTimeout:
+                answer, collision = b"", -1
+            if collision < 0 and answer == self._cl1[1]:
+                self._confirms += 1
+                self._ready = True
+                return [self._single]
+        self.halt()  # back to HALT (woken from it by the WUPA before: READY* in 6.3.2.3), for the scan's WUPA
+        return None
+
+    def _unready(self) -> None:
+        """Send a tag left READY back to HALT, where a WUPA finds it."""
+        if self._ready:
+            self._ready = False
+            self.halt()
+
     def forget(self) -> None:
         """Forget the lone tag of the previous scan: the next scan selects every tag in the field (and hands
         each to ``on_select``) rather than confirm that one by its level-1 answer."""
         self._single = None
 
     def _inventory(self, on_select: "Callable[[bytes, int], None] | None") -> list[bytes]:
-        single = self._single if self.quick_confirm and self._confirms < FULL_SCAN_EVERY - 1 else None
+        due = self._turn == self.full_scan_turn if self.keep_ready else self._confirms >= FULL_SCAN_EVERY - 1
+        single = self._single if self.quick_confirm and not due else None
         self._confirms = self._confirms + 1 if single is not None else 0
         if single is not None:
             if self._cl1[0] is not single:  # the same tag scan after scan: its level-1 bytes worked out once
-                self._cl1 = (single, cascade_levels(single)[0])
+                level = cascade_levels(single)[0]
+                self._cl1 = (single, level + bytes((level[0] ^ level[1] ^ level[2] ^ level[3],)))
             cl1 = self._cl1[1]
             answer, collision = self.anticollision(1)
-            if collision < 0 and answer[:4] == cl1:
-                self.halt()  # back to HALT (or IDLE) so that the next WUPA finds it
+            if collision < 0 and answer == cl1:
+                if self.keep_ready:
+                    self._ready = True  # the next scan sends it ANTICOLLISION alone (_still)
+                else:
+                    self.halt()  # back to HALT (or IDLE) so that the next WUPA finds it
                 return [single]
             branches: list[tuple[bytes, int]] = []
             if collision >= 0:

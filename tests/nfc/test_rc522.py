@@ -197,6 +197,113 @@ def test_a_still_card_lifted_is_an_absence_at_once(reader: RC522) -> None:
     assert reader.scan() == []
 
 
+def test_the_hubs_still_card_is_confirmed_by_one_anticollision_frame(reader: RC522) -> None:
+    """With ``keep_ready`` (the hub's readers) a lone card confirmed by its level-1 answer is left READY, where
+    ANTICOLLISION is answered and keeps it READY (ISO/IEC 14443-3, 6.3.2.3): the next scan is that frame alone."""
+    reader.keep_ready = True
+    tag = sim.Ntag213(NTAG)
+    sim.field(0, 0).add(tag)
+    assert reader.scan() == [NTAG]  # found: selected, halted
+    assert reader.scan() == [NTAG]  # WUPA, one anticollision, left READY
+    assert tag.state is sim.State.READY
+    for _ in range(3):
+        sim.wait(5e-3)
+        start, calls = sim.clock.now_s, sim.clock.transactions
+        assert reader.scan() == [NTAG]
+        assert sim.clock.now_s - start < 1.0e-3  # 1.6 ms halted and woken each time, on a Pi 4's bus
+        # clear, FIFO, StartSend and the wait that reads the answer: a third of WUPA, anticollision and HLTA's 14
+        assert sim.clock.transactions - calls == 4
+        assert tag.state is sim.State.READY
+
+
+def test_the_hubs_still_card_is_never_missed_at_its_full_selection(reader: RC522) -> None:
+    """A READY tag takes a WUPA for a frame it does not expect and falls back silently (ISO/IEC 14443-3,
+    6.3.2.3): the FULL_SCAN_EVERY-th scan halts it before its WUPA, or the still card would read as lifted."""
+    reader.keep_ready = True
+    tag = sim.Ntag213(NTAG)
+    sim.field(0, 0).add(tag)
+    selected = []
+    scans = []
+    for n in range(1, 3 * rc522.FULL_SCAN_EVERY + 1):
+        scans.append(reader.scan(lambda uid, sak, n=n: selected.append(n)))
+    assert scans == [[NTAG]] * len(scans)
+    # the first scan, and every scan on the reader's turn (full_scan_turn 0: the 16th, 32nd, 48th)
+    assert selected == [1, 16, 32, 48]
+
+
+def test_the_hubs_readers_select_their_still_cards_in_full_on_turns_of_their_own(
+    reader_at: Callable[..., RC522],
+) -> None:
+    """Cards laid together on a hub are not all selected in full in the same round: each reader has its turn."""
+    zones = 8
+    readers = []
+    for device in range(zones):
+        reader = reader_at(0, device, keep_ready=True, full_scan_turn=device * rc522.FULL_SCAN_EVERY // zones)
+        sim.field(0, device).add(sim.Ntag213(bytes((0x04, device, 0x5E, 0x15, 0xE5, 0x00, 0x11))))
+        readers.append(reader)
+    selections = [0] * (2 * rc522.FULL_SCAN_EVERY)
+    for round_ in range(len(selections)):
+        for reader in readers:
+            reader.scan(lambda uid, sak, r=round_: selections.__setitem__(r, selections[r] + 1))
+    assert selections[0] == zones  # every card found in the first round
+    assert max(selections[1:]) == 1  # then one full selection a round at most
+    assert sum(selections[1:]) == 2 * zones  # each card twice in 2 * FULL_SCAN_EVERY rounds
+
+
+def test_the_hubs_still_card_lifted_or_swapped_is_seen_at_the_next_scan(reader: RC522) -> None:
+    reader.keep_ready = True
+    first, second = sim.Ntag213(NTAG), sim.Ntag213("04C0FFEE123456")
+    sim.field(0, 0).add(first)
+    for _ in range(3):
+        assert reader.scan() == [NTAG]
+    sim.field(0, 0).remove(first)
+    assert reader.scan() == []
+    sim.field(0, 0).add(first)
+    for _ in range(3):
+        assert reader.scan() == [NTAG]
+    sim.field(0, 0).remove(first)
+    sim.field(0, 0).add(second)  # slid in as the first left: its own level-1 answer
+    assert reader.scan() == [second.uid]
+
+
+def test_the_hubs_still_card_that_missed_its_frame_is_found_by_wupa(reader: RC522) -> None:
+    """One anticollision answer lost: the tag is halted and woken by WUPA in the same scan, not reported gone."""
+    reader.keep_ready = True
+    tag = sim.Ntag213(NTAG)
+    sim.field(0, 0).add(tag)
+    for _ in range(3):
+        assert reader.scan() == [NTAG]
+    tag.drop_next()
+    assert reader.scan() == [NTAG]
+    assert reader.scan() == [NTAG]
+
+
+def test_a_tag_laid_beside_the_hubs_still_card_is_found_within_a_full_scan(reader: RC522) -> None:
+    """A tag laid beside one left READY is IDLE and answers WUPA only, which the still card's scans do not send:
+    it is found by the next full scan, as a twin is (decision 003)."""
+    reader.keep_ready = True
+    sim.field(0, 0).add(sim.Ntag213(NTAG))
+    for _ in range(3):
+        reader.scan()
+    other = sim.Ntag213("04C0FFEE123456")
+    sim.field(0, 0).add(other)
+    scans = [sorted(reader.scan()) for _ in range(rc522.FULL_SCAN_EVERY)]
+    assert sorted([NTAG, other.uid]) in scans
+    assert scans[-1] == sorted([NTAG, other.uid])
+
+
+def test_a_tag_left_ready_is_activated_to_be_written(reader: RC522) -> None:
+    reader.keep_ready = True
+    sim.field(0, 0).add(sim.Ntag213(NTAG))
+    for _ in range(3):
+        reader.scan()
+    reader.activate(NTAG)
+    reader.write_page(4, b"\x01\x02\x03\x04")
+    assert reader.read_pages(4)[:4] == b"\x01\x02\x03\x04"
+    reader.halt()
+    assert reader.scan() == [NTAG]
+
+
 def test_on_select_reads_memory_while_the_tag_is_active(reader: RC522) -> None:
     tag = sim.Ntag213(NTAG)
     tag.memory[28:32] = b"6O\xfe\x00"
