@@ -262,6 +262,8 @@ class PhoneSettings:
                 "levels": [
                     {"name": level, "label": label("speech", level, now.game, language)} for level in SPEECH_LEVELS
                 ],
+                # the table cannot sound (no sound card, no espeak-ng): what to do, shown while a level is chosen
+                "mute": None if referee.speech_mute is None else referee.speech_mute.text(language),
             },
             "enrollment": None if self._enrollment is None else self._enrollment.state(self._enrolling()),
             "texts": {key: translate(text, language) for key, text in SETTINGS_STRINGS.items()},
