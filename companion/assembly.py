@@ -6,8 +6,8 @@ SimBackend`, gpiozero's mock pins, the fake I2C bus under the real luma driver).
 devices (that is where real and simulated differ) and gives them to :func:`assemble` with the config; the
 assembly then makes the referee and the table, the status LED and the zone LEDs, the buttons, the page and the
 publisher, and hangs the outputs on the table in the order a player looks at them: the LEDs, the screen, the page,
-the club's broker; then the voice, which listens to the referee's news (:mod:`companion.speech`; on every table
-given a player, "off" until switched on). It starts nothing:
+the club's broker; then the listeners of the referee's news: the page (for the phones' voice) and the table's voice
+(:mod:`companion.speech`, on every table given a player, "off" until switched on). It starts nothing:
 the builder starts the table (:meth:`~companion.table.Table.start`) and runs what runs (the readers, the page, the
 publisher) on its own loop, or by hand on a simulated clock; the voice starts its thread with its first sentence.
 """
@@ -107,6 +107,7 @@ def assemble(config: Config, devices: Devices) -> Assembly:
 
         assembly.web = WebServer(table, config.web, _virtual(table, devices), screen=devices.screen)
         table.outputs.append(assembly.web)  # after the LEDs and the screen: it only notes the view for the loop
+        table.listeners.append(assembly.web)  # the phone's voice: the news worded for the pages that listen
     if config.mqtt is not None:  # woken as an output, run by the builder: the table never waits for it
         from companion.club.homeassistant import page_url
         from companion.club.publisher import Publisher
