@@ -8,15 +8,18 @@ which keeps each utterance the page asks it to say, and each time it is told to 
 from __future__ import annotations
 
 import asyncio
+import json
 import time
 from pathlib import Path
 from typing import Any
 
+import aiohttp
 import pytest
 from playwright.async_api import Page, expect
-from test_web_server import serving, until, web_config
+from test_web_server import next_event, serving, until, web_config
 
 import companion.sim as sim
+import companion.web.server as server
 from companion.config import parse_config
 from companion.documents.browser import Browser
 from companion.events import CardArrived
@@ -141,3 +144,52 @@ def test_a_refusal_cuts_short_the_turn_being_said(tmp_path: Path, browser: Brows
         {"text": heard[2]["text"], "lang": "en"},
     ]
     assert "king of cups" in heard[2]["text"].lower()
+
+
+async def spoken(events: aiohttp.ClientResponse) -> object:
+    """The next "speech" event's sentences, the others skipped."""
+    async with asyncio.timeout(5):
+        while True:
+            data = b""
+            while not data.endswith(b"\n\n"):
+                data += await events.content.readline()
+            if data.startswith(b"event: speech\n"):
+                return json.loads(data.rpartition(b"data: ")[2])
+
+
+def test_the_news_are_worded_once_for_every_page_and_never_for_nobody(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """No page listening: no sentence built (the table's loop does nothing for the phones); two pages listening:
+    one event's news worded once, and both sent the same sentences on their stream."""
+    worded: list[list[str]] = []
+    word = server.utterances
+
+    def counted(*args: Any) -> Any:
+        said = word(*args)
+        worded.append([utterance.text for utterance in said])
+        return said
+
+    monkeypatch.setattr(server, "utterances", counted)
+
+    async def watch() -> tuple[list[list[str]], list[object]]:
+        async with serving(tmp_path, EXTRA) as (daemon, url), aiohttp.ClientSession() as session:
+            readers = daemon._readers
+            assert readers is not None and daemon.table is not None
+            readers.put("7O", "z1")  # type: ignore[attr-defined]  # refused, with nobody listening
+            await until(lambda: daemon.table.referee.view().message is not None)  # type: ignore[union-attr]
+            readers.take("7O")  # type: ignore[attr-defined]
+            await until(lambda: not daemon.table.referee.zones.lying["z1"])  # type: ignore[union-attr]
+            await asyncio.sleep(0.05)
+            unheard = list(worded)
+            async with session.get(f"{url}/api/events") as one, session.get(f"{url}/api/events") as two:
+                await next_event(one), await next_event(two)  # the state: both listen
+                readers.put("7O", "z1")  # type: ignore[attr-defined]
+                said = [await spoken(one), await spoken(two)]
+            return unheard, said
+
+    unheard, said = asyncio.run(watch())
+    sentence = refusal(tmp_path, "7O")
+    assert unheard == []
+    assert said == [[{"text": sentence, "lang": "en", "weight": "refusal"}]] * 2
+    assert worded == [[sentence]], "worded once for both pages"
