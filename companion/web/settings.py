@@ -341,7 +341,7 @@ class PhoneSettings:
         body = await self._changing(request)
         referee = self.table.referee
         if referee.speech_level is None:
-            raise _bad("this table has no voice: give it a sound card and a [speech] level in its config")
+            raise _bad("this table has no voice: the service gives every table one; the demo, with --voice DIR")
         level = body.get("level")
         if level not in SPEECH_LEVELS:
             raise _bad(f"level {level!r}: choose {', '.join(SPEECH_LEVELS)}")
