@@ -7,7 +7,10 @@ with every scan that changes something timed in-process. Scan to LED during a fr
 (asyncio, the readers' thread, the screen's thread) on a fake bus that takes the time its bytes take at 100 and
 400 kHz, and times each scan from the reader thread's hand-off to the LED pin; with ``[speech] level = "all"`` the
 voice's thread renders every refusal with espeak-ng and plays it with aplay on ALSA's ``null`` PCM (which takes the
-samples at once: the voice is never idle, the worst case for the loop), rounds of it interleaved with silent ones.
+samples at once: the voice is never idle, the worst case for the loop), rounds of it interleaved with silent ones;
+beside that wall-clock pair, the CPU time the voice takes on the table's loop per event (``time.thread_time`` around
+its ``hear``: all the LED path waits for), on its own thread per sentence, and in espeak-ng and aplay (the children's
+rusage), which a busy machine does not change.
 Start-up and memory are taken from a process of their own, as systemd would start it.
 """
 
@@ -16,6 +19,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import random
+import resource
 import shutil
 import statistics
 import subprocess
@@ -27,6 +31,7 @@ import time
 import unittest.mock
 from collections.abc import Callable
 from contextlib import AbstractAsyncContextManager
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -39,7 +44,9 @@ from companion.events import ZoneScan
 from companion.journal import Entry, Journal
 from companion.nfc.backends import ReaderBackend
 from companion.sim.oled import FakeI2CBus
-from companion.speech import Aplay
+from companion.speech import Speaker
+from companion.speech.queue import Queue
+from companion.speech.sentences import utterances
 from companion.table import Table
 from companion.ui.display import Screen, i2c_write_s, make_device
 
@@ -239,24 +246,76 @@ def scan_to_led_in_service(
 SPEECH_ALL = '[speech]\nlevel = "all"\ndevice = "null"\n'  # ALSA's null PCM: any machine has it
 
 
-def scan_to_led_with_speech(rounds: int = 5, hz: int = 400_000) -> tuple[list[float], list[float], int]:
+@dataclass
+class SpeechCost:
+    """CPU time the voice took, by thread: figures that do not depend on how busy the machine is (a busy machine
+    stretches the wall-clock p99, not the CPU a piece of work needs)."""
+
+    events: dict[str, int] = field(default_factory=lambda: {"off": 0, "all": 0})  # events the voice heard
+    loop_s: dict[str, float] = field(default_factory=lambda: {"off": 0.0, "all": 0.0})  # its CPU on the loop
+    wording_s: dict[str, float] = field(default_factory=lambda: {"off": 0.0, "all": 0.0})  # of which: the words
+    queued: int = 0  # sentences put in the queue (speech all)
+    said: int = 0  # sentences the voice's thread rendered and played
+    thread_s: float = 0.0  # the voice's thread's own CPU (spawning, passing the bytes)
+    children_s: float = 0.0  # espeak-ng's and aplay's CPU (the children's rusage)
+
+
+def scan_to_led_with_speech(rounds: int = 5, hz: int = 400_000) -> tuple[list[float], list[float], SpeechCost]:
     """Seconds from hand-off to LED for each scan that changed it: with the voice off, and with it saying
-    everything (rounds interleaved, the same seeds); and how many sentences the voice played meanwhile."""
+    everything (rounds interleaved, the same seeds); and the CPU the voice took: on the table's loop (its
+    ``hear``, per event: all the LED path ever waits for), on its own thread, and in its programs."""
     off: list[float] = []
     on: list[float] = []
-    played = [0]
-    play = Aplay.play
+    cost = SpeechCost()
+    mode = ["off"]
+    hear, say, put, word = Speaker.hear, Speaker._say, Queue.put, utterances
 
-    def counted(self: Aplay, wav: bytes, utterance: Any) -> None:
-        played[0] += 1
-        play(self, wav, utterance)
+    def timed_words(*args: Any) -> Any:
+        start = time.thread_time()
+        try:
+            return word(*args)
+        finally:
+            cost.wording_s[mode[0]] += time.thread_time() - start
 
-    with unittest.mock.patch.object(Aplay, "play", counted):
+    def timed_hear(self: Speaker, *args: Any) -> None:
+        start = time.thread_time()
+        try:
+            hear(self, *args)
+        finally:
+            cost.loop_s[mode[0]] += time.thread_time() - start
+            cost.events[mode[0]] += 1
+
+    def timed_say(self: Speaker, utterance: Any) -> None:
+        start = time.thread_time()
+        try:
+            say(self, utterance)
+        finally:
+            cost.thread_s += time.thread_time() - start
+            cost.said += 1
+
+    def counted_put(self: Queue, utterance: Any) -> None:
+        cost.queued += 1
+        put(self, utterance)
+
+    def children() -> float:
+        used = resource.getrusage(resource.RUSAGE_CHILDREN)
+        return used.ru_utime + used.ru_stime
+
+    with (
+        unittest.mock.patch.object(Speaker, "hear", timed_hear),
+        unittest.mock.patch.object(Speaker, "_say", timed_say),
+        unittest.mock.patch.object(Queue, "put", counted_put),
+        unittest.mock.patch("companion.speech.speaker.utterances", timed_words),
+    ):
         for round_ in range(rounds):  # which goes first alternates: neither gets the quieter half of a round
             for extra in ("", SPEECH_ALL) if round_ % 2 == 0 else (SPEECH_ALL, ""):
+                mode[0] = "all" if extra else "off"
+                before = children()
                 timed = [latency for latency, _ in scan_to_led_in_service(hz, seed=5 + round_, extra=extra)]
+                if extra:
+                    cost.children_s += children() - before
                 (on if extra else off).extend(timed)
-    return off, on, played[0]
+    return off, on, cost
 
 
 def percentile(values: list[float], p: float) -> float:
@@ -304,7 +363,7 @@ def main() -> None:
                 f"  {how}: {len(ms)} scans, LED after that frame ended in {waited}; p50 {percentile(ms, 50):.2f} ms, "
                 f"p99 {percentile(ms, 99):.2f} ms (goal: p99 under 2 ms, no LED waits for a frame)"
             )
-    off, on, played = scan_to_led_with_speech()
+    off, on, cost = scan_to_led_with_speech()
     p99 = {name: percentile([t * 1e3 for t in times], 99) for name, times in (("off", off), ("all", on))}
     for name, times in (("off", off), ("all", on)):
         ms = [t * 1e3 for t in times]
@@ -314,8 +373,21 @@ def main() -> None:
             f"over 5 ms: {late}"
         )
     print(
-        f"  p99 added by the voice ({played} sentences rendered and played meanwhile): "
-        f"{p99['all'] - p99['off']:+.2f} ms (goal: at most 5 ms above speech off's)"
+        f"  p99 added by the voice ({cost.said} sentences rendered and played meanwhile): "
+        f"{p99['all'] - p99['off']:+.2f} ms (goal: at most 5 ms above speech off's; it moves with the machine's load)"
+    )
+    print("  the voice's CPU time, by thread (does not move with the load):")
+    for name in ("off", "all"):
+        events = max(cost.events[name], 1)
+        per, words = cost.loop_s[name] / events * 1e6, cost.wording_s[name] / events * 1e6
+        print(
+            f"    on the table's loop, after the LED, speech {name}: {per:.0f} us per event ({cost.events[name]} "
+            f"events), of which wording {words:.0f} us and queueing {per - words:.0f} us"
+        )
+    print(
+        f"    {cost.queued} sentences queued, one queue operation each; "
+        f"the voice's thread: {cost.thread_s / max(cost.said, 1) * 1e3:.1f} ms per sentence said; "
+        f"espeak-ng and aplay: {cost.children_s / max(cost.said, 1) * 1e3:.1f} ms per sentence"
     )
     startup, peak = startup_and_memory()
     print(

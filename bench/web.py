@@ -56,6 +56,7 @@ from companion.journal import Entry, Journal
 from companion.rules import Play
 from companion.rules.words import describe
 from companion.sim.oled import FakeI2CBus
+from companion.speech.sentences import utterances
 from companion.table import Table
 from companion.ui.display import make_device
 from companion.web.page import table_json
@@ -300,16 +301,33 @@ def page_weight(browser: Browser, game: str) -> tuple[list[tuple[str, int]], int
 
 def scan_to_led_with_pages(pages: int, seed: int) -> tuple[list[float], dict[str, int]]:
     """Scan to LED (seconds) of every scan that changed the LED; with ``pages`` > 0, the web on and that many pages
-    reading it, and what the server did: JSON built, events each page got."""
-    counts = {"built": 0, "least": 0, "most": 0}
+    reading it, and what the server did: JSON built, events each page got, the news worded for the pages' voice
+    (``worded`` times, ``said`` sentences; ``speech_us``: the loop's CPU time on it, ``time.thread_time``)."""
+    counts = {"built": 0, "least": 0, "most": 0, "worded": 0, "said": 0, "speech_us": 0}
     if pages == 0:
         timed = scan_to_led_in_service(I2C_HZ, seed=seed)
         return [latency for latency, _ in timed], counts
-    build = table_json
+    build, word, hear, speak = table_json, utterances, server.WebServer.hear, server.WebServer._speak
 
     def counted(*args: Any, **kwargs: Any) -> Any:
         counts["built"] += 1
         return build(*args, **kwargs)
+
+    def worded(*args: Any) -> Any:
+        said = word(*args)
+        counts["worded"] += 1
+        counts["said"] += len(said)
+        return said
+
+    def cpu_timed(method: Any) -> Any:
+        def on_the_loop(*args: Any) -> None:
+            start = time.thread_time()
+            try:
+                method(*args)
+            finally:
+                counts["speech_us"] += round((time.thread_time() - start) * 1e6)
+
+        return on_the_loop
 
     @contextlib.asynccontextmanager
     async def reading(daemon: Daemon) -> AsyncIterator[None]:
@@ -326,7 +344,7 @@ def scan_to_led_with_pages(pages: int, seed: int) -> tuple[list[float], dict[str
             while len(web._pages) < pages:
                 assert process.poll() is None, "the pages' process ended"
                 await asyncio.sleep(0.01)
-            counts["built"] = 0
+            counts.update(built=0, worded=0, said=0, speech_us=0)
             yield
             await asyncio.sleep(0.2)  # the last change reaches the pages
         finally:
@@ -334,9 +352,14 @@ def scan_to_led_with_pages(pages: int, seed: int) -> tuple[list[float], dict[str
         got = [int(n) for n in out.split()]
         counts["least"], counts["most"] = min(got), max(got)
 
-    with unittest.mock.patch.object(server, "table_json", counted):
-        timed = scan_to_led_in_service(I2C_HZ, seed=seed, extra='[web]\nlisten = "127.0.0.1:0"\n', beside=reading)
-    return [latency for latency, _ in timed], counts
+    with (
+        unittest.mock.patch.object(server, "table_json", counted),
+        unittest.mock.patch("companion.web.server.utterances", worded),
+        unittest.mock.patch.object(server.WebServer, "hear", cpu_timed(hear)),
+        unittest.mock.patch.object(server.WebServer, "_speak", cpu_timed(speak)),
+    ):
+        latencies = scan_to_led_in_service(I2C_HZ, seed=seed, extra='[web]\nlisten = "127.0.0.1:0"\n', beside=reading)
+    return [latency for latency, _ in latencies], counts
 
 
 def scan_to_led_with_stalled(seed: int) -> tuple[list[float], dict[str, int]]:
@@ -452,6 +475,11 @@ def main(argv: list[str] | None = None) -> None:
         print(
             f"  a round: {count['changes']} LED changes; the page's JSON built {count['built']} times for {PAGES} "
             f"pages; the pages got {count['least']} to {count['most']} events each (the first state, then one a change)"
+        )
+        print(
+            f"    the phone's voice: the news worded {count['worded']} times for the {PAGES} pages, "
+            f"{count['said']} sentences; the loop's CPU on it {count['speech_us'] / max(count['changes'], 1):.0f} us "
+            "per LED change (after the LED)"
         )
     stalled_report()
 

@@ -6,7 +6,8 @@ SimBackend`, gpiozero's mock pins, the fake I2C bus under the real luma driver).
 devices (that is where real and simulated differ) and gives them to :func:`assemble` with the config; the
 assembly then makes the referee and the table, the status LED and the zone LEDs, the buttons, the page and the
 publisher, and hangs the outputs on the table in the order a player looks at them: the LEDs, the screen, the page,
-the club's broker; then the voice, which listens to the referee's news (:mod:`companion.speech`). It starts nothing:
+the club's broker; then the listeners of the referee's news: the page (for the phones' voice) and the table's voice
+(:mod:`companion.speech`, on every table given a player, "off" until switched on). It starts nothing:
 the builder starts the table (:meth:`~companion.table.Table.start`) and runs what runs (the readers, the page, the
 publisher) on its own loop, or by hand on a simulated clock; the voice starts its thread with its first sentence.
 """
@@ -21,6 +22,7 @@ from typing import TYPE_CHECKING, Any
 
 from companion.config import Config
 from companion.hardware import PinMap
+from companion.i18n import Said
 from companion.journal import Journal
 from companion.nfc.registry import Registry
 from companion.nfc.tracking import TableTracker
@@ -28,7 +30,7 @@ from companion.readers import Readers, kind
 from companion.referee import Referee
 from companion.rules.transcript import state
 from companion.speech import Speaker
-from companion.speech.speaker import Player
+from companion.speech.speaker import SILENT, Player
 from companion.table import Table
 from companion.ui.buttons import Buttons
 from companion.ui.lights import StatusLed, ZoneLights
@@ -71,7 +73,7 @@ class Assembly:
     buttons: Buttons
     web: WebServer | None = None  # the table's page, when the config serves it
     publisher: Publisher | None = None  # the club's broker's, with [mqtt]
-    speaker: Speaker | None = None  # the table's voice, when it has a sound card (its level may be "off")
+    speaker: Speaker | None = None  # the table's voice, when it has a player (its level may be "off")
     _closing: list[Callable[[], None]] = field(default_factory=list)
 
     def close(self) -> None:
@@ -105,6 +107,7 @@ def assemble(config: Config, devices: Devices) -> Assembly:
 
         assembly.web = WebServer(table, config.web, _virtual(table, devices), screen=devices.screen)
         table.outputs.append(assembly.web)  # after the LEDs and the screen: it only notes the view for the loop
+        table.listeners.append(assembly.web)  # the phone's voice: the news worded for the pages that listen
     if config.mqtt is not None:  # woken as an output, run by the builder: the table never waits for it
         from companion.club.homeassistant import page_url
         from companion.club.publisher import Publisher
@@ -112,14 +115,20 @@ def assemble(config: Config, devices: Devices) -> Assembly:
         page = page_url(config.web, socket.gethostname())  # Home Assistant's link to the table's page
         assembly.publisher = Publisher(config.mqtt, devices.journal, lambda: state(referee.current_game), page)
         table.outputs.append(assembly.publisher)
-    if devices.voice is not None and config.speech.level != "off":  # "off" in the config: a table with no voice
-        # a listener: it hears the news after every output showed the view
+    if devices.voice is not None:  # every table with a player has a voice, "off" until the config or a person says
+        # a listener: it hears the news after every output showed the view; at "off" it words nothing and runs no
+        # thread, and one that cannot sound (no sound card, no espeak-ng) says so in the log, once
         speech = config.speech
         assembly.speaker = Speaker(devices.voice, speech.level, speech.rate, speech.volume)
         table.listeners.append(assembly.speaker)
-        referee.allow_speech(speech.level)  # the menu and the phone's settings offer to change it
+        referee.allow_speech(speech.level, _mute(assembly.speaker))  # the menu and the phone's settings offer it
         closing.append(assembly.speaker.close)
     return assembly
+
+
+def _mute(speaker: Speaker) -> Said | None:
+    """What the screen says when a person switches on a voice that cannot sound: what to do."""
+    return None if speaker.mute is None else Said(SILENT)
 
 
 def _buttons(table: Table, devices: Devices, closing: list[Callable[[], None]]) -> Buttons:

@@ -42,7 +42,7 @@ from companion.pins import PinFactoryError, choose, make_factory
 from companion.readers import Readers, Setup, kind
 from companion.referee import HubStatus, JournalNotice
 from companion.referee.texts import TEXT
-from companion.speech import Aplay
+from companion.speech import Aplay, Speaker
 from companion.systemd import Notifier
 from companion.table import Table
 from companion.ui.buttons import Buttons
@@ -81,6 +81,7 @@ class Daemon:
     stopped_view: TableView | None = None  # what the screen was left showing
     publisher: Publisher | None = None  # the club's broker's, with [mqtt]
     web: WebServer | None = None  # the table's page, when the config serves it
+    speaker: Speaker | None = None  # the table's voice ("off" until the config or a person switches it on)
     _stack: contextlib.ExitStack = field(default_factory=contextlib.ExitStack)
     _readers: Readers | None = None
 
@@ -170,7 +171,7 @@ class Daemon:
             except (ValueError, OSError) as exc:
                 raise StartError(str(exc)) from None
             log.info("buttons: pressed from the named pipe %s", presses)
-        self.web, self.publisher = assembly.web, assembly.publisher
+        self.web, self.publisher, self.speaker = assembly.web, assembly.publisher, assembly.speaker
         if self.web is not None:
             tasks.append(loop.create_task(self.web.serve(), name="web"))
         self._readers = readers

@@ -118,10 +118,21 @@ class Menu:
     """The menu's state: which level (the settings, or one setting's values) and which line is highlighted.
 
     ``pairing``: the table serves its page, and the menu offers to show the code a phone pairs with. ``zones``: the
-    table's (zone -> role; by default the settings' game's own), which say the games it offers."""
+    table's (zone -> role; by default the settings' game's own), which say the games it offers. ``mute``: the
+    table's voice cannot sound (no sound card, no espeak-ng): what to do, said as the hint once a person switches
+    it on."""
 
-    def __init__(self, settings: Settings, *, pairing: bool = False, zones: Mapping[str, str] | None = None) -> None:
+    def __init__(
+        self,
+        settings: Settings,
+        *,
+        pairing: bool = False,
+        zones: Mapping[str, str] | None = None,
+        mute: Said | None = None,
+    ) -> None:
         self.settings = settings
+        self.mute = mute
+        self.warning: Said | None = None  # said as the hint until the next press
         zones = find_kind(settings.game).default_zones() if zones is None else zones
         self.games, self.missing = games_for(zones), tuple(unfit_games(zones))
         self.actions: tuple[Key, ...] = ("new_game", "pair", "close") if pairing else ("new_game", "close")
@@ -132,6 +143,7 @@ class Menu:
     def press(self, press: Press) -> Choice | None:
         """Apply one press; return what was picked, if anything."""
         sure, self.sure = self.sure, False
+        self.warning = None
         if sure and press.button == Button.CONFIRM and press.kind == "short":
             return Choice("new_game")
         if press.kind == "long":
@@ -164,6 +176,8 @@ class Menu:
             items = tuple(self._label(self.editing, value) for value in self._values(self.editing))
             title = tr(self.editing, language)
         hint = tr("new_game_sure_hint" if self.sure else "menu_hint", language)
+        if self.warning is not None:
+            hint = self.warning.text(language)
         if self.editing == "game" and self.missing:  # why a game is not listed
             hint = tr("games_missing", language).format(
                 games=", ".join(label("game", g, g, language) for g in self.missing)
@@ -206,6 +220,8 @@ class Menu:
             return None
         key, value = self.editing, self._values(self.editing)[self.selected]
         self.settings = _with(self.settings, key, value)
+        if key == "speech" and value != "off":
+            self.warning = self.mute  # a voice switched on that cannot sound: what to do
         self.selected, self.editing = _SETTINGS.index(key), None
         choice: Choice = Choice(key, value)  # type: ignore[arg-type]  # key is one of _SETTINGS
         return choice

@@ -12,14 +12,16 @@ library (``012-the-voice-is-espeak-ng-and-aplay.md``).
 from __future__ import annotations
 
 import logging
+import shutil
 import threading
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Protocol
 
 from companion.games import AnyKind, Voice
+from companion.i18n import N_
 from companion.referee.news import LevelChosen, News
-from companion.speech.espeak import DEFAULT_RATE, DEFAULT_VOLUME, RenderError, render
+from companion.speech.espeak import DEFAULT_RATE, DEFAULT_VOLUME, ESPEAK, RenderError, render
 from companion.speech.process import run
 from companion.speech.queue import Queue
 from companion.speech.sentences import LEVELS, Utterance, utterances
@@ -29,6 +31,12 @@ __all__ = ["Aplay", "Player", "Speaker", "WavFiles"]
 log = logging.getLogger(__name__)
 
 Render = Callable[[str, str, int, int], bytes]  # (text, language, rate, volume) -> WAV bytes
+# The kernel's list of ALSA's sound cards, a line "N [id ]: driver - name" each, or " --- no soundcards ---"
+# (linux's sound/core/info.c, snd_card_info_read); absent with no ALSA at all
+CARDS = Path("/proc/asound/cards")
+# What the screen says when a person switches on a voice that cannot sound: what to do (the menu's hint, 128 pixels
+# of its small font; the log says which part is missing)
+SILENT = N_("Silent: companion doctor")
 
 
 class Player(Protocol):
@@ -41,6 +49,9 @@ class Player(Protocol):
     def play(self, wav: bytes, utterance: Utterance) -> None:
         """Say ``wav`` (``utterance`` rendered), returning once it is said."""
 
+    def trouble(self) -> str | None:
+        """Why it cannot sound (English, for the log, saying what to do), or None: it can."""
+
 
 class Aplay:
     """The sound card, through ALSA's ``aplay`` (Debian's ``alsa-utils``) on the PCM ``device`` (``default``, or
@@ -49,9 +60,21 @@ class Aplay:
 
     paced = True
 
-    def __init__(self, device: str = "default", command: Sequence[str] | None = None) -> None:
+    def __init__(
+        self, device: str = "default", command: Sequence[str] | None = None, cards: Path | None = None
+    ) -> None:
         self.command = list(command) if command is not None else ["aplay", "-q", "-D", device, "-"]
+        self.device, self.cards = device, cards  # None: the kernel's list (CARDS)
         self._said: set[str] = set()  # the failures already logged
+
+    def trouble(self) -> str | None:
+        """aplay missing, or no sound card at all (ALSA's ``null`` PCM needs none): what a table without a voice
+        lacks. A card that is there but fails says so when it is first used."""
+        if shutil.which(self.command[0]) is None:
+            return f"{self.command[0]} is not installed: sudo apt-get install alsa-utils"
+        if self.device != "null" and not has_cards(self.cards or CARDS):
+            return "no sound card: companion doctor says how to give the table one"
+        return None
 
     def play(self, wav: bytes, utterance: Utterance) -> None:
         try:
@@ -83,6 +106,9 @@ class WavFiles:
         self.folder, self.prefix = folder, prefix
         self.written = 0
 
+    def trouble(self) -> str | None:
+        return None  # a folder takes any WAV
+
     def play(self, wav: bytes, utterance: Utterance) -> None:
         self.written += 1
         stem = self.folder / f"{self.prefix}{self.written:03d}"
@@ -90,11 +116,30 @@ class WavFiles:
         stem.with_suffix(".txt").write_text(utterance.text + "\n", "utf-8")
 
 
+def has_cards(cards: Path) -> bool:
+    """Whether the kernel lists a sound card (``cards``: its list, :data:`CARDS`).
+
+    >>> import tempfile
+    >>> listed = Path(tempfile.mkdtemp()) / "cards"
+    >>> _ = listed.write_text(" 0 [sndrpihifiberry]: RPi-simple - snd_rpi_hifiberry_dac\\n")
+    >>> has_cards(listed), has_cards(listed.with_name("none"))
+    (True, False)
+    >>> _ = listed.write_text("--- no soundcards ---\\n"); has_cards(listed)
+    False
+    """
+    try:
+        listed = cards.read_text("utf-8", "replace")
+    except OSError:  # no /proc/asound: a kernel without ALSA, or a container
+        return False
+    return any(line.split("[", 1)[0].strip().isdigit() for line in listed.splitlines())
+
+
 class Speaker:
     """The table's voice at ``level`` (one of :data:`~companion.speech.sentences.LEVELS`; it may change at any
     time). With a paced player it says its sentences on its own thread, started with the first one heard (a table
     that says nothing runs none); else at once, in the caller's thread (the demo's files, on its simulated
-    clock). :meth:`say_all` says what waits, here and now (the tests)."""
+    clock). :meth:`say_all` says what waits, here and now (the tests). A table that cannot sound (:meth:`trouble`)
+    says so in its log once, when it starts with a voice or when one is chosen."""
 
     def __init__(
         self,
@@ -112,11 +157,26 @@ class Speaker:
         self._thread: threading.Thread | None = None
         self._stopping = False
         self._failed: set[str] = set()
+        self._told: set[str] = set()  # the troubles logged when a voice was chosen
+        self.mute = self.trouble()  # why it cannot sound, or None: checked once, at the start
+        if self.mute is not None:
+            (log.info if level == "off" else log.error)("speech: %s", self.mute)
+
+    def trouble(self) -> str | None:
+        """Why the table cannot sound (English, saying what to do), or None: espeak-ng missing, or the player's."""
+        if shutil.which(ESPEAK) is None:
+            return "espeak-ng is not installed: sudo apt-get install espeak-ng (companion doctor checks the voice)"
+        return self.player.trouble()
 
     def hear(self, news: Sequence[News], kind: AnyKind, voice: Voice, now: float) -> None:
         for item in news:
             if isinstance(item, LevelChosen):  # the menu's or the phone's: what follows is said at it
                 self.level = item.level
+                if self.mute is not None and item.level != "off" and self.mute not in self._told:
+                    self._told.add(self.mute)  # once: the screen says it each time (the menu's hint)
+                    log.warning("speech: %s; the voice was switched on, and the table stays silent", self.mute)
+        if self.mute is not None:
+            return  # nothing worded, no thread: it would only fail
         said = utterances(news, kind, voice, self.level)
         if not said:
             return

@@ -8,7 +8,8 @@ hands it to each connected page; a page that is slow to read gets the newest sta
 Routes: ``/`` the page, ``/static/...`` its script and style, ``/games/NAME.js`` the script that draws a game
 (its kind's), ``/api/state`` the game's state as ``companion play --json`` prints it, ``/api/table`` what the
 page draws, ``/api/history`` the journal's games, ``/api/events`` the page's state pushed as server-sent events,
-and with it each frame the OLED was sent (the page's mirror of the panel: :meth:`WebServer.frame`);
+and with it each frame the OLED was sent (the page's mirror of the panel: :meth:`WebServer.frame`) and what the table's
+voice says of each event (the phone's voice: :meth:`WebServer.hear`);
 ``/api/virtual...`` the virtual table's input (:mod:`companion.web.virtual`).
 """
 
@@ -22,17 +23,19 @@ import contextlib
 import dataclasses
 import json
 import logging
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any, Protocol, runtime_checkable
 
 from aiohttp import web
 from PIL import Image
 
-from companion.games import kinds
+from companion.games import AnyKind, Voice, kinds
 from companion.journal import Journal, JournalError
 from companion.referee.history import standing
+from companion.referee.news import News
 from companion.rules.transcript import state
+from companion.speech.sentences import Utterance, utterances
 from companion.table import Table
 from companion.view import Message, TableView
 from companion.web import guard
@@ -49,6 +52,8 @@ STATIC = Path(__file__).parent / "static"
 MESSAGES_KEPT = 6  # the last messages the page lists
 SHUTDOWN_S = 1.0  # how long stopping waits for requests in flight
 STREAM_KEPT_S = 10.0  # an address's stream younger than this is never ended for its next one
+SAID_KEPT = 8  # the sentences a page that does not read is kept, the newest (its voice says the newest first)
+SAID_LEVEL = "all"  # the pages are sent every sentence, each with its weight: a page chooses which it says
 
 
 @runtime_checkable
@@ -84,6 +89,7 @@ class WebServer:
         self._scheduled = False
         self._frame = ""  # the OLED's last frame, as the pages are sent it (an "oled" event's data)
         self._drawn: tuple[int, int, bytes] | None = None  # the OLED's last frame, as the screen's thread gave it
+        self._heard: list[tuple[tuple[News, ...], AnyKind, Voice]] = []  # news not yet worded for the pages
         self._pages: set[_Outbox] = set()  # one a connected page
         # each address's pages, oldest first (to end its oldest for its next)
         self._streams: dict[str, collections.deque[_Stream]] = {}
@@ -137,6 +143,27 @@ class WebServer:
         self._published = text
         for page in self._pages:
             page.put("", text)
+
+    # ---- a listener of the table: the phone's voice ---------------------------------------------------------------
+
+    def hear(self, news: Sequence[News], kind: AnyKind, voice: Voice, now: float) -> None:
+        """Note an event's news for the pages that listen; they are worded once the loop is free, as the table's
+        voice words them (:func:`~companion.speech.sentences.utterances`). With no page listening, nothing: the
+        sentences are built for a listener only."""
+        if not self._pages or self._loop is None:
+            return
+        self._heard.append((tuple(news), kind, voice))
+        if len(self._heard) == 1:
+            self._loop.call_soon(self._speak)  # after the state's publishing: the page shows, then says
+
+    def _speak(self) -> None:
+        heard, self._heard = self._heard, []
+        said = [said for news, kind, voice in heard for said in utterances(news, kind, voice, SAID_LEVEL)]
+        if not said:
+            return
+        items = [_said_json(utterance) for utterance in said]
+        for page in self._pages:
+            page.say(items)
 
     def frame(self, image: Image.Image) -> None:
         """The frame the OLED was just sent, for the pages' mirror. Called from the screen's thread: this takes
@@ -274,7 +301,7 @@ class WebServer:
             if self._frame:
                 stream.page.put("oled", self._frame)
             while (events := await stream.page.get()) is not None:
-                # the state as the stream's plain messages, the frame as "oled" events
+                # the state as the stream's plain messages, the frame as "oled" events, the sentences as "speech"
                 await response.write("".join(_event(name, text) for name, text in events).encode())
         except ConnectionResetError:
             pass  # the page went away
@@ -304,15 +331,21 @@ class _Stream:
 
 class _Outbox:
     """What a page is sent next: the newest of each event (the state, the OLED's frame), never a queue of old ones,
-    since a page only needs the newest; or the end."""
+    since a page only needs the newest; the sentences said since it last read (the newest :data:`SAID_KEPT`), as one
+    "speech" event after the state; or the end."""
 
     def __init__(self) -> None:
         self._waiting: dict[str, str] = {}
+        self._said: list[dict[str, str]] = []
         self._ended = False
         self._ready = asyncio.Event()
 
     def put(self, event: str, text: str) -> None:
         self._waiting[event] = text  # replaces what the page has not read yet
+        self._ready.set()
+
+    def say(self, items: list[dict[str, str]]) -> None:
+        self._said = [*self._said, *items][-SAID_KEPT:]
         self._ready.set()
 
     def end(self) -> None:
@@ -327,6 +360,9 @@ class _Outbox:
             return None
         events = list(self._waiting.items())
         self._waiting.clear()
+        if self._said:
+            events.append(("speech", json.dumps(self._said, ensure_ascii=False)))
+            self._said = []
         return events
 
 
@@ -359,6 +395,12 @@ def history(path: Path, lang: str) -> list[dict[str, Any]]:
         return listed
     finally:
         journal.close()
+
+
+def _said_json(utterance: Utterance) -> dict[str, str]:
+    """A sentence as the page's voice takes it: its words, its language, and what it is (``turn``, ``news``,
+    ``refusal``, ``result``: which the page's level says, and which goes stale)."""
+    return {"text": utterance.text, "lang": utterance.lang, "weight": utterance.weight.name.lower()}
 
 
 def _event(name: str, text: str) -> str:

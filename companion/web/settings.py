@@ -266,6 +266,8 @@ class PhoneSettings:
                 "levels": [
                     {"name": level, "label": label("speech", level, now.game, language)} for level in SPEECH_LEVELS
                 ],
+                # the table cannot sound (no sound card, no espeak-ng): what to do, shown while a level is chosen
+                "mute": None if referee.speech_mute is None else referee.speech_mute.text(language),
             },
             "enrollment": None if self._enrollment is None else self._enrollment.state(self._enrolling()),
             "texts": {key: translate(text, language) for key, text in SETTINGS_STRINGS.items()},
@@ -343,7 +345,7 @@ class PhoneSettings:
         body = await self._changing(request)
         referee = self.table.referee
         if referee.speech_level is None:
-            raise _bad("this table has no voice: give it a sound card and a [speech] level in its config")
+            raise _bad("this table has no voice: the service gives every table one; the demo, with --voice DIR")
         level = body.get("level")
         if level not in SPEECH_LEVELS:
             raise _bad(f"level {level!r}: choose {', '.join(SPEECH_LEVELS)}")

@@ -51,7 +51,9 @@ def digest(text: str) -> str:
 
 def test_a_burst_while_the_card_is_busy_says_the_newest_ruling_then_the_last_turn(tmp_path: Path) -> None:
     log, gate = tmp_path / "played", tmp_path / "gate"
-    speaker = Speaker(Aplay(command=[sys.executable, str(SLOW), str(log), str(gate)]), level="all")
+    cards = tmp_path / "cards"  # the kernel's list, with the card the stand-in plays on
+    cards.write_text(" 0 [Headphones     ]: bcm2835_headpho - bcm2835 Headphones\n")
+    speaker = Speaker(Aplay(command=[sys.executable, str(SLOW), str(log), str(gate)], cards=cards), level="all")
     referee = Referee(GameConfig(language="en"), {"z1": "table"})  # the voice: card and seat names
     game = Seises(players=4)
     kind = referee.game_kind

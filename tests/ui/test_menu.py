@@ -11,7 +11,7 @@ from PIL import Image, ImageDraw
 
 from companion.events import Press
 from companion.games import kinds
-from companion.i18n import languages
+from companion.i18n import N_, Said, languages
 from companion.menu import Choice, Menu, Settings, decks_for, players_for
 from companion.ui.screens import HEIGHT, WIDTH, draw_menu
 from companion.view import Language, tr
@@ -185,3 +185,21 @@ def test_a_table_with_a_voice_offers_how_much_it_says_and_every_screen_of_it_fit
 def test_a_speech_level_the_menu_does_not_know_is_refused_with_the_choices() -> None:
     with pytest.raises(ValueError, match="speech 'loud': choose off, rulings, all"):
         Settings(speech="loud")
+
+
+@pytest.mark.parametrize("language", languages())
+def test_a_voice_switched_on_at_a_table_that_cannot_sound_says_what_to_do_on_the_screen(language: Language) -> None:
+    mute = Said(N_("Silent: companion doctor"))  # the assembly's, at a table without a sound card or espeak-ng
+    menu = Menu(Settings(language=language, speech="off"), mute=mute)
+    assert menu.view().items[4] == f"{tr('speech', language)}: {tr('off', language)}"
+    press(menu, *["pass"] * 4, "confirm")
+    assert menu.view().hint == tr("menu_hint", language), "listing the levels: nothing is switched on yet"
+    assert press(menu, "confirm") == [Choice("speech", "off")]
+    assert menu.view().hint == tr("menu_hint", language), "off: nothing to say"
+    press(menu, "confirm", "pass", "confirm")  # rulings
+    view = menu.view()
+    assert menu.settings.speech == "rulings" and view.hint == mute.text(language)
+    assert view.hint != mute.text("en" if language != "en" else "es"), "in the table's language"
+    draw_menu(ImageDraw.Draw(Image.new("1", (WIDTH, HEIGHT))), view)  # fits
+    press(menu, "pass")
+    assert menu.view().hint == tr("menu_hint", language), "said once, until the next press"

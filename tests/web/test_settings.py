@@ -38,7 +38,7 @@ from companion.web import WebServer
 
 PINS = load_pinmap()
 NAMES = '[game]\nlanguage = "en"\nseat_names = ["Ana", "Luis", "Eva", "Pau"]\n'
-PAIR_LINE = 5  # the menu's first level: game, players, deck, language, new game, pair a phone, close
+PAIR_LINE = 6  # the menu's first level: game, players, deck, language, voice, new game, pair a phone, close
 
 
 @pytest.fixture(autouse=True)
@@ -376,6 +376,7 @@ def test_a_code_shown_while_the_servers_loop_waits_expires_once_it_runs(
         TableTracker(Registry(tmp_path / "registry.toml")),
         Journal(tmp_path / "journal.db"),
     )
+    table.referee.allow_speech("off")  # a voice, as every assembled table has: its menu's line is before "pair"
     table.start(0.0)
     loop = asyncio.new_event_loop()
     server = WebServer(table, ("127.0.0.1", 0))

@@ -112,6 +112,8 @@ async function load(refill) {
   $("voice").hidden = !settings.speech; // a table with no voice offers none
   if (settings.speech) {
     options($("speech"), settings.speech.levels.map((l) => ({ value: l.name, label: l.label })), settings.speech.level);
+    $("mute").textContent = settings.speech.mute ?? ""; // a voice switched on that cannot sound: what to do
+    $("mute").hidden = !settings.speech.mute || settings.speech.level === "off";
   }
   fillMissing();
   fillEnrollment();

@@ -3,6 +3,8 @@
 // At a virtual table (/api/virtual says so) the page is also a hand: it lays cards from the hand on a zone, lifts
 // them and presses the buttons, through POSTs that reach the simulated readers and mock pins, never the referee.
 // The OLED is mirrored: each frame its driver was sent comes as an "oled" event, its bits drawn on a canvas.
+// The phone speaks: what the table's voice says of each event comes as a "speech" event, which the browser's speech
+// synthesis says once a tap switched it on (browsers speak only after one).
 "use strict";
 window.companion = { games: {}, svg, el };
 
@@ -41,6 +43,7 @@ function render(data) {
   document.getElementById("pending").textContent = data.pending ? `${t("pending")}: ${data.pending.said}` : "";
   document.getElementById("settings-link").textContent = t("settings");
   document.getElementById("messages-head").textContent = t("messages");
+  drawVoice(t);
   drawAlert(data);
   document.getElementById("oled").setAttribute("aria-label", t("oled"));
   const list = document.getElementById("messages");
@@ -194,13 +197,80 @@ function drawVirtual() {
   document.getElementById("how").textContent = t("how");
 }
 
+// ---- the phone's voice -----------------------------------------------------------------------------------------
+
+// Off until a tap; each tap moves to the next level, as the table's menu lists them: "rulings" says the refusals
+// and the results, "all" the turns and the notices too. Which is said next is chosen as the table's voice chooses
+// (companion/speech/queue.py): the newest ruling first, a newer refusal replacing an older one, a turn or a notice
+// dropped once anything newer comes, and one being said cut short by a ruling.
+const LEVELS = ["off", "rulings", "all"];
+const RULINGS = ["refusal", "result"];
+let level = "off";
+let speaking = null; // the sentence being said
+let rulings = []; // waiting, in the order they came: the newest is said first
+let chatter = []; // the turns and the notices waiting, oldest first
+
+function drawVoice(t) {
+  const button = document.getElementById("voice");
+  button.hidden = !("speechSynthesis" in window);
+  button.textContent = `${t("speech")}: ${t(level)}`;
+  button.setAttribute("aria-pressed", String(level !== "off"));
+}
+
+function switchVoice() {
+  level = LEVELS[(LEVELS.indexOf(level) + 1) % LEVELS.length];
+  if (level === "off") hush();
+  if (latest) drawVoice((key) => latest.texts[key] ?? key);
+}
+
+function hush() {
+  rulings = [];
+  chatter = [];
+  speaking = null;
+  speechSynthesis.cancel();
+}
+
+function hear(said) {
+  if (level === "off") return; // nothing is said before the tap
+  for (const item of said) {
+    if (level === "rulings" && !RULINGS.includes(item.weight)) continue;
+    if (RULINGS.includes(item.weight)) {
+      chatter = []; // said before the ruling, it is stale after it
+      if (item.weight === "refusal") rulings = rulings.filter((waiting) => waiting.weight !== "refusal");
+      rulings.push(item);
+      if (speaking && !RULINGS.includes(speaking.weight)) {
+        speaking = null; // a turn being said is cut short: the ruling is newer
+        speechSynthesis.cancel();
+      }
+    } else {
+      if (item.weight === "turn") chatter = chatter.filter((waiting) => waiting.weight !== "turn");
+      chatter.push(item);
+    }
+  }
+  if (!speaking) sayNext();
+}
+
+function sayNext() {
+  const item = rulings.pop() ?? chatter.shift() ?? null;
+  speaking = item;
+  if (!item) return;
+  const utterance = new SpeechSynthesisUtterance(item.text);
+  utterance.lang = item.lang; // the table's language: the browser takes a voice of it
+  const voice = speechSynthesis.getVoices().find((v) => v.lang.split("-")[0] === item.lang);
+  if (voice) utterance.voice = voice;
+  utterance.onend = utterance.onerror = () => speaking === item && sayNext();
+  speechSynthesis.speak(utterance);
+}
+
 function connect() {
   const link = document.getElementById("link");
   const events = new EventSource("/api/events");
   events.onopen = () => (link.textContent = "");
   events.onmessage = (event) => render(JSON.parse(event.data));
   events.addEventListener("oled", (event) => drawOled(JSON.parse(event.data)));
+  events.addEventListener("speech", (event) => hear(JSON.parse(event.data)));
   events.onerror = () => (link.textContent = latest ? latest.texts.offline : "…");
 }
 
+document.getElementById("voice").addEventListener("click", switchVoice);
 connect();
