@@ -106,7 +106,7 @@ def test_plays_not_written_at_stop_are_logged_shown_kept_and_replayed_at_the_nex
             assert table is not None and table.game_id == 1 and len(table.referee.game.actions) == 1
             view = table.referee.view()
             assert view.message is not None and view.message.title == "Jugadas sin guardar"
-            assert view.message.todo == "OK las repone, UNDO no"
+            assert view.message.todo == "OK las repone, DESHACER no"
             press(second, Button.CONFIRM)
             assert len(table.referee.game.actions) == 3 and table.referee.journal_ok
 
