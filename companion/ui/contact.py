@@ -63,13 +63,27 @@ def game_frames(game: str, language: str) -> list[Image.Image]:
     frames: list[Image.Image] = []
     now = 0.0
     for view in kept:
-        screen.show(view, now)
-        for page in range(pages(view)):
-            screen.tick(now + page * PAGE_S + 0.1)
-            frame = bus.last_image()
+        for frame in page_frames(view, screen, bus, now):
             if not frames or frame.tobytes() != frames[-1].tobytes():  # the last screen may be the last said
                 frames.append(frame)
         now += (pages(view) + 1) * PAGE_S
+    return frames
+
+
+def page_frames(
+    view: TableView, screen: Screen | None = None, bus: FakeI2CBus | None = None, now: float = 0.0
+) -> list[Image.Image]:
+    """The frames the real driver sends for ``view`` shown at ``now``, one a page of its footer as the pages turn
+    (once round): what a person sees of it over time. ``screen`` sends on ``bus`` (by default a new screen on a new
+    fake bus)."""
+    if screen is None or bus is None:
+        bus = FakeI2CBus()
+        screen = Screen(make_device([], bus=bus))
+    screen.show(view, now)
+    frames = []
+    for page in range(pages(view)):
+        screen.tick(now + page * PAGE_S + 0.1)
+        frames.append(bus.last_image())
     return frames
 
 

@@ -33,7 +33,23 @@ from companion.rules.transcript import UNDO
 HERE = Path(__file__).parent
 # action (or "undo"), state before, state after (None: the action was refused and changed nothing)
 History = list[tuple[Action | str, dict[str, Any], dict[str, Any] | None]]
+Setup = tuple[str, int, str | None, dict[str, str]]  # a recorded game's name, players, deck (None: its own), options
 Cheat = Callable[[Game], Action | None]  # a refused action a robot tries before its turn, if any
+
+
+def setup(arguments: list[str]) -> Setup:
+    """The game a transcript's first line sets up, from its ``companion play`` arguments (``--keep-going`` aside)."""
+    name, words = arguments[0], [word for word in arguments[1:] if word != "--keep-going"]
+    players, deck, options = 4, None, {}
+    for flag, value in zip(words[::2], words[1::2], strict=True):
+        if flag == "--players":
+            players = int(value)
+        elif flag == "--deck":
+            deck = value
+        else:
+            key, _, val = value.partition("=")
+            options[key] = val
+    return name, players, deck, options
 
 
 def seises_game(

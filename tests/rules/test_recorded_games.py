@@ -49,18 +49,7 @@ def test_a_recorded_game_replays_to_its_expected_state(transcript: Path, capsys:
 @pytest.mark.parametrize("transcript", TRANSCRIPTS, ids=lambda p: p.stem)
 def test_a_recorded_game_shows_what_it_was_recorded_for(transcript: Path) -> None:
     args = arguments(transcript)
-    words = [word for word in args[1:] if word != "--keep-going"]
-    players, deck, options = 4, None, {}
-    while words:
-        flag, value, words = words[0], words[1], words[2:]
-        if flag == "--players":
-            players = int(value)
-        elif flag == "--deck":
-            deck = value
-        else:
-            key, _, val = value.partition("=")
-            options[key] = val
-    game = new_game(args[0], players, deck, options)
+    game = new_game(*record.setup(args))
     history: record.History = []
     for line in transcript.read_text("utf-8").splitlines():
         action = parse_line(line)

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import re
 import shlex
+import sys
 from collections.abc import Iterator
 from functools import cache
 from pathlib import Path
@@ -28,6 +29,9 @@ from companion.speech.espeak import render
 from companion.speech.sentences import Weight, utterances
 
 GAMES = Path(__file__).parents[1] / "games"
+sys.path.insert(0, str(GAMES))
+import record  # noqa: E402
+
 PACKAGE = Path(companion.__file__).parent
 LANGUAGES = ("es", "en")
 # Words only one of the two languages has: a sentence of the other language gives itself away by them.
@@ -39,18 +43,8 @@ ONLY = {
 
 def setup(transcript: Path) -> GameConfig:
     """The game a recorded transcript's first line gives (``companion play``'s arguments)."""
-    words = shlex.split(transcript.read_text("utf-8").splitlines()[0][2:])
-    name, words = words[0], [word for word in words[1:] if word != "--keep-going"]
-    players, deck, options = 4, "", {}
-    for flag, value in zip(words[::2], words[1::2], strict=True):
-        if flag == "--players":
-            players = int(value)
-        elif flag == "--deck":
-            deck = value
-        else:
-            key, _, val = value.partition("=")
-            options[key] = val
-    return GameConfig(name, players, deck, options)
+    name, players, deck, options = record.setup(shlex.split(transcript.read_text("utf-8").splitlines()[0][2:]))
+    return GameConfig(name, players, deck or "", options)
 
 
 def told(transcript: Path) -> Iterator[tuple[Referee, list[News]]]:

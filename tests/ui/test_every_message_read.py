@@ -29,12 +29,10 @@ from companion.menu import Menu, Settings
 from companion.referee import texts
 from companion.rules import IllegalPlay, Play
 from companion.rules.base import SENTENCES
-from companion.sim.oled import FakeI2CBus
-from companion.ui.display import Screen, make_device
+from companion.ui.contact import page_frames
 from companion.ui.examples import example_views
 from companion.ui.fonts import ELLIPSIS, drawable
 from companion.ui.reading import read
-from companion.ui.screens import PAGE_S, pages
 from companion.view import MenuView, Message, MessageKind, TableView
 
 FOOTER_Y = 54  # the footer line's top row
@@ -164,14 +162,7 @@ class Panel:
 
 def shown(view: TableView) -> Panel:
     """The frames the screen sends for ``view`` as its pages turn (once round), read back."""
-    bus = FakeI2CBus()
-    screen = Screen(make_device([], bus=bus))
-    screen.show(view, now=0.0)
-    seen = []
-    for page in range(pages(view)):
-        screen.tick(page * PAGE_S + 0.1)
-        seen.append([(line.y, line.text) for line in read(bus.last_image())])
-    return Panel(seen)
+    return Panel([[(line.y, line.text) for line in read(frame)] for frame in page_frames(view)])
 
 
 def whole(*parts: str) -> str:

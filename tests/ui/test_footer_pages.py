@@ -12,6 +12,7 @@ from companion.events import Button, Press
 from companion.games import kinds
 from companion.i18n import languages
 from companion.sim.oled import FakeI2CBus
+from companion.ui.contact import page_frames
 from companion.ui.display import Screen, make_device
 from companion.ui.examples import ExampleTable, example_views
 from companion.ui.reading import read
@@ -25,11 +26,9 @@ def footer_pages(view: TableView) -> list[str]:
     """The footer line of each page the screen shows for ``view``, as a person reads them, turning with time."""
     bus = FakeI2CBus()
     screen = Screen(make_device([], bus=bus))
-    screen.show(view, now=0.0)
-    seen = []
-    for page in range(pages(view)):
-        screen.tick(page * PAGE_S + 0.1)
-        seen.append(" ".join(line.text for line in read(bus.last_image()) if line.y >= FOOTER_Y))
+    seen = [
+        " ".join(line.text for line in read(frame) if line.y >= FOOTER_Y) for frame in page_frames(view, screen, bus)
+    ]
     screen.tick(pages(view) * PAGE_S + 0.1)  # round again: the first line comes back
     seen.append(" ".join(line.text for line in read(bus.last_image()) if line.y >= FOOTER_Y))
     return seen
