@@ -35,8 +35,16 @@ def spanish_locale(folder: Path) -> dict[str, str]:
     return {"LOCPATH": str(folder)}
 
 
+# What a make running the suite (make test) leaves in its children's environment: a person types the README's
+# commands at a shell, where a `make install` is no sub-make (a sub-make says "make[1]: Entering directory", in the
+# machine's language, around what it does)
+MAKE = ("MAKELEVEL", "MAKEFLAGS", "MFLAGS", "MAKEOVERRIDES")
+
+
 def machine(name: str, locale: dict[str, str]) -> dict[str, str]:
     """This process's environment as on a machine whose locale is ``name``'s (``locale``: what
     :func:`spanish_locale` gave, for the Spanish one)."""
-    env = {key: value for key, value in os.environ.items() if key not in ("LANG", "LANGUAGE") and key[:3] != "LC_"}
+    env = {
+        key: value for key, value in os.environ.items() if key not in ("LANG", "LANGUAGE", *MAKE) and key[:3] != "LC_"
+    }
     return {**env, **MACHINES[name], **(locale if name == "es" else {})}

@@ -122,7 +122,7 @@ class Referee:
         self.new_code = new_code
         self._told: list[News] = []  # what the last event did, for the outputs that word it themselves
         self.speech: str | None = None  # how much the table says aloud, once it has a voice (allow_speech)
-        self.speech_mute: Said | None = None  # why that voice cannot sound, if it cannot
+        self._mute: Said | None = None  # why that voice cannot sound, if it cannot
         self.message = self._advice()
 
     # ---- set-up ---------------------------------------------------------------------------------------------
@@ -381,9 +381,7 @@ class Referee:
             return self._answer(press, now)  # asked after the first play, the UNDO button still takes back or cancels
         if press.button == Button.CONFIRM:
             if press.kind == "long":
-                self.menu = Menu(
-                    self.menu_settings(), pairing=self.pairable, zones=self.zones.roles, mute=self.speech_mute
-                )
+                self.menu = Menu(self.menu_settings(), pairing=self.pairable, zones=self.zones.roles, mute=self._mute)
                 return []
             if self.pending is None:
                 self._say(MessageKind.INFO, "nothing_pending")
@@ -458,7 +456,7 @@ class Referee:
             self.asking = (self.asking + 1) % len(self.seat_names)
             return []
         if press.button == Button.CONFIRM and press.kind == "long":
-            self.menu = Menu(self.menu_settings(), pairing=self.pairable, zones=self.zones.roles, mute=self.speech_mute)
+            self.menu = Menu(self.menu_settings(), pairing=self.pairable, zones=self.zones.roles, mute=self._mute)
             return []
         if press.button == Button.CONFIRM:
             self.first_seat, self.asking = self.asking, None
@@ -742,12 +740,17 @@ class Referee:
     def allow_speech(self, level: str, mute: Said | None = None) -> None:
         """The table has a voice, saying ``level`` (one of ``SPEECH_LEVELS``): the menu offers to change it.
         ``mute``: it cannot sound, and the menu says so (what to do) when a person switches it on."""
-        self.speech, self.speech_mute = level, mute
+        self.speech, self._mute = level, mute
 
     @property
     def speech_level(self) -> str | None:
         """How much the table says aloud now, or None when it has no voice."""
         return self.speech
+
+    @property
+    def speech_mute(self) -> Said | None:
+        """Why the table's voice cannot sound (no sound card, no espeak-ng: what to do), or None when it can."""
+        return self._mute
 
     def allow_pairing(self) -> None:
         """The table serves a page: the menu offers "pair a phone" from now on."""
