@@ -28,7 +28,6 @@ for the outputs that word it themselves); each game's part is its kind (:mod:`co
 from __future__ import annotations
 
 import json
-import re
 from collections.abc import Mapping
 from dataclasses import dataclass, replace
 from types import MappingProxyType
@@ -47,7 +46,7 @@ from companion.referee.phone import NewGame, PairingEnded, SeatNames, SpeechLeve
 from companion.referee.texts import TEXT, TODO
 from companion.referee.zones import CardFound, Zones
 from companion.rules import Action, Game, IllegalPlay, Outcome, Reason
-from companion.rules.transcript import UNDO, TranscriptError, parse_line
+from companion.rules.transcript import UNDO, TranscriptError, noted_seat_one, parse_line, seat_one_note
 from companion.rules.words import card_name, undone_words
 from companion.view import Message, MessageKind, StatusLight, TableView, ZoneLight
 
@@ -170,9 +169,9 @@ class Referee:
                 if action is None or action == UNDO:
                     raise TranscriptError(Said(N_("not an action: {line}"), line=repr(entry.text)))
                 self.game.push(action)
-                named = _FIRST_SEAT.search(entry.text)
-                if named and len(self.game.actions) == 1:
-                    self.first_seat = self._named_first_seat(int(named.group(1)) - 1, named.group(2))
+                named = noted_seat_one(entry.text)
+                if named is not None and len(self.game.actions) == 1:
+                    self.first_seat = self._named_first_seat(named[0] - 1, named[1])
         self._ask_if_unknown()
 
     def _named_first_seat(self, number: int, name: str | None) -> int | None:
@@ -498,8 +497,8 @@ class Referee:
         self._renege_message = self.message if renege else None
         text = str(action)
         if self.first_seat is not None and len(self.game.actions) == 1:
-            # a transcript comment, so that replaying the journal (or companion play) reads the line as it is
-            text += f"  # seat 1: name {self.first_seat + 1} ({self.seat_names[self.first_seat]})"
+            # said on the play's own line, so that replaying the journal (or companion play) reads it as it is
+            text += seat_one_note(self.first_seat + 1, self.seat_names[self.first_seat])
         return [Entry("action", text, now)]
 
     def _menu_press(self, press: Press, now: float) -> list[Committed]:
@@ -817,4 +816,3 @@ _HEALTH_MESSAGES = {
     "hub_zones": MessageKind.HUB_LOST,
     "reader_down": MessageKind.READER_DOWN,
 }  # else DISK_FULL
-_FIRST_SEAT = re.compile(r"#\s*seat 1: name (\d+)(?: \((.*)\))?\s*$")  # who made the first play, in its entry

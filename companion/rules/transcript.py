@@ -11,17 +11,37 @@ is no action. The acting seat or pair is always the one whose turn it is, so a l
     Play(card='6O', line=None)
     >>> format_action(Play("N07", line="M2B"))
     'play M2B N07'
+
+A game's first play, when the players said who made it, carries who is seat 1 in a comment of its line (a table
+whose seats have names asks at that play): the journal's entries are what a power cut leaves and what the club
+hears, one after another, so the fact goes with the play it belongs to (docs/decisions/015)::
+
+    >>> line = "play 6O" + seat_one_note(3, "Eva")
+    >>> line
+    'play 6O  # seat 1: name 3 (Eva)'
+    >>> noted_seat_one(line), noted_seat_one("play 6O  # seat 1: name 2"), noted_seat_one("play 6O")
+    ((3, 'Eva'), (2, None), None)
 """
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping, Sequence
 from typing import Any, Final, Literal
 
 from companion.i18n import N_, Said, SaidError
 from companion.rules.base import ACTIONS, Action, Game
 
-__all__ = ["ANY_ACTION", "UNDO", "TranscriptError", "format_action", "parse_line", "state"]
+__all__ = [
+    "ANY_ACTION",
+    "UNDO",
+    "TranscriptError",
+    "format_action",
+    "noted_seat_one",
+    "parse_line",
+    "seat_one_note",
+    "state",
+]
 
 UNDO: Final = "undo"
 
@@ -52,6 +72,22 @@ def parse_line(line: str, grammar: str = ANY_ACTION) -> Action | Literal["undo"]
 def format_action(action: Action) -> str:
     """The transcript line for ``action``; ``parse_line`` reads it back."""
     return str(action)
+
+
+def seat_one_note(number: int, name: str) -> str:
+    """The comment a first play's line ends with when the players said who made it: ``number`` is that player's
+    place (from 1) among the seat names in the order they sit, ``name`` their name."""
+    return f"  # seat 1: name {number} ({name})"
+
+
+_SEAT_ONE = re.compile(r"#\s*seat 1: name (\d+)(?: \((.*)\))?\s*$")
+
+
+def noted_seat_one(line: str) -> tuple[int, str | None] | None:
+    """Who is seat 1 as ``line``'s comment says (:func:`seat_one_note`): their place among the seat names (from
+    1) and their name (None on a line that gives only the place); None when the line says nothing of it."""
+    noted = _SEAT_ONE.search(line)
+    return None if noted is None else (int(noted.group(1)), noted.group(2))
 
 
 def state(game: Game, refused: Sequence[Mapping[str, Any]] = ()) -> dict[str, Any]:

@@ -15,6 +15,7 @@ from companion.config import GameConfig
 from companion.games import find_kind
 from companion.journal import Cursor, Entry, Journal
 from companion.referee import Referee
+from companion.rules.transcript import seat_one_note
 
 NAMES = ("Ana", "Luis", "Eva", "Juan")
 
@@ -37,7 +38,7 @@ def play(journal: Journal, game: str, seed: int, *, names: tuple[str, ...] = (),
         engine.push(action)
         robots.played(action, hand)
         t += 1.0
-        text = str(action) + (f"  # seat 1: name {first} ({names[first - 1]})" if first and t == 1.0 else "")
+        text = str(action) + (seat_one_note(first, names[first - 1]) if first and t == 1.0 else "")
         journal.append(number, Entry("action", text, t))
     outcome = engine.outcome()
     assert outcome is not None, "the robots play a game to its end"
