@@ -10,11 +10,11 @@ from typing import Any
 
 from PIL import Image
 
+from companion.examples import example_views
+from companion.examples.contact import contact_sheets
 from companion.i18n import _, languages, ngettext
 from companion.sim.oled import FakeI2CBus
-from companion.ui.contact import contact_sheets
 from companion.ui.display import Screen, make_device
-from companion.ui.examples import example_views
 
 
 def register(subparsers: Any) -> None:

@@ -83,7 +83,6 @@ LAYERS = (
             "sim/",
             "ui/",
             "games/*/screen.py",
-            "games/*/examples.py",
             "games/*/speech.py",
             "speech/",
             "doctor/",
@@ -103,6 +102,8 @@ LAYERS = (
             "club/",
             "web/",
             "games/*/homeassistant.py",
+            "examples/",
+            "games/*/examples.py",
         ),
     ),
     Layer(

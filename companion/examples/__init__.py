@@ -1,65 +1,191 @@
 """Example table states, one per screen, for ``companion screens``, the docs and the screen tests.
 
-Every example is a moment of a real game: robot players (:mod:`companion.games.<game>.robots`) play with a fixed seed,
-through a :class:`~companion.referee.Referee` fed the events a table sends (a card laid on its zone, CONFIRM,
-the card lifted; PASS then CONFIRM for a pay or a pass), up to the moment shown. So a screen can only show what
-the rules allow, with the referee's own messages. Each game gives its own moments (the ``examples`` module of its
-package, played on an :class:`ExampleTable`). The menu is the real :class:`~companion.menu.Menu` after the presses that
-open the deck's list, the game's list, and "new game" picked once. The seats take the longest names a table is
-likely to set, so a text that grows past its box fails the screen tests in both languages.
+Every example is a moment of a real game: robot players (:mod:`companion.games.<game>.robots`) play with a fixed seed
+at a table wired as every table is (:func:`companion.assembly.assemble`: the referee, the card tracker, a journal in a
+folder of its own, the LEDs and buttons on gpiozero's mock pins), making each action as players make it (a card laid
+on its zone, CONFIRM, the card lifted; PASS then CONFIRM for a pay or a pass), up to the moment shown; the view is the
+one the table showed its outputs then. So a screen can only show what the rules allow, with the referee's own
+messages. Each game gives its own moments (the ``examples`` module of its package, played on an
+:class:`ExampleTable`). The menu is the real :class:`~companion.menu.Menu` after the presses that open the deck's
+list, the game's list, and "new game" picked once. The seats take the longest names a table is likely to set, so a
+text that grows past its box fails the screen tests in both languages.
 """
 
 from __future__ import annotations
 
 import random
+import tempfile
 from collections.abc import Callable, Mapping
 from functools import cache
+from pathlib import Path
 from types import MappingProxyType
-from typing import Any
+from typing import Any, Literal, Self
 
-from companion.config import GameConfig
-from companion.events import Button, CardArrived, CardLeft, Press
+from gpiozero.pins.mock import MockFactory
+
+from companion.assembly import Devices, assemble
+from companion.config import Config, GameConfig
+from companion.events import Button, Press, ZoneScan
 from companion.games import AnyKind, Robots, game_module, kinds
+from companion.hardware import load_pinmap
+from companion.journal import Journal
 from companion.menu import Menu, Settings
+from companion.nfc.registry import Registry
+from companion.readers.sim import SimReaders
 from companion.referee import Referee
+from companion.referee.health import HealthEvent
 from companion.rules import Action, Play
-from companion.view import Language, MessageKind, TableView
+from companion.ui.lights import HubZoneLights, StatusLed
+from companion.view import Language, MessageKind, Output, TableView
 
 __all__ = ["NAMES", "SEED", "ExampleTable", "example_views", "game_examples", "message_is"]
 
 SEED = 7  # the robots' seed: the same games, so the same reference frames, every time
 NAMES = ("Ana", "Luis", "Maribel", "Pau", "Íñigo", "Eva", "Toño", "Begoña")  # in the order they sit
 _STEPS = 5_000  # more actions than any game of the examples takes
+_MEMORY = Path("/dev/shm")  # Linux's tmpfs (glibc's shm_open folder), on every Debian machine
+
+
+class _Hands:
+    """The readers of an example table: the players' hands, which say what lies on each zone (the table is run by
+    hand, scan by scan). Its zone LEDs are the Pi's when the pin map wires every zone, else the hub's, as the
+    demo's are."""
+
+    def __init__(self, zones: tuple[str, ...], wired: tuple[str, ...]) -> None:
+        self.zones, self.wired = zones, wired
+
+    async def run(self, feed: Any) -> None:
+        raise RuntimeError("an example table is run by hand: it has no readers to run")
+
+    def lights(self, status: StatusLed) -> Output | None:
+        if set(self.zones) <= set(self.wired):
+            return None
+        return HubZoneLights(self.zones, lambda zone, colour, mode: None, status)
+
+    def close(self) -> None:
+        pass
 
 
 class ExampleTable:
-    """A referee and robot players at one table, every action made as the players make it. Zones that learn
-    their head get it first; ``robots`` makes other robots than the game kind's own."""
+    """Robot players at one table, every action made as the players make it: cards laid on and lifted from its
+    zones (the scans a reader would send), its buttons pressed. Zones that learn their head get it first;
+    ``robots`` makes other robots than the game kind's own. Close it (or use it in a ``with``) to let go of its
+    pins and its journal."""
 
     def __init__(self, config: GameConfig, robots: Callable[[Any, random.Random], Robots] | None = None) -> None:
         self.kind = kinds()[config.name]
-        self.zone_names = tuple(self.kind.default_zones())
-        self.referee = Referee(config, self.kind.default_zones())
+        zones = self.kind.default_zones()
+        self.zone_names = tuple(zones)
         self.now = 0.0
+        # the journal is thrown away with the table: kept in memory where the machine has a tmpfs for it, so that its
+        # thousands of synced writes cost no disk flush
+        self._folder = tempfile.TemporaryDirectory(
+            prefix="companion-example-", dir=_MEMORY if _MEMORY.is_dir() else None
+        )
+        folder = Path(self._folder.name)
+        table_config = Config(
+            game=config,
+            zones=zones,
+            backend=SimReaders.name,
+            registry=folder / "registry.toml",
+            journal=folder / "j.db",
+        )
+        self._journal = Journal(table_config.journal)
+        registry = Registry.load(table_config.registry, deck=config.deck_name)
+        pinmap = load_pinmap()
+        self.pin_factory = MockFactory()  # the LEDs' and the buttons' pins
+        devices = Devices(
+            self._journal,
+            registry,
+            _Hands(self.zone_names, tuple(pinmap.zones)),
+            pinmap,
+            self.pin_factory,
+            clock=lambda: self.now,
+            call_soon=lambda call: call(),
+            screen=self,  # what the table showed last is the example's view
+        )
+        self.assembly = assemble(table_config, devices)
+        self.table = self.assembly.table
+        self._uids: dict[str, bytes] = {}
+        self._lying: dict[str, list[bytes]] = {zone: [] for zone in self.zone_names}
+        self._shown: TableView | None = None
+        self.table.start(self.now)
+        for index, card in enumerate(self.referee.current_game.deck):  # every card enrolled, as companion enroll does
+            uid = bytes((0x04, 0xE5, index >> 8, index & 0xFF, 0x5A, 0x71, 0x80))
+            self._uids[card.id] = uid
+            registry.bind(uid, card.id)
         rng = random.Random(SEED)
         game = self.referee.current_game
         for zone, head in zip(self.zone_names, self.kind.heads(game), strict=False):
             self.lay(zone, head)
-            self.event(CardLeft(zone, head))
+            self.lift(zone, head)
         self.robots = robots(game, rng) if robots is not None else self.kind.robots(game, rng)
 
-    def event(self, event: object) -> None:
-        self.now += 1.0
-        self.referee.handle(event, self.now)  # type: ignore[arg-type]  # one of the referee's events
+    @property
+    def referee(self) -> Referee:
+        return self.table.referee
 
-    def press(self, button: Button) -> None:
-        self.event(Press(button, "short", self.now))
+    def __enter__(self) -> Self:
+        return self
 
-    def lay(self, zone: str, card: str) -> None:
-        self.event(CardArrived(zone, card))
+    def __exit__(self, *_exc: object) -> None:
+        self.close()
+
+    def close(self) -> None:
+        self.assembly.close()
+        self._journal.close()
+        self._folder.cleanup()
+
+    def show(self, view: TableView, now: float) -> None:
+        self._shown = view
 
     def view(self) -> TableView:
-        return self.referee.view()
+        """What the table showed its outputs last."""
+        assert self._shown is not None, "the table shows its view as it starts"
+        return self._shown
+
+    # ---- what the players do ---------------------------------------------------------------------------------
+
+    def _tick(self) -> float:
+        self.now += 1.0
+        return self.now
+
+    def _scan(self, zone: str, again: int = 1) -> None:
+        for _ in range(again):
+            now = self._tick()
+            self.table.scan(ZoneScan(zone, tuple(self._lying[zone]), now), now)
+
+    def lay(self, zone: str, card: str) -> None:
+        """``card`` laid on ``zone``: its reader's next scan finds it."""
+        self.tag(zone, self._uids[card])
+
+    def lift(self, zone: str, card: str) -> None:
+        """``card`` taken off ``zone``: gone once as many scans as the table waits for have missed it."""
+        self.untag(zone, self._uids[card])
+
+    def tag(self, zone: str, uid: bytes) -> None:
+        """A tag laid on ``zone`` (a card's, or one that is no card of the deck)."""
+        self._lying[zone].append(uid)
+        self._scan(zone)
+
+    def untag(self, zone: str, uid: bytes) -> None:
+        self._lying[zone].remove(uid)
+        self._scan(zone, self.table.tracker.absences)
+
+    def reader(self, zone: str, answers: bool) -> None:
+        """``zone``'s reader stops answering its scans, or answers again."""
+        now = self._tick()
+        self.table.scan(ZoneScan(zone, tuple(self._lying[zone]), now, reader_down=not answers), now)
+
+    def press(self, button: Button, kind: Literal["short", "long"] = "short") -> None:
+        """``button`` pressed: ``kind`` is "short", or "long" (held past the long press's time)."""
+        now = self._tick()
+        self.table.press(Press(button, kind, now), now)
+
+    def status(self, event: HealthEvent) -> None:
+        """The hub's link or the journal's disk changed, as the service and the journal tell the table."""
+        now = self._tick()
+        self.table.status(event, now)
 
     def step(self) -> None:
         """The next robot's action: laid, confirmed (saying who made the first play when asked), lifted."""
@@ -79,12 +205,12 @@ class ExampleTable:
             self.press(Button.CONFIRM)
             if self.referee.asking_first_seat:
                 self.press(Button.CONFIRM)  # the first name offered laid the 6 of oros
-            self.event(CardLeft(zone, action.card))
+            self.lift(zone, action.card)
         else:
             self.press(Button.PASS)
             self.press(Button.CONFIRM)
         if len(self.referee.current_game.actions) != before + 1:
-            raise AssertionError(f"the referee did not take {action}: {self.referee.view().message}")
+            raise AssertionError(f"the table did not take {action}: {self.view().message}")
 
     def until(self, moment: Callable[[TableView], bool]) -> TableView:
         """Play on until ``moment`` holds for the view; the view then."""
@@ -102,7 +228,7 @@ class ExampleTable:
         card = next(card for card in self.robots.hand() if game.reason(Play(card)) is not None)
         self.lay(zone, card)
         view = self.view()
-        self.event(CardLeft(zone, card))
+        self.lift(zone, card)
         return view
 
 

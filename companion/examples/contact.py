@@ -1,6 +1,6 @@
 """A whole game on the panel, for a person to read through: the contact sheet of ``docs/screens/``.
 
-Robot players play a game of each kind from its first card to its end (:class:`~companion.ui.examples.ExampleTable`,
+Robot players play a game of each kind from its first card to its end (:class:`~companion.examples.ExampleTable`,
 the examples' seed, the default config: nobody named the seats), and the screen shows the table's view after every
 event, as the daemon's does. The sheet keeps the frames the real ssd1306 driver sent when something new is said: the
 scoreboard before the first card, then each sentence the first time it is on the screen, every page of it (a message
@@ -15,16 +15,14 @@ the scoreboard changing under it add nothing to read, so a game of a few hundred
 
 from __future__ import annotations
 
-from typing import Any
-
 from PIL import Image
 
 from companion.config import GameConfig
+from companion.examples import ExampleTable, message_is
 from companion.games import kinds
 from companion.i18n import languages
 from companion.sim.oled import FakeI2CBus
 from companion.ui.display import Screen, make_device
-from companion.ui.examples import ExampleTable, message_is
 from companion.ui.screens import HEIGHT, PAGE_S, WIDTH, pages
 from companion.view import MessageKind, TableView
 
@@ -35,21 +33,21 @@ GAP = 4  # pixels between frames, lit, so that each frame's black edge shows
 
 
 class _Watched(ExampleTable):
-    """An example table that keeps the view after every event."""
+    """An example table that keeps every view it showed its outputs."""
 
     def __init__(self, config: GameConfig) -> None:
         self.views: list[TableView] = []
         super().__init__(config)
 
-    def event(self, event: Any) -> None:
-        super().event(event)
-        self.views.append(self.view())
+    def show(self, view: TableView, now: float) -> None:
+        super().show(view, now)
+        self.views.append(view)
 
 
 def game_frames(game: str, language: str) -> list[Image.Image]:
     """The frames of a whole game of ``game`` in ``language`` worth reading (see the module's notes), in order."""
-    table = _Watched(GameConfig(game, language=language))
-    table.until(message_is(MessageKind.END_OF_GAME))
+    with _Watched(GameConfig(game, language=language)) as table:
+        table.until(message_is(MessageKind.END_OF_GAME))
     views = table.views
     said: set[object] = {views[0].message}
     kept = [views[0]]

@@ -24,12 +24,12 @@ from one_language import FOREIGN, foreign_lines
 import companion.sim as sim
 from companion.cli import build_parser, main
 from companion.commands.doctor import run as doctor
+from companion.examples import example_views
+from companion.examples.contact import game_frames, page_frames
 from companion.games import kinds
 from companion.hardware import DEFAULT_PINMAP
 from companion.i18n import LOCALE, language, set_language
 from companion.journal import Entry, Journal
-from companion.ui.contact import game_frames, page_frames
-from companion.ui.examples import example_views
 from companion.ui.reading import words as read_words
 
 ROOT = Path(__file__).resolve().parents[2]

@@ -21,6 +21,8 @@ import pytest
 
 from companion.decks import BUILTIN_DECKS, SUITS, Kind, load_deck
 from companion.events import Button, Press
+from companion.examples import example_views
+from companion.examples.contact import page_frames
 from companion.games import AnyKind, kinds
 from companion.games.seises.rules import Seises, fitting
 from companion.games.sexto_set.rules import OpenEnds, SextoSet
@@ -29,8 +31,6 @@ from companion.menu import Menu, Settings
 from companion.referee import texts
 from companion.rules import IllegalPlay, Play
 from companion.rules.base import SENTENCES
-from companion.ui.contact import page_frames
-from companion.ui.examples import example_views
 from companion.ui.fonts import ELLIPSIS, drawable
 from companion.ui.reading import read
 from companion.view import MenuView, Message, MessageKind, TableView

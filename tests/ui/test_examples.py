@@ -7,13 +7,17 @@ from collections.abc import Callable
 import pytest
 from PIL import Image, ImageDraw
 
+from companion.config import GameConfig
 from companion.events import Press
+from companion.examples import NAMES, ExampleTable, example_views
 from companion.games.seises import SeisesView
+from companion.hardware import load_pinmap
 from companion.i18n import languages
 from companion.menu import Menu, Settings
-from companion.ui.examples import example_views
+from companion.rules import Play
+from companion.rules.transcript import noted_seat_one, parse_line
 from companion.ui.screens import covers_scoreboard, draw_menu, draw_message, screen_for
-from companion.view import Language, MenuView, TableView
+from companion.view import Language, MenuView, TableView, ZoneLight
 
 
 def _menu_views(language: Language) -> set[MenuView]:
@@ -80,3 +84,22 @@ def _draw_strict(draw: ImageDraw.ImageDraw, view: TableView) -> None:
     elif view.game is not None:
         message = view.message.title if view.message else ""
         screen_for(view.game)(draw, view.game, language=view.language, message=message)
+
+
+def test_an_example_table_is_wired_as_every_table_and_journals_what_it_played(
+    example_table: Callable[..., ExampleTable],
+) -> None:
+    """The robots play at a table the assembly built: every action they made is on its journal, the zone LED of
+    the card they lay lights on its mock pin, and the view is the one the table showed its outputs."""
+    table = example_table(GameConfig("seises", 4, language="en", seat_names=NAMES[:4]))
+    for _ in range(9):
+        table.step()
+    game = table.referee.current_game
+    entries = table.table.journal.entries(table.table.game_id)
+    assert [parse_line(entry.text) for entry in entries] == game.actions, "each action journaled, in order"
+    assert noted_seat_one(entries[0].text) == (1, NAMES[0]), "who laid the 6 of oros, asked and answered"
+    card = next(card for card in table.robots.hand() if game.reason(Play(card)) is None)
+    table.lay("z1", card)
+    assert table.view().zone_lights["z1"] is ZoneLight.PENDING_OK
+    green = load_pinmap().zones["z1"].green
+    assert table.pin_factory.pin(green).state, "its LED lit green, on the pin map's pin"

@@ -4,14 +4,15 @@ what to do on its footer, a line at a time; read back from the frames the real s
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 
 import pytest
 
 from companion.config import GameConfig
+from companion.examples import NAMES, ExampleTable, message_is
 from companion.i18n import languages
 from companion.sim.oled import FakeI2CBus
 from companion.ui.display import Screen, make_device
-from companion.ui.examples import NAMES, ExampleTable, message_is
 from companion.ui.reading import read
 from companion.ui.screens import PAGE_S, WIDTH, pages
 from companion.view import MessageKind
@@ -24,10 +25,10 @@ FOOTER_Y = 54
     ("players", "deck", "named"), [(2, "spanish-40", True), (4, "spanish-40", False), (8, "spanish-48", True)]
 )
 def test_the_last_screen_shows_the_winner_over_every_seats_final_score(
-    players: int, deck: str, named: bool, language: str
+    players: int, deck: str, named: bool, language: str, example_table: Callable[..., ExampleTable]
 ) -> None:
     names = NAMES[:players] if named else ()
-    table = ExampleTable(GameConfig("seises", players, deck, language=language, seat_names=names))
+    table = example_table(GameConfig("seises", players, deck, language=language, seat_names=names))
     view = table.until(message_is(MessageKind.END_OF_GAME))
     assert view.message is not None
     bus = FakeI2CBus()

@@ -8,13 +8,13 @@ import re
 import pytest
 
 from companion.config import GameConfig
-from companion.events import Button, Press
+from companion.events import Button
+from companion.examples import ExampleTable, example_views
+from companion.examples.contact import page_frames
 from companion.games import kinds
 from companion.i18n import languages
 from companion.sim.oled import FakeI2CBus
-from companion.ui.contact import page_frames
 from companion.ui.display import Screen, make_device
-from companion.ui.examples import ExampleTable, example_views
 from companion.ui.reading import read
 from companion.ui.screens import ELLIPSIS, PAGE_S, covers_scoreboard, pages
 from companion.view import TableView
@@ -43,14 +43,14 @@ def footer_moments(language: str) -> list[TableView]:
     undo's words."""
     views = [view for view in example_views(language).values() if view.message and view.game]
     for name in kinds():
-        table = ExampleTable(GameConfig(name, language=language))
-        for _ in range(3):
-            table.step()
-        table.press(Button.PASS)
-        views.append(table.view())
-        table.press(Button.UNDO)
-        table.event(Press(Button.UNDO, "long", table.now))
-        views.append(table.view())
+        with ExampleTable(GameConfig(name, language=language)) as table:
+            for _ in range(3):
+                table.step()
+            table.press(Button.PASS)
+            views.append(table.view())
+            table.press(Button.UNDO)
+            table.press(Button.UNDO, "long")
+            views.append(table.view())
     return [view for view in views if view.message is not None and not covers_scoreboard(view.message)]
 
 

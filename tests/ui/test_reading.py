@@ -8,9 +8,9 @@ from hypothesis import assume, example, given
 from hypothesis import strategies as st
 from PIL import Image, ImageDraw
 
+from companion.examples import example_views
 from companion.sim.oled import FakeI2CBus
 from companion.ui.display import Screen, make_device
-from companion.ui.examples import example_views
 from companion.ui.fonts import ELLIPSIS
 from companion.ui.reading import _STROKES, Line, _glyphs, read, words
 from companion.ui.screens import HEIGHT, LINE_HEIGHT, WIDTH, FontSize, font, text_width

@@ -17,15 +17,15 @@ from luma.core.interface.serial import i2c
 from PIL import Image, ImageChops, ImageDraw
 
 from companion.cli import main
+from companion.examples import example_views
+from companion.examples.contact import contact_sheets
 from companion.games import kinds
 from companion.games.seises import Seat, SeisesView
 from companion.games.seises.screen import draw_scoreboard as draw_seises
 from companion.games.sexto_set import SextoSetView
 from companion.i18n import languages
 from companion.sim.oled import FakeI2CBus
-from companion.ui.contact import contact_sheets
 from companion.ui.display import Screen, frame_to_text, make_device
-from companion.ui.examples import example_views
 from companion.ui.screens import TextOverflow, draw_menu, draw_message, put, render
 from companion.view import MenuView, Message, MessageKind, TableView
 

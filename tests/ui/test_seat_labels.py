@@ -4,16 +4,18 @@ read back from the frame the real ssd1306 driver sent."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 import pytest
 
 from companion.config import GameConfig
 from companion.decks import load_deck
+from companion.examples import ExampleTable
 from companion.games import find_kind
 from companion.games.seises import SeisesView
 from companion.i18n import languages, translate
 from companion.sim.oled import FakeI2CBus
 from companion.ui.display import Screen, make_device
-from companion.ui.examples import ExampleTable
 from companion.ui.reading import read
 from companion.ui.screens import cell
 
@@ -23,9 +25,11 @@ COUNTS = sorted({n for deck in SEISES.decks for n in SEISES.player_counts(load_d
 
 @pytest.mark.parametrize("language", languages())
 @pytest.mark.parametrize("players", COUNTS)
-def test_with_no_seat_names_every_seat_its_mano_and_whose_turn_can_be_read(players: int, language: str) -> None:
+def test_with_no_seat_names_every_seat_its_mano_and_whose_turn_can_be_read(
+    players: int, language: str, example_table: Callable[..., ExampleTable]
+) -> None:
     deck = next(name for name in SEISES.decks if players in SEISES.player_counts(load_deck(name)))
-    table = ExampleTable(GameConfig("seises", players, deck, language=language))  # no seat names: the default
+    table = example_table(GameConfig("seises", players, deck, language=language))  # no seat names: the default
     for _ in range(players + 1):  # a round and one more play: the turn and the mano are different seats
         table.step()
     view = table.view()

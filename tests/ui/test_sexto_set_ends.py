@@ -5,11 +5,13 @@ frames the real ssd1306 driver sent."""
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 
 import pytest
 
 from companion.config import GameConfig
 from companion.events import CardArrived, CardLeft
+from companion.examples import ExampleTable, example_views
 from companion.games import find_kind
 from companion.games.sexto_set.rules import SextoSetReason
 from companion.i18n import languages
@@ -17,7 +19,6 @@ from companion.referee import Referee
 from companion.rules import Play
 from companion.sim.oled import FakeI2CBus
 from companion.ui.display import Screen, make_device
-from companion.ui.examples import ExampleTable, example_views
 from companion.ui.reading import words
 
 BLACK = {"es": "N", "en": "B"}
@@ -38,10 +39,12 @@ def test_the_scoreboard_names_each_line_by_its_master_cards_dots_and_colour(lang
 
 
 @pytest.mark.parametrize("language", languages())
-def test_a_card_that_does_not_link_says_the_ends_in_the_tables_letters(language: str) -> None:
+def test_a_card_that_does_not_link_says_the_ends_in_the_tables_letters(
+    language: str, example_table: Callable[..., ExampleTable]
+) -> None:
     """A black card laid on a black line it cannot link to, at a real table: the refusal on the screen reads its
     ends and the line's open end with the table's letter for black, never a "B" a Spanish player reads as blank."""
-    table = ExampleTable(GameConfig("sexto-set", language=language))
+    table = example_table(GameConfig("sexto-set", language=language))
     game = table.referee.current_game
     card, zone = next(
         (card.id, zone)

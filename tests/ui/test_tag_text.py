@@ -11,11 +11,11 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from PIL import Image, ImageChops, ImageDraw
 
+from companion.examples import example_views
 from companion.games.seises import Seat, SeisesView
 from companion.games.sexto_set import Line, SextoSetView
 from companion.sim.oled import FakeI2CBus
 from companion.ui.display import Screen, make_device
-from companion.ui.examples import example_views
 from companion.ui.fonts import ELLIPSIS, drawable
 from companion.ui.screens import FontSize, draw_table, font, render, wrap
 from companion.view import MenuView, Message, MessageKind, TableView
