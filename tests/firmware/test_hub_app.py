@@ -388,3 +388,35 @@ def test_empty_zones_are_polled_after_each_zone_holding_a_card(firmware: Any) ->
     assert order == [1, *empty, 3, *empty, 4, *then, 5, *then, 6, *then]
     [report] = [m for _, m in FrameDecoder().feed(bytes(port.out)) if isinstance(m, ZoneReport)]
     assert report.zone == 5 and scanner.zones[5] == (bytes.fromhex("04a1b2c3d4e5f6"),)
+
+
+def test_the_hub_collects_its_heap_a_round_after_every_eighth_report(
+    firmware: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Rounds that change nothing make no garbage (counted on the port, test_rp2040.py); the garbage of changes is
+    collected by the hub itself at a quiet moment: a round after the report that makes 8, never in the round that
+    sends it (the report must leave on USB first), and not again before 8 more."""
+    port = MemoryPort()
+    hub = firmware.build(config(), port)
+    assert hub.scanner.start() == []
+    collections: list[tuple[int, int]] = []  # reports sent and rounds scanned at each collection
+    monkeypatch.setattr(firmware.gc, "collect", lambda: collections.append((hub.reports, hub.scans)))
+    tag = sim.Ntag213(bytes.fromhex("04a1b2c3d4e5f6"))
+    reported_in: list[int] = []
+
+    async def play() -> None:
+        task = asyncio.create_task(hub._scan())
+        for change in range(10):
+            sim.field(0, 3).add(tag) if change % 2 == 0 else sim.field(0, 3).remove(tag)
+            reports = hub.reports
+            while hub.reports == reports:
+                await asyncio.sleep(0)
+            reported_in.append(hub.scans)
+            for _ in range(3):
+                await asyncio.sleep(0)
+        task.cancel()
+
+    asyncio.run(play())
+    assert len(reported_in) == 10 and hub.reports == 10
+    [(reports, scans)] = collections
+    assert reports == 8 and scans > reported_in[7]  # a round after the 8th report, not in its round
