@@ -7,6 +7,7 @@ Pico and, in tests, in CPython with a fake ``machine`` over the chip simulator a
 """
 
 import asyncio
+import gc
 import os
 import random
 import time
@@ -70,6 +71,15 @@ _SPI_PINS = (
 )
 _GPIOS = tuple(n for n in range(29) if not 23 <= n <= 25)
 MAX_ZONES = 16
+# The heap (about 140 KB free on a Pico while the hub runs) is collected at quiet moments, before it runs out: a
+# round after every _COLLECT_REPORTS-th report (a change of cards makes up to 5 KB of garbage: a new card's selection
+# and its report), and at a heartbeat once _COLLECT_BEATS heartbeats passed without a collection (a table without
+# changes: a heartbeat and its share of the snapshot make a few hundred bytes). A collection costs about 15 ms on
+# a Pico; left to MicroPython it comes when an allocation finds the heap full, most often in a new card's scan,
+# between the touch and its report. Counted, not measured: gc.mem_free() walks the whole heap, as long as a
+# collection.
+_COLLECT_REPORTS = 8
+_COLLECT_BEATS = 120
 
 
 def check_config(cfg: "Any") -> "list[str]":
@@ -151,6 +161,10 @@ class Hub:
         self.faults = faults or []
         self.boot = random.getrandbits(16)
         self.scans = 0
+        self.reports = 0  # messages the scans sent
+        self.collections = 0  # of the heap's garbage, by the hub itself (collect)
+        self._reports_kept = 0  # reports and heartbeats sent since the last collection: reports - _reports_kept
+        self._beats_kept = 0
         self.interrupts = 0  # Ctrl-Cs that reached the reader (none once start() has turned them off)
         self.rebooting = False  # into maintenance mode, once the ACK has left
         self._seq = 0
@@ -255,33 +269,70 @@ class Hub:
         self._tasks = []
 
     def scan_round(self) -> None:
-        """Scan every zone once, and a zone whose card its last scans missed (``Scanner.doubtful``) again every
-        ``zones // LIFT_SCANS`` zones: the clean scans that confirm a lift then come within half a round or so of
-        the first, not in up to three rounds, which on a table with a card on every zone (a round of about 55 ms
-        on a Pico) keeps a lift within its 150 ms. A tag at the edge of range still needs LIFT_SCANS misses in a
-        row to be lifted, and they span that many other zones' scans at least."""
+        """Scan every zone holding a card once, and after each of them every empty zone: a card is laid on an
+        empty zone, and it is then seen within one occupied zone's scan and one poll of the empty ones, not a
+        round of every zone (a round of 7 still cards is about 20 ms on a Pico, an empty zone's poll 1.4 ms). With
+        no card on the table a round is one poll of each zone, as before.
+
+        A zone whose card its last scans missed (``Scanner.doubtful``) is scanned again every ``zones //
+        LIFT_SCANS`` zones: the clean scans that confirm a lift then come within half a round or so of the first,
+        not in up to three rounds, which keeps a lift within its 150 ms on a table with a card on every zone. A tag
+        at the edge of range still needs LIFT_SCANS misses in a row to be lifted, and they span that many other
+        zones' scans at least. A zone whose reader is down is tried once a round, with the zones holding cards."""
         scanner = self.scanner
-        zones = len(scanner.readers)
+        cards, health = scanner.zones, scanner.health
+        zones = len(cards)
         step = max(1, zones // scanner.lift_scans)
+        swept = False
         for zone in range(zones):
-            self._scan_zone(zone)
+            if cards[zone] or health[zone]:
+                self._scan_zone(zone)
+                # Host commands between two scans, without a pass of the scheduler: a SET_LED waits for one
+                # scan at most, and a WRITE_TAG never meets a scan of its reader.
+                self.read_port()
+                self._sweep()
+                swept = True
             if scanner.doubtful:
                 for doubtful in tuple(scanner.doubtful):
                     if doubtful != zone and (zone - doubtful) % step == 0:
                         self._scan_zone(doubtful)
-            # Host commands between two zones' scans, without a pass of the scheduler: a SET_LED waits for one
-            # zone's scan at most, and a WRITE_TAG never meets a scan of its reader.
-            self.read_port()
+        if not swept:
+            self._sweep()
         self.scans += 1
+
+    def _sweep(self) -> None:
+        """One poll of every empty zone whose reader answers."""
+        scanner = self.scanner
+        cards, health = scanner.zones, scanner.health
+        for zone in range(len(cards)):
+            if not cards[zone] and not health[zone]:
+                self._scan_zone(zone)
+                self.read_port()
 
     def _scan_zone(self, zone: int) -> None:
         for message in self.scanner.scan_zone(zone):
             self.send(message)
+            self.reports += 1
+
+    def collect(self) -> None:
+        """Collect the heap's garbage now, a quiet moment (see _COLLECT_REPORTS)."""
+        gc.collect()
+        self.collections += 1
+        self._reports_kept = self.reports
+        self._beats_kept = 0
 
     async def _scan(self) -> None:
+        reports = self.reports
         while True:
             self.scan_round()
             self.wdt.feed()
+            # A round of zones that stay as they were makes no garbage; a change does. The collection comes a round
+            # after the report that makes it due: that report has left on USB (a collection holds up the USB stack
+            # too), and the next change is most likely yet to come.
+            if reports != self.reports:
+                reports = self.reports
+            elif reports - self._reports_kept >= _COLLECT_REPORTS:
+                self.collect()
             await asyncio.sleep(0)  # once a round: the heartbeat, the blink, a restart into maintenance mode
 
     async def _beat(self) -> None:
@@ -289,6 +340,9 @@ class Hub:
         while True:
             await asyncio.sleep(self._heartbeat_s)
             self.send(Heartbeat(self.scans))
+            self._beats_kept += 1
+            if self._beats_kept >= _COLLECT_BEATS:
+                self.collect()  # a table without changes for half a minute: the heartbeats' own garbage
             self.scans = 0
             beats += 1
             if beats % self._snapshot_every == 0:
@@ -326,12 +380,21 @@ class UsbPort:
         self._poll.register(sys.stdin, select.POLLIN)
 
     def read(self) -> bytes:
-        if not self._poll.poll(0):
-            return b""  # the usual answer, between every two zones: no allocation
-        data = bytearray()
-        while len(data) < 256 and self._poll.poll(0):
+        # ipoll, not poll: poll() makes a list at every call, and the port is looked at between every two zones
+        # (ipoll hands back the poller itself and one tuple it keeps: no garbage; extmod/modselect.c)
+        data = None
+        for _ in self._poll.ipoll(0):
+            data = bytearray()
+        if data is None:
+            return b""  # the usual answer: no allocation
+        while len(data) < 256 and self._ready():
             data.extend(self._in.read(1))
         return bytes(data)
+
+    def _ready(self) -> bool:
+        for _ in self._poll.ipoll(0):
+            return True
+        return False
 
     def write(self, data: bytes) -> None:
         self._out.write(data)

@@ -199,6 +199,16 @@ _KEPT_PLANS = const(32)
 _PLANS: "dict[tuple[float, int], dict[int, tuple[float, float, int, tuple[bytes, int]]]]" = {}
 _PLANNED = ((_WUPA_FRAME, 7, 16), (b"\x93\x20", 0, 40), (bytes(9), 0, 24), (b"\xff" * 9, 0, 24))
 
+
+def _plan_key(frame: bytes, last_bits: int, rx_align: int, answer_bits: int) -> int:
+    """What the wait for an answer to ``frame`` depends on (RC522._plan): its length, ending and answer."""
+    return (((len(frame) << 3 | last_bits) << 3 | rx_align) << 9 | answer_bits) << 1 | frame[-1] >> (
+        (last_bits or 8) - 1
+    ) & 1
+
+
+_ANTICOLLISION_PLAN = _plan_key(b"\x93\x20", 0, 0, 40)  # a level-1 anticollision's, as a still tag gets (_still)
+
 # After a reset the chip answers nothing until its crystal runs (datasheet 8.8.2: the crystal's start-up plus
 # 1024 clocks). CommandReg then reads 0x20 (RcvOff set, PowerDown clear); until then MISO reads 0x00. It is read
 # every millisecond, for up to _RESET_WAIT_MS the first time, as the common drivers wait (tens of milliseconds).
@@ -209,8 +219,24 @@ _AGAIN_WAIT_MS = 3
 _RCV_OFF = const(0x20)
 
 _HLTA_WITH_CRC = b"\x50\x00\x57\xcd"  # HLTA and its CRC_A
+_FIFO_HLTA = _FIFO_WRITE + _HLTA_WITH_CRC
+# A lone tag's selection (RC522._lone): each level's ANTICOLLISION in the FIFO, and a SELECT's wait by the last bit
+# of the frame (its CRC_A's): made once.
+_FIFO_ANTICOLLISION = tuple(_FIFO_WRITE + bytes((sel, 0x20)) for sel in _SEL)
+_SELECT_PLANS = (_plan_key(bytes(9), 0, 0, 24), _plan_key(b"\xff" * 9, 0, 0, 24))
 # What scan() returns for an empty field, made once (a new list each poll is garbage on the Pico): not to be changed.
 _NO_TAGS: "list[bytes]" = []
+
+
+def _clean(looked: bytes, n: int, size: int) -> bool:
+    """Whether a look read from ``n`` shows an answer received whole: RxIRq without error, ``size`` whole bytes in
+    the FIFO (CommIrqReg, ErrorReg, FIFOLevelReg, ControlReg, as RC522._burst reads them)."""
+    return (
+        looked[n] & _LOOK_MASK == _RX_IRQ
+        and not looked[n + 1]
+        and looked[n + 2] & 0x7F == size
+        and not looked[n + 3] & 7
+    )
 
 
 def _hex(data: bytes) -> str:
@@ -357,12 +383,17 @@ class RC522:
         # its first level confirms it without the rest of the selection.
         self._single: bytes | None = None
         self._confirms = 0  # scans in a row that took the lone tag for the previous one by its level-1 answer
-        # The lone tag and its level-1 anticollision answer: its cascade level 1 and BCC.
-        self._cl1: tuple[bytes | None, bytes] = (None, b"")
+        # The lone tag, its level-1 anticollision answer (its cascade level 1 and BCC), and the list of it that the
+        # scans confirming it return: made once for the tag, not at every scan (to be read, not changed). Not three
+        # attributes: on MicroPython each attribute of an object slows the lookup of its methods (the object's
+        # table of attributes is searched first, and it grows only once full).
+        self._cl1: tuple[bytes | None, bytes, list[bytes]] = (None, b"", _NO_TAGS)
         # With keep_ready, the lone tag confirmed by the previous scan was left READY (not halted): the next scan
         # sends it its level-1 anticollision alone, without HLTA and WUPA (see scan).
         self._ready = False
         self._plans = _PLANS.setdefault((timeout_ms, spi_hz), {})  # see _plan
+        self._lone_bufs = (bytearray(_FIFO_WRITE + bytes(9)), bytearray(12))  # see _lone
+        self._tx_look = self._burst_bytes(100, 0)  # see _finish_send
         # Planned now, not when the first card comes: WUPA, a level's anticollision and SELECT (both endings)
         for frame, last_bits, answer_bits in _PLANNED:
             self._plan(frame, last_bits, 0, answer_bits)
@@ -457,8 +488,8 @@ class RC522:
 
     # -- one exchange ---------------------------------------------------------------------------------------
 
-    def _start(self, frame: bytes, last_bits: int, rx_align: int) -> None:
-        """Put ``frame`` on air."""
+    def _start(self, frame: bytes, last_bits: int, rx_align: int, fifo: "bytes | None" = None) -> None:
+        """Put ``frame`` on air (``fifo``: the FIFO write of it, when made once)."""
         if self._sending:
             self._finish_send()
         if not self._armed:
@@ -466,7 +497,7 @@ class RC522:
             if not self._fifo_empty:
                 self._transfer(_FLUSH_FIFO)
         self._transfer(_CLEAR_IRQS)  # clear every interrupt flag
-        self._transfer(_FIFO_WRITE + frame)
+        self._transfer(_FIFO_WRITE + frame if fifo is None else fifo)
         if not self._armed:
             self._transfer(_TRANSCEIVE_COMMAND)
         self._write(_BIT_FRAMING, _START_SEND | (rx_align << 4) | last_bits)
@@ -515,9 +546,19 @@ class RC522:
         # The frame sent without answer is over once TxIRq is set; the timer it started must not fire during
         # the next exchange: stop it unless it already ran out. Nothing came in, unless the FIFO says so.
         self._sending = False
-        irq, status1, level = self._transfer(_SENT_READ)[1:]
+        sent = self._transfer(_SENT_READ)  # read in place: a slice would be an object made
+        irq, status1, level = sent[1], sent[2], sent[3]
         if not irq & _TX_IRQ:
-            self._wait(_TX_IRQ, 0, 0)
+            # Still on air (an HLTA is 0.4 ms): _wait's looks, every 100 us, read in place (no object made)
+            look, n = self._tx_look
+            waited = 0
+            while True:
+                irq = self._transfer(look)[n]
+                if irq != 0xFF and irq & _TX_IRQ:
+                    break
+                waited += 100
+                if irq == 0xFF or waited >= _MAX_WAIT_US:
+                    raise ReaderNotResponding("the MFRC522 stopped answering in the middle of an exchange")
             status1 = _T_RUNNING
         if status1 & _T_RUNNING:
             self._write(_CONTROL, _T_STOP_NOW)
@@ -565,15 +606,12 @@ class RC522:
     ) -> tuple[float, float, int, tuple[bytes, int]]:
         """``_looks`` and the first look's bytes. What a frame of this length and ending waits is worked out once
         (in floats, which the Pico allocates one by one) for every reader of the same time-out and bus speed."""
-        key = (((len(frame) << 3 | last_bits) << 3 | rx_align) << 9 | answer_bits) << 1 | frame[-1] >> (
-            (last_bits or 8) - 1
-        ) & 1
-        plan = self._plans.get(key)
+        plan = self._plans.get(_plan_key(frame, last_bits, rx_align, answer_bits))
         if plan is None:
             expect_us, deadline_us, fifo = self._looks(frame, last_bits, rx_align, answer_bits)
             plan = (expect_us, deadline_us, fifo, self._burst_bytes(min(expect_us, _MAX_BURST * self._byte_us), fifo))
             if len(self._plans) < _KEPT_PLANS:
-                self._plans[key] = plan
+                self._plans[_plan_key(frame, last_bits, rx_align, answer_bits)] = plan
         return plan
 
     def _answer(
@@ -649,26 +687,40 @@ class RC522:
             raise NfcTimeout(self._silence)
         return atqa
 
-    def _wake(self) -> "bytes | None":
+    def _wake(self, quiet: bool = False) -> "bytes | None":
         """``wupa``, with ``None`` for a clean time-out: most scans of a hub's zones, where an exception raised is
         an object made each time, and the garbage of a round of empty zones (on the Pico a collection of the heap
-        costs tens of milliseconds, which then falls at any moment)."""
-        if self._poll is None or not self._armed or self._sending:
+        costs tens of milliseconds, which then falls at any moment). ``quiet``: a clean ATQA is not wanted, ``b""``
+        stands for it (``scan``: no object made for it)."""
+        if self._poll is None:
             return self._short_frame(_WUPA_FRAME)
         # Most polls of a hub's zones: the transactions of transceive's, each one's bytes made once
-        # (__init__), and a clean time-out settled here. On the Pico this halves an empty zone's poll.
+        # (__init__), and a clean time-out or ATQA settled here. On the Pico this halves an empty zone's poll.
         transfer = self._transfer
+        if self._sending:
+            self._finish_send()
+        armed = self._armed
+        if not armed:  # after an HLTA, or an answer that left bytes behind: as _start sets Transceive up again
+            transfer(_IDLE_COMMAND)
+            if not self._fifo_empty:
+                transfer(_FLUSH_FIFO)
         transfer(_CLEAR_IRQS)
         transfer(_FIFO_WUPA)
+        if not armed:
+            transfer(_TRANSCEIVE_COMMAND)
         transfer(_SEND_SHORT_FRAME)
         self._armed = self._fifo_empty = False
         look, n = self._poll
         looked = transfer(look)  # read in place: a slice would be an object made every poll
-        if looked[n] & _LOOK_MASK == _TIMER_IRQ and not looked[n + 2] & 0x7F:  # nothing came
+        irq = looked[n] & _LOOK_MASK
+        if irq == _TIMER_IRQ and not looked[n + 2] & 0x7F:  # nothing came
             transfer(_IDLE_COMMAND)
             transfer(_TRANSCEIVE_COMMAND)
             self._armed = True
             return None
+        if quiet and irq == _RX_IRQ and not looked[n + 1] and looked[n + 2] & 0x7F == 2 and not looked[n + 3] & 7:
+            self._armed = True  # a clean ATQA, 16 bits: received, FIFO emptied
+            return b""
         data, bits, _ = self._answer(_WUPA_FRAME, 7, 0, False, 16, False, looked[n:])
         if bits != 16:
             raise NfcProtocolError("ATQA must be 16 bits, got %d" % bits)
@@ -677,7 +729,8 @@ class RC522:
     def halt(self) -> None:
         """HLTA with CRC_A: the selected tag goes to HALT and answers only WUPA from now on (a READY one falls
         back to where it came from, HALT after a WUPA)."""
-        self._send(_HLTA_WITH_CRC)
+        self._start(_HLTA_WITH_CRC, 0, 0, _FIFO_HLTA)  # _send, from bytes made once
+        self._sending = True
 
     def anticollision(self, level: int, known: bytes = b"", nbits: int = 0) -> tuple[bytes, int]:
         """Bit-oriented anticollision at cascade ``level`` (1 to 3), the first ``nbits`` of the level known.
@@ -795,7 +848,7 @@ class RC522:
                 if still is not None:
                     return still
             try:
-                atqa = self._wake()
+                atqa = self._wake(True)
             except NfcTimeout:
                 atqa = None
             except NfcCollision:
@@ -830,25 +883,10 @@ class RC522:
         # A hub's still cards, every scan: anticollision()'s transactions, each one's bytes made once, and a clean
         # answer settled here. On the Pico this halves the scan, as wupa() does an empty zone's poll.
         if self._armed and not self._sending:
-            transfer = self._transfer
-            transfer(_CLEAR_IRQS)
-            transfer(_FIFO_ANTICOLLISION_CL1)
-            transfer(_SEND_FRAME)
-            self._armed = self._fifo_empty = False
-            _, _, _, (look, n) = self._plan(_ANTICOLLISION_CL1, 0, 0, 40)
-            looked = transfer(look)[n:]
-            # Received, no error, five whole bytes in the FIFO, read in the same look: the tag's level 1 and BCC
-            if looked[0] & _LOOK_MASK == _RX_IRQ and not looked[1] and looked[2] & 0x7F == 5 and not looked[3] & 7:
-                self._armed = True  # received, FIFO emptied: Transceive waits for the next StartSend
-                if looked[5:10] == self._cl1[1]:
-                    self._confirms += 1
-                    self._ready = True
-                    return [self._single]
-            else:
-                try:  # late, damaged, collided: as anticollision() would take it
-                    self._answer(_ANTICOLLISION_CL1, 0, 0, True, 40, False, looked)
-                except NfcTimeout:
-                    pass
+            if self._confirm_cl1():
+                self._confirms += 1
+                self._ready = True
+                return self._cl1[2]
         else:
             try:
                 answer, collision = self.anticollision(1)
@@ -857,8 +895,130 @@ class RC522:
             if collision < 0 and answer == self._cl1[1]:
                 self._confirms += 1
                 self._ready = True
-                return [self._single]
+                return self._cl1[2]
         self.halt()  # back to HALT (woken from it by the WUPA before: READY* in 6.3.2.3), for the scan's WUPA
+        return None
+
+    def _confirm_cl1(self) -> bool:
+        """Whether the lone tag answers a level-1 ANTICOLLISION with its own level 1 and BCC, clean (the frame's
+        bytes made once, the answer read in place). Anything else is settled as anticollision() would take it; a
+        time-out is a ``False``, a damaged answer raises."""
+        transfer = self._transfer
+        transfer(_CLEAR_IRQS)
+        transfer(_FIFO_ANTICOLLISION_CL1)
+        transfer(_SEND_FRAME)
+        self._armed = self._fifo_empty = False
+        look, n = self._plans[_ANTICOLLISION_PLAN][3]  # planned in __init__
+        looked = transfer(look)  # read in place, from n: a slice would be an object made every scan
+        # Received, no error, five whole bytes in the FIFO, read in the same look: the tag's level 1 and BCC
+        if _clean(looked, n, 5):
+            self._armed = True  # received, FIFO emptied: Transceive waits for the next StartSend
+            cl1 = self._cl1[1]
+            n += 5
+            return (
+                looked[n] == cl1[0]
+                and looked[n + 1] == cl1[1]
+                and looked[n + 2] == cl1[2]
+                and looked[n + 3] == cl1[3]
+                and looked[n + 4] == cl1[4]
+            )
+        try:  # late, damaged, collided: as anticollision() would take it
+            self._answer(_ANTICOLLISION_CL1, 0, 0, True, 40, False, looked[n:])
+        except NfcTimeout:
+            pass
+        return False
+
+    def _lone(self, on_select: "Callable[[bytes, int], None] | None") -> "list[bytes] | None":
+        """The hub's selection of what answered WUPA when one tag answers alone: each cascade level's ANTICOLLISION
+        and SELECT from frames made once or filled in place, each answer settled in place (as _still and wupa() do),
+        and for the lone tag already known (its full selection every FULL_SCAN_EVERY scans, decision 003) not one
+        object made. The same transactions as _walk's for one tag. ``None`` when an answer is anything but one
+        tag's, clean: the walk of the UID tree takes over, from the level-1 anticollision (which READY tags answer
+        again, ISO/IEC 14443-3, 6.5.3.2), or after a later level (a twin sharing the tag's first UID bytes: its
+        collision comes at level 2) from a WUPA after an HLTA, which the READY tags of a later level take for a
+        frame they do not expect, falling back to HALT (6.3.2.3)."""
+        if not self._armed or self._sending:
+            return None
+        transfer = self._transfer
+        frame: Any
+        frame, uid = self._lone_bufs  # the SELECT written to the FIFO; the UID so far
+        table = _CRC_TABLE
+        size = 0
+        sak = 0
+        for level in range(3):
+            transfer(_CLEAR_IRQS)
+            transfer(_FIFO_ANTICOLLISION[level])
+            transfer(_SEND_FRAME)
+            self._armed = self._fifo_empty = False
+            look, n = self._plans[_ANTICOLLISION_PLAN][3]
+            looked = transfer(look)
+            n += 5
+            if (
+                not _clean(looked, n - 5, 5)
+                or looked[n + 4] != looked[n] ^ looked[n + 1] ^ looked[n + 2] ^ looked[n + 3]
+            ):
+                return self._settle_lone(level, _FIFO_ANTICOLLISION[level][1:], True, 40, looked[n - 5 :])
+            self._armed = True
+            crc = 0x6363
+            for i in range(1, 8):
+                frame[i] = _SEL[level] if i == 1 else 0x70 if i == 2 else looked[n + i - 3]
+                crc = (crc >> 8) ^ table[(crc ^ frame[i]) & 0xFF]
+            frame[8] = crc & 0xFF
+            frame[9] = crc >> 8
+            transfer(_CLEAR_IRQS)
+            transfer(frame)
+            transfer(_SEND_FRAME)
+            self._armed = self._fifo_empty = False
+            look, n = self._plans[_SELECT_PLANS[frame[9] >> 7]][3]
+            looked = transfer(look)
+            sak = looked[n + 5]
+            if (
+                not _clean(looked, n, 3)
+                or (0x6363 >> 8) ^ table[(0x6363 ^ sak) & 0xFF] != looked[n + 6] | looked[n + 7] << 8
+            ):
+                data, _, _ = self._answer(bytes(frame[1:]), 0, 0, False, 24, True, looked[n:])  # or it raises
+                if len(data) != 1:
+                    raise NfcProtocolError("SAK must be 1 byte, got %d" % len(data))
+                sak = data[0]
+            else:
+                self._armed = True  # received, FIFO emptied: Transceive waits for the next StartSend
+            cascade = sak & _SAK_CASCADE
+            if cascade and (frame[3] != _CT or level == 2):
+                raise NfcProtocolError("SAK asks for another cascade level after %s" % _hex(bytes(frame[3:7])))
+            for i in range(4 if not cascade else 3):
+                uid[size] = frame[7 - (4 if not cascade else 3) + i]
+                size += 1
+            if not cascade:
+                break
+        single = self._single or b""
+        same = len(single) == size
+        i = 0
+        while same and i < size:
+            same = single[i] == uid[i]
+            i += 1
+        tag = single if same else bytes(uid[:size])  # a new tag: its UID made once
+        found = self._cl1[2] if same and self._cl1[0] is single else [tag]
+        if on_select is not None:
+            on_select(tag, sak)
+        self.halt()
+        return found
+
+    def _settle_lone(
+        self, level: int, frame: bytes, anticollision: bool, answer_bits: int, looked: bytes
+    ) -> "list[bytes] | None":
+        """_lone's way out at ``level`` (0 to 2): the answer to ``frame`` settled as transceive would (a damaged one
+        raises), and the tags made ready for the walk of the UID tree."""
+        try:
+            self._answer(frame, 0, 0, anticollision, answer_bits, False, looked)
+        except NfcTimeout:
+            if level:
+                raise  # a tag selected at level 1, silent at level 2: not a clean absence
+        if level:
+            self.halt()
+            try:
+                self.wupa()
+            except NfcCollision:
+                pass  # several tags: the walk sorts them out
         return None
 
     def _unready(self) -> None:
@@ -879,7 +1039,10 @@ class RC522:
         if single is not None:
             if self._cl1[0] is not single:  # the same tag scan after scan: its level-1 bytes worked out once
                 level = cascade_levels(single)[0]
-                self._cl1 = (single, level + bytes((level[0] ^ level[1] ^ level[2] ^ level[3],)))
+                self._cl1 = (single, level + bytes((level[0] ^ level[1] ^ level[2] ^ level[3],)), [single])
+            if self.keep_ready and self._armed and not self._sending and self._confirm_cl1():
+                self._ready = True  # the next scan sends it ANTICOLLISION alone (_still)
+                return self._cl1[2]
             cl1 = self._cl1[1]
             answer, collision = self.anticollision(1)
             if collision < 0 and answer == cl1:
@@ -887,7 +1050,7 @@ class RC522:
                     self._ready = True  # the next scan sends it ANTICOLLISION alone (_still)
                 else:
                     self.halt()  # back to HALT (or IDLE) so that the next WUPA finds it
-                return [single]
+                return self._cl1[2]
             branches: list[tuple[bytes, int]] = []
             if collision >= 0:
                 # Seed the walk with what this answer taught: its two branches at the first collision.
@@ -900,6 +1063,9 @@ class RC522:
             else:
                 branches.append((answer[:4], 32))
         else:
+            lone = self._lone(on_select) if self.keep_ready else None
+            if lone is not None:
+                return lone
             branches = [(b"", 0)]
         found: list[bytes] = []
         first = True

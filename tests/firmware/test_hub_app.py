@@ -15,7 +15,7 @@ import pytest
 
 import companion.sim as sim
 from companion.events import ZoneScan
-from companion.hub.protocol import ACK_OK, Ack, FrameDecoder, Maintenance, Sync, encode_frame
+from companion.hub.protocol import ACK_OK, Ack, FrameDecoder, Maintenance, Sync, ZoneReport, encode_frame
 from companion.hub.session import HubOffline, HubOnline, HubSession
 from companion.hub.simulated import FIRMWARE
 
@@ -353,6 +353,70 @@ def test_a_zone_whose_card_was_missed_is_scanned_again_between_the_others(firmwa
     order.clear()
     hub.scan_round()
     assert scanner.zones[2] == ()  # lifted in the round of its first miss
-    assert order == [0, 1, 2, 3, 4, 2, 5, 6, 2, 7]  # zone 2 again after zones 4 and 6: its 2nd and 3rd misses
+    # zone 2 again after zones 4 and 6: its 2nd and 3rd misses; empty then, it is polled after zone 7's scan
+    assert order == [0, 1, 2, 3, 4, 2, 5, 6, 2, 7, 2]
     reports = [m for _, m in FrameDecoder().feed(bytes(port.out)) if getattr(m, "zone", None) == 2]
     assert [m.uids for m in reports] == [()]
+
+
+def test_empty_zones_are_polled_after_each_zone_holding_a_card(firmware: Any) -> None:
+    """A card is laid on an empty zone: the empty zones are polled after every scan of a zone holding a card, so
+    a touch waits one occupied zone's scan and a poll of the empty ones, not a round of every zone; a zone whose
+    reader is down is tried once a round. A card laid there is reported before the next occupied zone's scan."""
+    port = MemoryPort()
+    hub = firmware.build(config(), port)
+    scanner = hub.scanner
+    assert scanner.start() == []
+    for zone in (1, 3, 4):
+        sim.field(0, zone).add(sim.Ntag213(bytes((0x04, zone, 0x10, 0x20, 0x30, 0x40, 0x50))))
+    sim.unplug(0, 6)
+    hub.scan_round()
+    hub.scan_round()  # zone 6's reader found down: it stays in the once-a-round group
+    order: list[int] = []
+    scan_zone = scanner.scan_zone
+
+    def recorded(zone: int) -> Any:
+        order.append(zone)
+        if zone == 3:
+            sim.field(0, 5).add(sim.Ntag213(bytes.fromhex("04a1b2c3d4e5f6")))
+        return scan_zone(zone)
+
+    scanner.scan_zone = recorded
+    port.out.clear()
+    hub.scan_round()
+    empty, then = [0, 2, 5, 7], [0, 2, 7]  # zone 5 holds a card from its poll after zone 3's scan
+    assert order == [1, *empty, 3, *empty, 4, *then, 5, *then, 6, *then]
+    [report] = [m for _, m in FrameDecoder().feed(bytes(port.out)) if isinstance(m, ZoneReport)]
+    assert report.zone == 5 and scanner.zones[5] == (bytes.fromhex("04a1b2c3d4e5f6"),)
+
+
+def test_the_hub_collects_its_heap_a_round_after_every_eighth_report(
+    firmware: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Rounds that change nothing make no garbage (counted on the port, test_rp2040.py); the garbage of changes is
+    collected by the hub itself at a quiet moment: a round after the report that makes 8, never in the round that
+    sends it (the report must leave on USB first), and not again before 8 more."""
+    port = MemoryPort()
+    hub = firmware.build(config(), port)
+    assert hub.scanner.start() == []
+    collections: list[tuple[int, int]] = []  # reports sent and rounds scanned at each collection
+    monkeypatch.setattr(firmware.gc, "collect", lambda: collections.append((hub.reports, hub.scans)))
+    tag = sim.Ntag213(bytes.fromhex("04a1b2c3d4e5f6"))
+    reported_in: list[int] = []
+
+    async def play() -> None:
+        task = asyncio.create_task(hub._scan())
+        for change in range(10):
+            sim.field(0, 3).add(tag) if change % 2 == 0 else sim.field(0, 3).remove(tag)
+            reports = hub.reports
+            while hub.reports == reports:
+                await asyncio.sleep(0)
+            reported_in.append(hub.scans)
+            for _ in range(3):
+                await asyncio.sleep(0)
+        task.cancel()
+
+    asyncio.run(play())
+    assert len(reported_in) == 10 and hub.reports == 10
+    [(reports, scans)] = collections
+    assert reports == 8 and scans > reported_in[7]  # a round after the 8th report, not in its round

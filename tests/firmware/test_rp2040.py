@@ -325,3 +325,36 @@ def test_host_closing_the_port_neither_blocks_nor_restarts_the_hub(tmp_path: Pat
         after = hello(hub.path, ZONES)
     assert after.boot == before.boot  # no watchdog reset while nobody listened
     assert "watchdog reset" not in hub.diagnostics()
+
+
+def garbage_of_rounds(tmp_path: Path, cards: int) -> tuple[int, int]:
+    """tests/firmware/hub_garbage.py on the port, with a still NTAG213 on each of the first ``cards`` zones: the
+    bytes the hub's scan loop allocated in its rounds (``gc.mem_alloc()`` with the collector off), and the rounds."""
+    readers = Readers()
+    for zone in range(cards):
+        readers.chips[zone].field.add(Ntag213(bytes((0x04, zone, 0x5E, 0x15, 0xE5, 0x00, 0x11))))
+    files = board_files(tmp_path)
+    files["main.py"] = (Path(__file__).parent / "hub_garbage.py").read_bytes()
+    with EmulatedHub(tmp_path, files, readers) as hub, serial.Serial(hub.path, timeout=0) as port:
+        seen = b""
+        deadline = time.monotonic() + BOOT_S + 60
+        while time.monotonic() < deadline:
+            seen += port.read(4096)
+            for line in seen.split(b"\n"):
+                if line.startswith(b"garbage "):
+                    _, garbage, rounds = line.split()
+                    return int(garbage), int(rounds)
+                if b"Error" in line:
+                    raise AssertionError(seen[-800:].decode(errors="replace"))
+            time.sleep(0.05)
+    raise AssertionError(f"no garbage count from the emulated hub: {seen[-800:]!r}\n{hub.diagnostics()}")
+
+
+@pytest.mark.parametrize("cards", [0, 7])
+def test_rounds_of_zones_that_stay_as_they_were_make_no_garbage(tmp_path: Path, cards: int) -> None:
+    """The hub's scan loop on the real port, the collector off: rounds of empty zones, and of a still card on 7 of
+    them (each selected in full on its turns, decision 003), allocate not one byte. The collector then runs only
+    after changes, where the hub chooses (hub_app._COLLECT_REPORTS), never between a touch and its report."""
+    garbage, rounds = garbage_of_rounds(tmp_path, cards)
+    assert rounds >= 48
+    assert garbage == 0

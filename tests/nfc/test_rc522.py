@@ -6,6 +6,7 @@ import subprocess
 import sys
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -436,3 +437,42 @@ def test_a_dead_reader_costs_its_first_init_25_ms_and_each_try_after_3(reader_at
         with pytest.raises(ReaderNotResponding, match="VersionReg reads 0x00"):
             dead.init()
         assert budget < sim.clock.now_s - start < budget * 1.2
+
+
+@pytest.mark.parametrize(
+    "uids",
+    [
+        ["04A1B2C3D4E5F6"],  # a 7-byte UID, two cascade levels
+        ["DE0BADF0"],  # a 4-byte UID, one
+        ["04A1B2C3D4E5F6", "04A1B2FFEEDDCC"],  # twins sharing level 1: they collide at level 2
+        ["04A1B2C3D4E5F6", "04C0FFEE123456"],  # they collide at level 1
+    ],
+)
+def test_the_hubs_selection_in_place_finds_what_the_walk_finds(reader: RC522, uids: list[str]) -> None:
+    """A hub's reader selects a lone tag from frames filled in place (``_lone``, 23 transactions for a new NTAG213
+    with its HLTA, as the walk); tags that collide, at level 1 or at level 2 where twins of one roll first differ,
+    hand over to the walk of the UID tree, which finds them all."""
+
+    def laid() -> list[Any]:
+        tags = [sim.Ntag213(uid) if len(uid) == 14 else sim.MifareClassic1K(uid) for uid in uids]
+        for tag in tags:
+            sim.field(0, 0).add(tag)
+        return tags
+
+    def new_scan() -> int:
+        calls = sim.clock.transactions
+        assert sorted(reader.scan()) == sorted(tag.uid for tag in tags)
+        return sim.clock.transactions - calls
+
+    assert reader.scan() == []  # Transceive set up, as before every new card in play
+    tags = laid()
+    walked = new_scan()
+    sim.field(0, 0).clear()
+    assert reader.scan() == []
+    reader.keep_ready = True
+    tags = laid()
+    in_place = new_scan()
+    if len(uids) == 1:
+        assert in_place == walked  # the same transactions as the walk's
+    for _ in range(2 * rc522.FULL_SCAN_EVERY):  # quick scans and full selections
+        assert sorted(reader.scan()) == sorted(tag.uid for tag in tags)
