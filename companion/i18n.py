@@ -167,8 +167,7 @@ def _folders() -> tuple[Path, ...]:
 
 def catalogue_path(lang: str) -> Path | None:
     """The ``.po`` file of ``lang``: the first found in ``COMPANION_LOCALES``'s folders, then the package's."""
-    for folder in _folders():
-        path = folder / lang / "LC_MESSAGES" / f"{DOMAIN}.po"
+    for path, _name in _places(os.environ.get(LOCALES_VARIABLE, ""), lang):
         if path.is_file():
             return path
     return None

@@ -163,8 +163,8 @@ class Hub:
         self.scans = 0
         self.reports = 0  # messages the scans sent
         self.collections = 0  # of the heap's garbage, by the hub itself (collect)
-        self._reports_kept = 0  # reports and heartbeats sent since the last collection: reports - _reports_kept
-        self._beats_kept = 0
+        self._reports_kept = 0  # the count of reports at the last collection (those since: reports - _reports_kept)
+        self._beats_kept = 0  # heartbeats since the last collection
         self.interrupts = 0  # Ctrl-Cs that reached the reader (none once start() has turned them off)
         self.rebooting = False  # into maintenance mode, once the ACK has left
         self._seq = 0
@@ -382,11 +382,9 @@ class UsbPort:
     def read(self) -> bytes:
         # ipoll, not poll: poll() makes a list at every call, and the port is looked at between every two zones
         # (ipoll hands back the poller itself and one tuple it keeps: no garbage; extmod/modselect.c)
-        data = None
-        for _ in self._poll.ipoll(0):
-            data = bytearray()
-        if data is None:
+        if not self._ready():
             return b""  # the usual answer: no allocation
+        data = bytearray()
         while len(data) < 256 and self._ready():
             data.extend(self._in.read(1))
         return bytes(data)
