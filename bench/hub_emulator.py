@@ -241,6 +241,7 @@ def model_figures(trials: int) -> tuple[dict[str, float], dict[str, list[float]]
             readers.append(
                 RC522(
                     transfer,
+                    sequence=sim.machine_sequence(0, device, cfg["SPI_BAUDRATE"]),  # as on the Pico's RP2040
                     timeout_ms=cfg["READER_TIMEOUT_MS"],
                     spi_hz=cfg["SPI_BAUDRATE"],
                     keep_ready=True,

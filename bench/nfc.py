@@ -55,13 +55,15 @@ def readers(platform: str) -> list[RC522]:
     sim.clock.platform(platform)
     made = []
     for device in range(ZONES):
+        sequence = None
         if platform == "pico":
             transfer = machine_transfer(sim.machine_spi(0, SPI_HZ), sim.machine_pin(0, device))
+            sequence = sim.machine_sequence(0, device, SPI_HZ)  # the RP2040's native code (firmware/spi_rp2.py)
         else:
             dev = sim.spidev.SpiDev(0, device)
             dev.max_speed_hz = SPI_HZ
             transfer = spidev_transfer(dev)
-        reader = RC522(transfer, spi_hz=SPI_HZ)
+        reader = RC522(transfer, sequence=sequence, spi_hz=SPI_HZ)
         reader.init()
         made.append(reader)
     return made

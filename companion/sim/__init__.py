@@ -46,6 +46,8 @@ Example::
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from companion.sim import machine, spidev
 from companion.sim.chip import Mfrc522
 from companion.sim.rf import Field
@@ -104,6 +106,11 @@ def machine_spi(bus: int = 0, baudrate: int = 4_000_000) -> machine.SPI:
 
 def machine_pin(bus: int, device: int) -> machine.Pin:
     return machine.Pin(bus, device)
+
+
+def machine_sequence(bus: int, device: int, baudrate: int = 4_000_000) -> Callable[[bytes, bytearray], None]:
+    """The hub's native ``sequence`` (firmware/spi_rp2.py) for the reader at ``(bus, device)``, on the model."""
+    return machine.sequence(machine.SPI(bus, baudrate=baudrate), machine.Pin(bus, device))
 
 
 def wait(seconds: float) -> None:

@@ -7,10 +7,12 @@ the reader whose chip select is low; the chip sees one transaction from the fall
 
 from __future__ import annotations
 
-from companion.sim.chip import Mfrc522
-from companion.sim.world import WORLD
+from collections.abc import Callable
 
-__all__ = ["SPI", "Pin"]
+from companion.sim.chip import Mfrc522
+from companion.sim.world import NATIVE_SEQUENCE_S, WORLD
+
+__all__ = ["SPI", "Pin", "sequence"]
 
 _SELECTED: dict[int, set[int]] = {}
 
@@ -74,12 +76,14 @@ class SPI:
             raise OSError(f"SPI bus {self.bus}: chip selects {sorted(selected)} are all low at once")
         return WORLD.reader(self.bus, next(iter(selected))) if selected else None
 
-    def _shift(self, mosi: bytes) -> bytes:
+    def _shift(self, mosi: bytes, call_s: float | None = None) -> bytes:
+        """``mosi`` through the selected chip, after ``call_s`` of the host's time (a Python call by default)."""
+        cost = WORLD.clock.machine_call_s if call_s is None else call_s
         chip = self._chip()
         if chip is None:
-            WORLD.clock.now_s += WORLD.clock.machine_call_s + 8 * len(mosi) / self.baudrate
+            WORLD.clock.now_s += cost + 8 * len(mosi) / self.baudrate
             return bytes(len(mosi))  # nobody selected: MISO floats low
-        return WORLD.clock_bytes(chip, mosi, self.baudrate, WORLD.clock.machine_call_s)
+        return WORLD.clock_bytes(chip, mosi, self.baudrate, cost)
 
     def write_readinto(self, write_buf: bytes | bytearray | memoryview, read_buf: bytearray | memoryview) -> None:
         read_buf[:] = self._shift(bytes(write_buf))
@@ -96,3 +100,25 @@ class SPI:
 
 def reset() -> None:
     _SELECTED.clear()
+
+
+def sequence(spi: SPI, cs: Pin) -> Callable[[bytes, bytearray], None]:
+    """The hub's native ``sequence`` (firmware/spi_rp2.py) on the model: a script's transactions (``rc522.script``)
+    each in its own chip-select period, their answers one after the other in ``out``; the call costs the host
+    ``NATIVE_SEQUENCE_S[0]`` and each transaction in it ``NATIVE_SEQUENCE_S[1]`` besides its bytes."""
+    call_s, each_s = NATIVE_SEQUENCE_S
+
+    def run(steps: bytes, out: bytearray) -> None:
+        i = at = 0
+        while i < len(steps):
+            size = steps[i] | steps[i + 1] << 8
+            cs.value(0)
+            try:
+                answer = spi._shift(bytes(steps[i + 2 : i + 2 + size]), call_s if i == 0 else each_s)
+            finally:
+                cs.value(1)
+            out[at : at + size] = answer
+            i += 2 + size
+            at += size
+
+    return run

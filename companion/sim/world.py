@@ -16,6 +16,10 @@ from companion.sim.chip import Mfrc522
 # the model's scans within x 1.4 of the port's either way; the bench checks that the model counts the port's
 # transactions and stays within x 1.6 of its times (docs/NFC.md, "Per-call cost and figures").
 CALL_COST_S = {"pi4": 25e-6, "zero2w": 60e-6, "pico": 270e-6}
+# The hub's RP2040 clocks the transactions of an exchange in one call of native code (firmware/spi_rp2.py): the
+# call, with the driver's Python around it, and then each transaction in it, besides its bytes. Measured on the
+# calibrated port as the rest (python -m bench hub --emulator fits them).
+NATIVE_SEQUENCE_S = (250e-6, 5e-6)
 PI_PLATFORMS = ("pi4", "zero2w")
 
 

@@ -34,4 +34,5 @@ def test_build_lays_out_the_board(tmp_path: Path) -> None:
         "protocol.mpy",
         "rc522.mpy",
         "scanner.mpy",
+        "spi_rp2.mpy",
     ]

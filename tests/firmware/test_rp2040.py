@@ -7,6 +7,7 @@ down; with them, the chip simulator's MFRC522s answer the emulated SPI0's bytes.
 """
 
 import asyncio
+import itertools
 import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -358,3 +359,39 @@ def test_rounds_of_zones_that_stay_as_they_were_make_no_garbage(tmp_path: Path, 
     garbage, rounds = garbage_of_rounds(tmp_path, cards)
     assert rounds >= 48
     assert garbage == 0
+
+
+def test_native_sequence_clocks_a_script_as_transactions_one_by_one(tmp_path: Path) -> None:
+    """firmware/spi_rp2.py on the port: viper code driving the SPI block's and the chip select's registers clocks a
+    script's transactions as the driver's ``in_turn`` does through ``machine.SPI``, one call each: the same
+    transactions (chip-select periods) and the same answers, 20 bytes through the MFRC522's FIFO and back, each
+    transaction longer than the RP2040's 8-byte SPI FIFOs (tests/firmware/hub_sequence.py)."""
+    readers = Readers()
+    files = board_files(tmp_path)
+    files["main.py"] = (Path(__file__).parent / "hub_sequence.py").read_bytes()
+    answers: dict[str, bytes] = {}
+    counts = []
+    with EmulatedHub(tmp_path, files, readers) as hub, serial.Serial(hub.path, timeout=0) as port:
+        seen = b""
+        deadline = time.monotonic() + BOOT_S + 60
+        while b"done" not in seen and time.monotonic() < deadline:
+            seen += port.read(4096)
+            lines = seen.split(b"\n")
+            seen = lines.pop()
+            for line in (raw.strip().decode(errors="replace") for raw in lines):
+                assert "Error" not in line and "no native" not in line, line
+                if line == "ready" or line.startswith(("native ", "in turn ")):
+                    counts.append(readers.transactions)  # the Pico waits for the line below: no SPI meanwhile
+                    if line != "ready":
+                        name, _, answer = line.rpartition(" ")
+                        answers[name] = bytes.fromhex(answer)
+                    port.write(b"\n")
+                elif line == "done":
+                    seen = b"done"
+            time.sleep(0.02)
+        assert seen == b"done", hub.diagnostics()
+    assert [after - before for before, after in itertools.pairwise(counts)] == [3, 3]
+    assert answers["native"] == answers["in turn"]
+    # The read's answer: a byte clocked out by its first address, then FIFOLevelReg, then the FIFO's 20 bytes
+    level, data = answers["native"][2 + 21 + 1], answers["native"][2 + 21 + 2 :]
+    assert level == 20 and data == bytes(range(0xA0, 0xB4))
