@@ -135,32 +135,47 @@ def test_daemon_backend_handshake(hub: EmulatedHub) -> None:
     assert info.zones == tuple(ZONES)
 
 
-def test_garbage_with_ctrl_c_does_not_stop_the_hub(hub: EmulatedHub) -> None:
-    booted(hub)
+def after_garbage(hub: EmulatedHub) -> list[str]:
+    """Line noise holding 0x03 and 0x04 on the link of a booted hub, then what went wrong, if anything: a new
+    session's HELLO does not come, the hub restarted (the rp2 port resets through the watchdog, run.mjs logs it), or
+    its scan loop stopped counting."""
     with serial.Serial(hub.path, timeout=0) as port:
         port.write(GARBAGE)
         port.flush()
         time.sleep(1.0)
-    # A new session after the noise: the hub still answers, and still counts its scans
-    assert hello(hub.path, ZONES).zones == tuple(ZONES)
+    wrong = []
+    try:
+        hello(hub.path, ZONES)
+    except HubUnavailable as exc:
+        wrong.append(f"no HELLO: {exc}")
+    if "watchdog reset" in hub.diagnostics():
+        wrong.append("the hub restarted")
     with serial.Serial(hub.path, timeout=0) as port:
-        beats = [m for m in Link(port).until(Heartbeat, 5.0) if isinstance(m, Heartbeat)]
-    assert beats[-1].scans > 0
+        try:
+            beats = [m for m in Link(port).until(Heartbeat, 5.0) if isinstance(m, Heartbeat)]
+        except AssertionError:
+            beats = []
+    if not beats or beats[-1].scans == 0:
+        wrong.append("no heartbeat counting scans")
+    return wrong
+
+
+def test_garbage_with_ctrl_c_does_not_stop_the_hub(hub: EmulatedHub) -> None:
+    # A new session after the noise: the hub still answers, without a restart, and still counts its scans
+    booted(hub)
+    assert after_garbage(hub) == []
 
 
 def test_negative_control_ctrl_c_left_on(tmp_path: Path) -> None:
     """The check above catches the fault it is there for: with Ctrl-C left on, the real port's USB CDC takes the
-    host's 0x03 as an interrupt (shared/tinyusb/mp_usbd_cdc.c) and the hub stops answering."""
+    host's 0x03 as an interrupt (shared/tinyusb/mp_usbd_cdc.c). Where the interrupt lands decides what follows: in
+    the port's read, the firmware survives it but loses the frame (the host's SYNC holds 0x03: no HELLO comes);
+    anywhere else it ends the loops and main.py restarts the board. Either way the check fails."""
     files = board_files(tmp_path, without_ctrl_c_off)
     assert b"kbd_intr(-1)" not in files["main.py"] and b"kbd_intr(-1)" not in files["hub_app.py"]
     with EmulatedHub(tmp_path, files) as hub:
         booted(hub)
-        with serial.Serial(hub.path, timeout=0) as port:
-            port.write(GARBAGE)
-            port.flush()
-            time.sleep(1.0)
-        with pytest.raises(HubUnavailable):
-            hello(hub.path, ZONES)
+        assert after_garbage(hub) != []
 
 
 async def until(events: list[HubEvent], condition: Callable[[], bool], what: str, wait_s: float = 60.0) -> None:
