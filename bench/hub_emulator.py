@@ -35,7 +35,7 @@ import companion.sim as sim
 from companion.hub.protocol import FrameDecoder, Heartbeat, Message, ZoneReport
 from companion.hub.simulated import FIRMWARE, load_firmware, unload_firmware
 from companion.nfc.rc522 import FULL_SCAN_EVERY, RC522, machine_transfer
-from companion.sim.world import CALL_COST_S
+from companion.sim.world import CALL_COST_S, NATIVE_SEQUENCE_S
 
 # Published: MicroPython on a 125 MHz RP2040 runs a loop that sets a pin high then low in about 31 us (Roy
 # Longbottom, "Raspberry Pi Pico, Pi 4 and Pi 400 Python and C Basic Beginners Bit Banging Benchmarks"; the same
@@ -45,7 +45,7 @@ ROOT = FIRMWARE.parent
 UID = bytes.fromhex("04a1b2c3d4e5f6")
 GOALS_MS = {"laid": 30.0, "lift p99": 150.0}  # docs/PERFORMANCE.md: touch to event, lift to CardLeft
 BOOT_S = 120.0  # wall time allowed for the emulated Pico to boot and answer (a busy machine)
-FIGURES = ("loop", "register", "empty", "new", "round")
+FIGURES = ("loop", "register", "exchange", "empty", "new", "round")
 # How far the model's scan times may stray from the calibrated port's, either way (docs/NFC.md): the model charges
 # each transaction one cost (CALL_COST_S["pico"]) where the port spends more between a new tag's transactions.
 MODEL_RATIO = 1.6
@@ -343,6 +343,12 @@ def report(count: int, trials: int) -> None:
     print(
         f"  per SPI transaction besides its bytes (a 2-byte read less {wire_us:.0f} us on the wire): calibrated "
         f"{pico['register'] - wire_us:.0f} us, the model charges {CALL_COST_S['pico'] * 1e6:.0f} us"
+    )
+    call_us, each_us = (cost * 1e6 for cost in NATIVE_SEQUENCE_S)
+    print(
+        f"  the same read as one exchange in native code (firmware/spi_rp2.py), less its bytes: calibrated "
+        f"{pico['exchange'] - wire_us:.0f} us; the model charges an exchange {call_us:.0f} us, the driver's Python "
+        f"around it included, and {each_us:.0f} us a transaction in it"
     )
     round_ms = timed["round"][0]
     print(f"  round of 8 zones in the hub's own loop during the trials (its heartbeats), calibrated: {round_ms:.1f} ms")

@@ -16,7 +16,8 @@ import time
 
 import hub_config  # type: ignore[import-not-found]  # the board's
 import machine  # type: ignore[import-not-found]
-from hub_app import zone_readers  # type: ignore[import-not-found]
+from hub_app import native_sequence, zone_readers  # type: ignore[import-not-found]
+from rc522 import script  # type: ignore[import-not-found]
 from scanner import Scanner  # type: ignore[import-not-found]
 
 LOOP_PIN = 10  # free on the hub (firmware/hub_config.py)
@@ -72,6 +73,14 @@ def main() -> None:
     scanner.start()
     first = readers[0]
     figure("register", best_us(first.version, count * 10))
+    # The same read as one exchange in native code (firmware/spi_rp2.py), as the scans' exchanges go
+    run = native_sequence(hub_config.SPI_ID, hub_config.CHIP_SELECTS[0])
+    steps, out = script(bytes((0x80 | 0x37 << 1, 0))), bytearray(2)
+
+    def exchange() -> None:
+        run(steps, out)
+
+    figure("exchange", best_us(exchange, count * 10))
     first.scan()
     counted("empty", first.scan)
     figure("empty", best_us(first.scan, count))

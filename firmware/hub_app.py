@@ -383,7 +383,9 @@ class UsbPort:
     def read(self) -> bytes:
         # ipoll, not poll: poll() makes a list at every call, and the port is looked at between every two zones
         # (ipoll hands back the poller itself and one tuple it keeps: no garbage; extmod/modselect.c)
-        if not self._ready():
+        for _ in self._poll.ipoll(0):  # _ready(), inline: this runs after every zone's scan, a call saved
+            break
+        else:
             return b""  # the usual answer: no allocation
         data = bytearray()
         while len(data) < 256 and self._ready():

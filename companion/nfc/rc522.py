@@ -240,7 +240,6 @@ def script(*transactions: bytes) -> bytes:
 
 # The scripts of the hub's exchanges (RC522._wake, _confirm_cl1, _lone, halt, _finish_send) that are the same for
 # every reader, made once; those that end in a wait for an answer are each reader's (RC522.__init__).
-_REARM = script(_IDLE_COMMAND, _TRANSCEIVE_COMMAND)  # after a time-out: the receiver stopped, Transceive set again
 _SENT = script(_SENT_READ)
 _STOP_TIMER = script(bytes((_CONTROL << 1, _T_STOP_NOW)))
 # HLTA on a reader armed, set up again with its FIFO empty, set up again with bytes left in its FIFO (as _start)
@@ -788,8 +787,8 @@ class RC522:
         self._armed = self._fifo_empty = False
         irq = looked[n] & _LOOK_MASK
         if irq == _TIMER_IRQ and not looked[n + 2] & 0x7F:  # nothing came
-            self._sequence(_REARM, looked)
-            self._armed = True
+            # The receiver still listens. The next poll stops it, flushes what noise may have brought meanwhile and
+            # sets Transceive up again, in its own call (the third script): one call a poll, not two
             return None
         if quiet and irq == _RX_IRQ and not looked[n + 1] and looked[n + 2] & 0x7F == 2 and not looked[n + 3] & 7:
             self._armed = True  # a clean ATQA, 16 bits: received, FIFO emptied

@@ -49,6 +49,9 @@ def test_the_readmes_bench_line_prints_calibrated_figures_beside_the_model() -> 
     pairs = re.findall(r"(\d+) / (\d+)", counts.group(1))
     assert len(pairs) == 3 and all(port == model for port, model in pairs), counts.group(0)
     assert re.search(r"per SPI transaction .*: calibrated \d+ us, the model charges \d+ us", out)
+    native = re.search(r"one exchange in native code .*: calibrated (\d+) us; the model charges an exchange", out)
+    transfer = re.search(r"per SPI transaction .*: calibrated (\d+) us", out)
+    assert native and transfer and int(native.group(1)) < int(transfer.group(1)) / 2, out
     for what in ("card laid -> its zone report", "card lifted -> its zone report"):
         assert re.search(rf"{what} \(ms, 20 trials\): calibrated median {NUMBER}, max {NUMBER}; model median", out)
     for what in ("card laid -> its zone report", "card lifted -> its zone report"):
