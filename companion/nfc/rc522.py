@@ -196,7 +196,7 @@ _IDLE_COMMAND = bytes((_COMMAND << 1, _CMD_IDLE))
 _TRANSCEIVE_COMMAND = bytes((_COMMAND << 1, _CMD_TRANSCEIVE))
 _LOOK_MASK = const(0x23)  # RxIRq, ErrIRq, TimerIRq
 _FLUSH_FIFO = bytes((_FIFO_LEVEL << 1, 0x80))
-_SENT_READ = bytes((0x80 | (_COMM_IRQ << 1), 0x80 | (_STATUS1 << 1), 0x80 | (_FIFO_LEVEL << 1), 0))
+_SENT_READ = bytes((0x80 | (_COMM_IRQ << 1), 0x80 | (_STATUS1 << 1), 0))
 _KEPT_PLANS = const(32)
 _PLANS: "dict[tuple[float, int], dict[int, tuple[float, float, int, tuple[bytes, int]]]]" = {}
 _PLANNED = ((_WUPA_FRAME, 7, 16), (b"\x93\x20", 0, 40), (bytes(9), 0, 24), (b"\xff" * 9, 0, 24))
@@ -242,10 +242,9 @@ def script(*transactions: bytes) -> bytes:
 # every reader, made once; those that end in a wait for an answer are each reader's (RC522.__init__).
 _SENT = script(_SENT_READ)
 _STOP_TIMER = script(bytes((_CONTROL << 1, _T_STOP_NOW)))
-# HLTA on a reader armed, set up again with its FIFO empty, set up again with bytes left in its FIFO (as _start)
+# HLTA on a reader armed, and on one set up again (receiver stopped, FIFO emptied, Transceive: as _start)
 _HALTS = (
     script(_CLEAR_IRQS, _FIFO_HLTA, _SEND_FRAME),
-    script(_IDLE_COMMAND, _CLEAR_IRQS, _FIFO_HLTA, _TRANSCEIVE_COMMAND, _SEND_FRAME),
     script(_IDLE_COMMAND, _FLUSH_FIFO, _CLEAR_IRQS, _FIFO_HLTA, _TRANSCEIVE_COMMAND, _SEND_FRAME),
 )
 # Where a SELECT's frame (its FIFO write) starts in its script: after the 2-byte interrupt clear and its own size
@@ -426,7 +425,6 @@ class RC522:
         # The chip waits for StartSend in Transceive (a frame was received and the FIFO emptied): the next
         # exchange needs neither Idle, a flush, nor the command again (datasheet 10.3.1.8).
         self._armed = False
-        self._fifo_empty = False  # seen empty after a frame without answer: the next exchange needs no flush
         # A frame that needs no answer (HLTA) may still be on air: the next exchange waits for its TxIRq and
         # stops the timer it started.
         self._sending = False
@@ -458,14 +456,13 @@ class RC522:
 
     def _make_scripts(self) -> "tuple[Any, ...]":
         """This reader's scripts of the exchanges that wait for an answer, each with where its look's last
-        CommIrqReg sample lies in the answers (``_placed``): WUPA's poll (armed, set up again with an empty FIFO,
-        and with bytes left in it), each cascade level's ANTICOLLISION, a SELECT (a bytearray, its frame filled in
+        CommIrqReg sample lies in the answers (``_placed``): WUPA's poll (armed, and set up again as _start does),
+        each cascade level's ANTICOLLISION, a SELECT (a bytearray, its frame filled in
         place through the memoryview after it: ``_lone``), and the UID that ``_lone`` reads into."""
         polls: tuple[tuple[bytes, int], ...] = ()
         if self._poll is not None:
             polls = (
                 _placed((_CLEAR_IRQS, _FIFO_WUPA, _SEND_SHORT_FRAME), self._poll),
-                _placed((_IDLE_COMMAND, _CLEAR_IRQS, _FIFO_WUPA, _TRANSCEIVE_COMMAND, _SEND_SHORT_FRAME), self._poll),
                 _placed(
                     (_IDLE_COMMAND, _FLUSH_FIFO, _CLEAR_IRQS, _FIFO_WUPA, _TRANSCEIVE_COMMAND, _SEND_SHORT_FRAME),
                     self._poll,
@@ -544,7 +541,7 @@ class RC522:
                 "no MFRC522 answers on this chip select (VersionReg reads 0x%02X): check wiring and chip select"
                 % version
             )
-        self._armed = self._sending = self._fifo_empty = self._ready = False
+        self._armed = self._sending = self._ready = False
         self._single = None
         self._write(_T_MODE, 0x80 | (_PRESCALER >> 8))  # TAuto: the timer starts when a frame is sent
         self._write(_T_PRESCALER, _PRESCALER & 0xFF)
@@ -574,15 +571,16 @@ class RC522:
         if self._sending:
             self._finish_send()
         if not self._armed:
+            # The receiver may still listen (after a frame without answer, or a time-out): stop it, then empty
+            # the FIFO of what it heard, or those bytes would go on air before the frame
             self._transfer(_IDLE_COMMAND)
-            if not self._fifo_empty:
-                self._transfer(_FLUSH_FIFO)
+            self._transfer(_FLUSH_FIFO)
         self._transfer(_CLEAR_IRQS)  # clear every interrupt flag
         self._transfer(_FIFO_WRITE + frame if fifo is None else fifo)
         if not self._armed:
             self._transfer(_TRANSCEIVE_COMMAND)
         self._write(_BIT_FRAMING, _START_SEND | (rx_align << 4) | last_bits)
-        self._armed = self._fifo_empty = False
+        self._armed = False
 
     def _wait(
         self, mask: int, first_us: float, deadline_us: float, fifo: int = 0, looked: "bytes | None" = None
@@ -629,7 +627,7 @@ class RC522:
         self._sending = False
         sent = self._out
         self._sequence(_SENT, sent)  # read in place: a slice would be an object made
-        irq, status1, level = sent[1], sent[2], sent[3]
+        irq, status1 = sent[1], sent[2]
         if not irq & _TX_IRQ:
             # Still on air (an HLTA is 0.4 ms): _wait's looks, every 100 us, read in place (no object made)
             look, n = self._tx_look
@@ -644,7 +642,8 @@ class RC522:
             status1 = _T_RUNNING
         if status1 & _T_RUNNING:
             self._sequence(_STOP_TIMER, sent)
-        self._fifo_empty = not level
+        # Whatever the FIFO holds now, the receiver listens on until the next exchange stops it (Idle), and
+        # interference may still land there: that exchange empties it after stopping the receiver (_start)
 
     def transceive(
         self,
@@ -780,15 +779,15 @@ class RC522:
         # a clean time-out or ATQA settled here. On the Pico this halves an empty zone's poll.
         if self._sending:
             self._finish_send()
-        # Armed; or after an HLTA, or an answer that left bytes behind, Transceive set up again as _start does
-        steps, n = self._scripts[0][0 if self._armed else 1 if self._fifo_empty else 2]
+        # Armed; or after a time-out, an HLTA or an answer that left bytes behind, set up again as _start does
+        steps, n = self._scripts[0][0 if self._armed else 1]
         looked = self._out
         self._sequence(steps, looked)  # read in place: a slice would be an object made every poll
-        self._armed = self._fifo_empty = False
+        self._armed = False
         irq = looked[n] & _LOOK_MASK
         if irq == _TIMER_IRQ and not looked[n + 2] & 0x7F:  # nothing came
             # The receiver still listens. The next poll stops it, flushes what noise may have brought meanwhile and
-            # sets Transceive up again, in its own call (the third script): one call a poll, not two
+            # sets Transceive up again, in its own call: one call a poll, not two
             return None
         if quiet and irq == _RX_IRQ and not looked[n + 1] and looked[n + 2] & 0x7F == 2 and not looked[n + 3] & 7:
             self._armed = True  # a clean ATQA, 16 bits: received, FIFO emptied
@@ -804,8 +803,8 @@ class RC522:
         if self._sending:
             self._finish_send()
         # _send's transactions, in a script made once
-        self._sequence(_HALTS[0 if self._armed else 1 if self._fifo_empty else 2], self._out)
-        self._armed = self._fifo_empty = False
+        self._sequence(_HALTS[0 if self._armed else 1], self._out)
+        self._armed = False
         self._sending = True
 
     def anticollision(self, level: int, known: bytes = b"", nbits: int = 0) -> tuple[bytes, int]:
@@ -982,7 +981,7 @@ class RC522:
         steps, n = self._scripts[1][0]  # made in __init__
         looked = self._out
         self._sequence(steps, looked)  # read in place, from n: a slice would be an object made every scan
-        self._armed = self._fifo_empty = False
+        self._armed = False
         # Received, no error, five whole bytes in the FIFO, read in the same look: the tag's level 1 and BCC
         if _clean(looked, n, 5):
             self._armed = True  # received, FIFO emptied: Transceive waits for the next StartSend
@@ -1022,7 +1021,7 @@ class RC522:
         for level in range(3):
             steps, n = anticollisions[level]
             sequence(steps, looked)
-            self._armed = self._fifo_empty = False
+            self._armed = False
             n += 5
             if (
                 not _clean(looked, n - 5, 5)
@@ -1037,7 +1036,7 @@ class RC522:
             frame[8] = crc & 0xFF
             frame[9] = crc >> 8
             sequence(select, looked)
-            self._armed = self._fifo_empty = False
+            self._armed = False
             n = at
             sak = looked[n + 5]
             if (
