@@ -27,7 +27,7 @@ READER_RESET = 8  # NRSTPD of every reader, wired together
 READER_TIMEOUT_MS = 0.3
 LIFT_SCANS = 3  # scans of a zone in a row without a card before it counts as lifted (a tag at the edge of range
 # misses some). The hub scans a zone whose card was missed again every ZONES // LIFT_SCANS zones: a lift takes
-# 38 to 47 ms on a Pico at the median, 88 ms at worst, alone or among 7 other cards (python -m bench hub --emulator)
+# 25 to 40 ms on a Pico at the median, 72 ms at worst, alone or among 7 other cards (python -m bench hub --emulator)
 LED_DATA = 9  # WS2812B chain, zone 0 first
 MAINTENANCE_PIN = 22  # held to GND at power-up: maintenance mode (the REPL, no scanning, no watchdog)
 

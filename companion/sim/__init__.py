@@ -21,7 +21,9 @@ Point any MFRC522 driver at it the same way, unchanged:
 * ``clock`` is the modeled time every reader shares: ``clock.now_s``, ``clock.spi_bytes``,
   ``clock.transactions``. SPI bytes cost ``8 / max_speed_hz`` seconds, and each transaction first costs the host
   its call: ``clock.platform("pi4" | "zero2w")`` for the ``spidev`` face (25 or 60 us, Pi 4 by default),
-  ``clock.platform("pico")`` for the ``machine`` face (270 us, measured: docs/NFC.md).
+  ``clock.platform("pico")`` for the ``machine`` face (270 us, measured: docs/NFC.md);
+  ``machine_sequence(bus, device)`` is the hub's native ``sequence`` (firmware/spi_rp2.py), each script a call
+  (250 us) and 5 us a transaction in it.
   Frames, tag answers and the chip's timer run against the same clock, so a figure taken from it is hardware time,
   whatever machine runs
   the simulation; ``wait(seconds)`` lets time pass with nobody on the bus. ``reader(bus, device)`` is the chip
