@@ -11,7 +11,9 @@ and runs again with each instruction's time scaled so that the loop takes a Pico
 wire, the readers' timers and the tags keep their own time: only the processor is scaled.
 
 The model is ``companion.sim``'s clock (world.py): the firmware's driver and scanner in CPython, each SPI
-transaction charged its bytes at the bus speed and the Pico's call cost (``CALL_COST_S["pico"]``), nothing else.
+transaction charged its bytes at the bus speed and the Pico's cost: a call of ``machine_transfer``
+(``CALL_COST_S["pico"]``), or an exchange in native code and each transaction in it (``NATIVE_SEQUENCE_S``),
+nothing else.
 Both count the SPI transactions of an empty zone's scan, a new NTAG213's and a round (the Pico pauses around each
 while the host reads the count off the bus): they must agree, and the model's times stay within ``MODEL_RATIO``.
 """
@@ -47,7 +49,7 @@ GOALS_MS = {"laid": 30.0, "lift p99": 150.0}  # docs/PERFORMANCE.md: touch to ev
 BOOT_S = 120.0  # wall time allowed for the emulated Pico to boot and answer (a busy machine)
 FIGURES = ("loop", "register", "exchange", "empty", "new", "round")
 # How far the model's scan times may stray from the calibrated port's, either way (docs/NFC.md): the model charges
-# each transaction one cost (CALL_COST_S["pico"]) where the port spends more between a new tag's transactions.
+# each exchange one cost (NATIVE_SEQUENCE_S) where the port spends more between a new tag's exchanges.
 MODEL_RATIO = 1.6
 
 

@@ -457,8 +457,8 @@ class RC522:
     def _make_scripts(self) -> "tuple[Any, ...]":
         """This reader's scripts of the exchanges that wait for an answer, each with where its look's last
         CommIrqReg sample lies in the answers (``_placed``): WUPA's poll (armed, and set up again as _start does),
-        each cascade level's ANTICOLLISION, a SELECT (a bytearray, its frame filled in
-        place through the memoryview after it: ``_lone``), and the UID that ``_lone`` reads into."""
+        each cascade level's ANTICOLLISION, a SELECT (a bytearray, its frame filled in place through the memoryview
+        after it: ``_lone``), and the UID that ``_lone`` reads into."""
         polls: tuple[tuple[bytes, int], ...] = ()
         if self._poll is not None:
             polls = (
@@ -623,7 +623,7 @@ class RC522:
 
     def _finish_send(self) -> None:
         # The frame sent without answer is over once TxIRq is set; the timer it started must not fire during
-        # the next exchange: stop it unless it already ran out. Nothing came in, unless the FIFO says so.
+        # the next exchange: stop it unless it already ran out.
         self._sending = False
         sent = self._out
         self._sequence(_SENT, sent)  # read in place: a slice would be an object made
