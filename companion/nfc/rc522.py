@@ -37,7 +37,7 @@ except ImportError:
 
 
 try:
-    from typing import Any, Callable
+    from typing import Any, Callable, Iterator
 except ImportError:
     pass
 
@@ -82,6 +82,7 @@ __all__ = [
     "machine_transfer",
     "script",
     "spidev_transfer",
+    "transactions",
     "with_crc",
 ]
 
@@ -238,6 +239,15 @@ def script(*transactions: bytes) -> bytes:
     return out
 
 
+def transactions(steps: bytes) -> "Iterator[bytes]":
+    """The transactions of a ``script``, in order."""
+    i = 0
+    while i < len(steps):
+        size = steps[i] | steps[i + 1] << 8
+        yield bytes(steps[i + 2 : i + 2 + size])
+        i += 2 + size
+
+
 # The scripts of the hub's exchanges (RC522._wake, _confirm_cl1, _lone, halt, _finish_send) that are the same for
 # every reader, made once; those that end in a wait for an answer are each reader's (RC522.__init__).
 _SENT = script(_SENT_READ)
@@ -316,12 +326,10 @@ def in_turn(transfer: "Callable[[bytes], bytes]") -> "Callable[[bytes, Any], Non
     after the other in ``out``. Where no native code clocks a script in one call (firmware/spi_rp2.py)."""
 
     def sequence(steps: bytes, out: "Any") -> None:
-        i = at = 0
-        while i < len(steps):
-            size = steps[i] | steps[i + 1] << 8
-            out[at : at + size] = transfer(bytes(steps[i + 2 : i + 2 + size]))
-            i += 2 + size
-            at += size
+        at = 0
+        for data in transactions(steps):
+            out[at : at + len(data)] = transfer(data)
+            at += len(data)
 
     return sequence
 

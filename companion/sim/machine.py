@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
+from companion.nfc.rc522 import transactions
 from companion.sim.chip import Mfrc522
 from companion.sim.world import NATIVE_SEQUENCE_S, WORLD
 
@@ -109,16 +110,14 @@ def sequence(spi: SPI, cs: Pin) -> Callable[[bytes, bytearray], None]:
     call_s, each_s = NATIVE_SEQUENCE_S
 
     def run(steps: bytes, out: bytearray) -> None:
-        i = at = 0
-        while i < len(steps):
-            size = steps[i] | steps[i + 1] << 8
+        at = 0
+        for n, data in enumerate(transactions(steps)):
             cs.value(0)
             try:
-                answer = spi._shift(bytes(steps[i + 2 : i + 2 + size]), call_s if i == 0 else each_s)
+                answer = spi._shift(data, each_s if n else call_s)
             finally:
                 cs.value(1)
-            out[at : at + size] = answer
-            i += 2 + size
-            at += size
+            out[at : at + len(data)] = answer
+            at += len(data)
 
     return run
